@@ -1,0 +1,140 @@
+# minikern: the one entry point.
+#
+#   make                 build the kernel, modules and unit tests for ARCH
+#   make run             install what is missing, build, boot the shell
+#   make test            install what is missing, build both arches, run every test
+#   make bench           build and run the benchmarks
+#   make ARCH=i386       the same for the i386 kernel
+#   make -C <minikern> M=<dir>   build the module in <dir> out of tree
+#
+ARCH ?= x86_64
+VERSION := 0.1.0
+TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+BUILD := $(TOP)/build/$(ARCH)
+
+CC := gcc
+CXX := g++
+ifeq ($(ARCH),x86_64)
+  MFLAG := -m64
+  LDEMU := elf_x86_64
+  LIBS := -lelf -lboost_program_options -lreadline -lcapstone -lpthread
+else ifeq ($(ARCH),i386)
+  MFLAG := -m32
+  LDEMU := elf_i386
+  # The i386 runtime libraries, linked by path: their -dev packages may not
+  # be installable beside the amd64 ones, and the headers are shared.
+  L32 := /usr/lib/i386-linux-gnu
+  LIBS := $(L32)/libelf.so.1 $(L32)/libboost_program_options.so.1.74.0 \
+          $(L32)/libreadline.so.8 $(L32)/libcapstone.so.4 -lpthread
+else
+  $(error ARCH must be x86_64 or i386)
+endif
+
+WARN := -Wall -Wextra -Wno-unused-parameter
+# The kernel is linked non-PIE at a fixed address, as a real kernel is: the
+# module arena is placed within reach of its text.
+CXXFLAGS := $(MFLAG) -std=c++20 -O2 -g $(WARN) -fno-pie -MMD -MP \
+            -I$(TOP)/kernel/include -DMINIKERN_VERSION='"$(VERSION)"'
+LDFLAGS := $(MFLAG) -no-pie
+
+# Modules: freestanding, the module ABI headers only, no PIC by default.
+MODULE_CFLAGS ?= -fno-pic -O2
+MOD_COMMON := $(MFLAG) -ffreestanding -nostdinc \
+  -isystem $(shell $(CC) -print-file-name=include) -I$(TOP)/kernel/include \
+  -fno-stack-protector -Wall -Wextra -Wno-unused-parameter -MMD -MP
+MOD_CXX := -fno-exceptions -fno-rtti -fno-threadsafe-statics -nostdinc++
+
+LINKER_SRCS := $(wildcard $(TOP)/linker/*.cpp)
+KERNEL_SRCS := $(filter-out $(TOP)/kernel/main.cpp,$(wildcard $(TOP)/kernel/*.cpp))
+UNIT_SRCS := $(wildcard $(TOP)/tests/unit/*.cpp)
+
+obj = $(patsubst $(TOP)/%.cpp,$(BUILD)/obj/%.o,$(1))
+LINKER_OBJS := $(call obj,$(LINKER_SRCS))
+KERNEL_OBJS := $(call obj,$(KERNEL_SRCS))
+UNIT_OBJS := $(call obj,$(UNIT_SRCS))
+
+MODULE_DIRS := $(sort $(dir $(wildcard $(TOP)/modules/*/*.c $(TOP)/modules/*/*.cc)))
+MODULES := $(foreach d,$(MODULE_DIRS),$(BUILD)/modules/$(notdir $(patsubst %/,%,$(d))).ko)
+TMOD_DIRS := $(sort $(dir $(wildcard $(TOP)/tests/modules/*/*.c $(TOP)/tests/modules/*/*.cc $(TOP)/tests/modules/*/*.S)))
+TMODULES := $(foreach d,$(TMOD_DIRS),$(BUILD)/test-modules/$(notdir $(patsubst %/,%,$(d))).ko)
+
+DEPS_STAMP := $(TOP)/build/.deps-$(ARCH)
+
+.PHONY: all kernel modules test-modules unit run test test-arch bench clean deps
+.DEFAULT_GOAL := all
+
+ifneq ($(M),)
+# Out-of-tree module: every .c/.cc in $(M) joined into $(M)/<dirname>.ko.
+MNAME := $(notdir $(abspath $(M)))
+MSRCS := $(wildcard $(abspath $(M))/*.c $(abspath $(M))/*.cc)
+MOBJS := $(patsubst %,%.o,$(basename $(MSRCS)))
+all: $(abspath $(M))/$(MNAME).ko
+$(abspath $(M))/$(MNAME).ko: $(MOBJS)
+	ld -r -m $(LDEMU) -o $@ $^
+$(abspath $(M))/%.o: $(abspath $(M))/%.c
+	$(CC) $(MOD_COMMON) $(MODULE_CFLAGS) -c $< -o $@
+$(abspath $(M))/%.o: $(abspath $(M))/%.cc
+	$(CXX) $(MOD_COMMON) $(MOD_CXX) $(MODULE_CFLAGS) -c $< -o $@
+else
+all: kernel modules test-modules unit
+endif
+
+# install-deps runs only when a package is missing.
+deps: $(DEPS_STAMP)
+$(DEPS_STAMP): $(TOP)/scripts/install-deps
+	@$(TOP)/scripts/install-deps --check --arch=$(ARCH) 2>/dev/null || \
+	  $(TOP)/scripts/install-deps --arch=$(ARCH)
+	@mkdir -p $(dir $@) && touch $@
+
+kernel: $(BUILD)/kernel
+modules: $(MODULES)
+test-modules: $(TMODULES)
+unit: $(BUILD)/unit-tests
+
+$(BUILD)/kernel: $(BUILD)/obj/kernel/main.o $(KERNEL_OBJS) $(LINKER_OBJS)
+	$(CXX) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/unit-tests: $(UNIT_OBJS) $(KERNEL_OBJS) $(LINKER_OBJS)
+	$(CXX) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/obj/%.o: $(TOP)/%.cpp | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXXFLAGS) -c $< -o $@
+
+# A module is every source in its folder, compiled and joined with ld -r.
+define module_rules
+$(1)/$(2).ko: $(patsubst $(3)/%,$(1)/obj/$(2)/%.o,$(basename $(wildcard $(3)/*.c $(3)/*.cc $(3)/*.S)))
+	ld -r -m $(LDEMU) -o $$@ $$^
+$(1)/obj/$(2)/%.o: $(3)/%.c | $(DEPS_STAMP)
+	@mkdir -p $$(dir $$@)
+	$(CC) $(MOD_COMMON) $$(or $$(MODULE_CFLAGS_$(2)),$(MODULE_CFLAGS)) -c $$< -o $$@
+$(1)/obj/$(2)/%.o: $(3)/%.cc | $(DEPS_STAMP)
+	@mkdir -p $$(dir $$@)
+	$(CXX) $(MOD_COMMON) $(MOD_CXX) $$(or $$(MODULE_CFLAGS_$(2)),$(MODULE_CFLAGS)) -c $$< -o $$@
+$(1)/obj/$(2)/%.o: $(3)/%.S | $(DEPS_STAMP)
+	@mkdir -p $$(dir $$@)
+	$(CC) $(MFLAG) -c $$< -o $$@
+endef
+$(foreach d,$(MODULE_DIRS),$(eval $(call module_rules,$(BUILD)/modules,$(notdir $(patsubst %/,%,$(d))),$(patsubst %/,%,$(d)))))
+$(foreach d,$(TMOD_DIRS),$(eval $(call module_rules,$(BUILD)/test-modules,$(notdir $(patsubst %/,%,$(d))),$(patsubst %/,%,$(d)))))
+
+# Per-module compile flags (the rest use MODULE_CFLAGS).
+-include $(TOP)/modules/flags.mk
+-include $(TOP)/tests/modules/flags.mk
+
+run: all
+	$(BUILD)/kernel
+
+# Every test of both architectures; the last line is the summary CI reads.
+test:
+	@$(MAKE) --no-print-directory ARCH=x86_64 all
+	@$(MAKE) --no-print-directory ARCH=i386 all
+	@$(TOP)/scripts/run-tests x86_64 i386
+
+bench: all
+	@$(MAKE) --no-print-directory -C $(TOP)/tests/bench ARCH=$(ARCH) BUILD=$(BUILD) TOP=$(TOP) run
+
+clean:
+	rm -rf $(TOP)/build
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,239 @@
+// Kernel start-up and shutdown: the context object, the SYSINIT walk, and
+// the early init steps (console, malloc accounting, module arena, CPUs).
+#include "kernel.h"
+
+#include "export.h"
+#include "sysinit.h"
+
+#include <algorithm>
+#include <cstdarg>
+#include <cstdio>
+#include <ctime>
+#include <unistd.h>
+
+extern "C" char __executable_start[];
+extern "C" char _end[];
+SET_DECLARE(sysctl_set, struct sysctl_oid);
+
+namespace mk {
+
+namespace {
+Kernel *g_last_kernel = nullptr;
+thread_local Kernel *t_kernel = nullptr;
+thread_local int t_cpu = 0;
+} // namespace
+
+Kernel *curkernel() { return t_kernel ? t_kernel : g_last_kernel; }
+void set_curkernel(Kernel *k) { t_kernel = k; }
+int current_cpu() { return t_cpu; }
+void set_current_cpu(int cpu) { t_cpu = cpu; }
+
+u64 now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
+}
+
+Kernel::Kernel(Options o) : opts(std::move(o)) {
+  g_last_kernel = this;
+  set_curkernel(this);
+  boot_ns = now_ns();
+  kernel_mstats = new_mstats("kernel");
+}
+
+Kernel::~Kernel() {
+  shutdown();
+  if (g_last_kernel == this)
+    g_last_kernel = nullptr;
+  if (t_kernel == this)
+    t_kernel = nullptr;
+}
+
+void Kernel::printf(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char buf[1024];
+  std::vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  console.write(buf);
+}
+
+void Kernel::log(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char buf[1024];
+  std::vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  console.write(buf, false);
+}
+
+void Kernel::error_line(const std::string &line) {
+  console.write(line + "\n", false);
+  std::fflush(stdout);
+  std::fprintf(stderr, "%s\n", line.c_str());
+}
+
+MallocStats *Kernel::new_mstats(const std::string &name) {
+  std::lock_guard<std::mutex> g(mstats_mu_);
+  mstats_.emplace_back();
+  mstats_.back().name = name;
+  return &mstats_.back();
+}
+
+std::vector<MallocStats *> Kernel::all_mstats() {
+  std::lock_guard<std::mutex> g(mstats_mu_);
+  std::vector<MallocStats *> v;
+  for (auto &m : mstats_)
+    v.push_back(&m);
+  return v;
+}
+
+MallocStats *Kernel::mstats_for_caller(u64 pc) {
+  if (arena && arena->contains(pc))
+    if (LinkerFile *f = linker.file_at(pc))
+      return f->mstats;
+  return kernel_mstats;
+}
+
+bool Kernel::boot() {
+  // Walk the SYSINIT set in (subsystem, order) order.
+  std::vector<const sysinit *> steps;
+  const sysinit *const *p;
+  SET_FOREACH(p, sysinit_set) steps.push_back(*p);
+  std::stable_sort(steps.begin(), steps.end(),
+                   [](const sysinit *a, const sysinit *b) {
+                     return a->si_subsystem != b->si_subsystem
+                                ? a->si_subsystem < b->si_subsystem
+                                : a->si_order < b->si_order;
+                   });
+  for (const sysinit *s : steps) {
+    log("sysinit: %s\n", s->si_name);
+    if (!s->si_func(*this))
+      return false;
+  }
+  return true;
+}
+
+void Kernel::shutdown() {
+  if (shut_down_)
+    return;
+  shut_down_ = true;
+  linker.unload_all();
+  cpus.stop();
+  std::lock_guard<std::mutex> g(kthreads_mu);
+  for (auto &t : kthreads)
+    if (t->thread.joinable())
+      t->thread.join();
+}
+
+// ---- early SYSINIT steps ---------------------------------------------------
+
+namespace {
+
+#if defined(__x86_64__)
+constexpr const char *kArch = "x86_64";
+// Below 2 GiB so -fno-pic modules' R_X86_64_32/32S fields hold addresses,
+// and so within rel32 reach of the kernel's text at 4 MiB.
+constexpr u64 kArenaLimit = 2ull << 30;
+constexpr u64 kArenaDefaultMiB = 1024;
+#else
+constexpr const char *kArch = "i386";
+constexpr u64 kArenaLimit = 0; // a 32-bit address space is all in reach
+constexpr u64 kArenaDefaultMiB = 256;
+#endif
+
+bool init_console(Kernel &k) {
+  k.log("minikern %s (%s): kernel at %p-%p\n", MINIKERN_VERSION, kArch,
+        (void *)__executable_start, (void *)_end);
+  return true;
+}
+SYSINIT(console, SI_SUB_CONSOLE, 0, init_console);
+
+bool init_arena(Kernel &k) {
+  u64 mib = k.opts.arena_mib ? k.opts.arena_mib : kArenaDefaultMiB;
+  auto a = ModuleArena::reserve(mib << 20, kArenaLimit);
+  if (!a) {
+    k.error_line("kernel: " + a.error().message);
+    return false;
+  }
+  k.arena = std::move(*a);
+  k.log("module arena: %llu MiB at 0x%llx (writable alias at %p)\n",
+        (unsigned long long)mib, (unsigned long long)k.arena->base(),
+        (void *)k.arena->alias(k.arena->base()));
+  return true;
+}
+SYSINIT(arena, SI_SUB_ARENA, 0, init_arena);
+
+bool init_cpus(Kernel &k) {
+  k.cpus.start(k.opts.cpus);
+  k.log("%u CPUs started\n", k.opts.cpus);
+  return true;
+}
+SYSINIT(cpus, SI_SUB_CPUS, 0, init_cpus);
+
+bool init_kld(Kernel &k) {
+  k.linker.init_kernel_file();
+  return true;
+}
+SYSINIT(kld, SI_SUB_KLD, 0, init_kld);
+
+bool init_kernel_sysctls(Kernel &k) {
+  auto ro = [&](const char *name, int kind, const char *descr,
+                std::function<std::string()> get) {
+    Sysctl::Node n;
+    n.name = name;
+    n.kind = kind;
+    n.descr = descr;
+    n.get = std::move(get);
+    (void)k.sysctl.add(std::move(n));
+  };
+  ro("kern.ostype", CTLTYPE_STRING, "Operating system type",
+     [] { return std::string("minikern"); });
+  ro("kern.osrelease", CTLTYPE_STRING, "Operating system release",
+     [] { return std::string(MINIKERN_VERSION); });
+  ro("hw.machine", CTLTYPE_STRING, "Machine class",
+     [] { return std::string(kArch); });
+  ro("hw.ncpu", CTLTYPE_INT, "Number of CPUs",
+     [&k] { return std::to_string(k.cpus.count()); });
+  ro("kern.uptime_ms", CTLTYPE_INT, "Milliseconds since boot",
+     [&k] { return std::to_string((now_ns() - k.boot_ns) / 1000000); });
+  ro("vm.arena.base", CTLTYPE_STRING, "Module arena base address", [&k] {
+    return strf("0x%llx", (unsigned long long)k.arena->base());
+  });
+  ro("vm.arena.size", CTLTYPE_INT, "Module arena size in bytes",
+     [&k] { return std::to_string(k.arena->size()); });
+  ro("vm.arena.used", CTLTYPE_INT, "Module arena bytes in use",
+     [&k] { return std::to_string(k.arena->used()); });
+  ro("kern.malloc.inuse", CTLTYPE_INT, "Kernel malloc blocks in use", [&k] {
+    i64 n = 0;
+    for (auto *m : k.all_mstats())
+      n += m->inuse;
+    return std::to_string(n);
+  });
+  ro("kern.malloc.memuse", CTLTYPE_INT, "Kernel malloc bytes in use", [&k] {
+    i64 n = 0;
+    for (auto *m : k.all_mstats())
+      n += m->memuse;
+    return std::to_string(n);
+  });
+  ro("kern.module_path", CTLTYPE_STRING, "Module search path", [&k] {
+    std::string s;
+    for (const auto &d : k.opts.module_path)
+      s += (s.empty() ? "" : ";") + d;
+    return s;
+  });
+  // Static nodes the kernel image declares with SYSCTL_INT/SYSCTL_STRING.
+  struct sysctl_oid **o;
+  SET_FOREACH(o, sysctl_set) {
+    auto r = k.sysctl.add_oid(*o, nullptr);
+    if (!r) {
+      k.error_line("kernel: " + r.error().message);
+      return false;
+    }
+  }
+  return true;
+}
+SYSINIT(sysctl, SI_SUB_SYSCTL, 0, init_kernel_sysctls);
+
+} // namespace
+} // namespace mk

@@ -1,0 +1,414 @@
+// The C library and kernel services exported to modules.  Each is a kernel
+// function with a kern_ name, exported under the C name a module calls
+// (EXPORT_SYMBOL_AS), so the kernel's own use of libc is never confused with
+// what modules bind to.  Everything here lives in the kernel image, within
+// rel32 reach of the module arena.
+#include "export.h"
+#include "kernel.h"
+
+#include <sys/callout.h>
+#include <sys/kthread.h>
+#include <sys/module.h>
+#include <sys/mutex.h>
+
+#define EAGAIN_ 11
+
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <new>
+#include <unistd.h>
+
+using namespace mk;
+
+namespace {
+
+// Every block carries its owner, so free() credits the right module even
+// after the allocating module was unloaded.
+struct alignas(16) BlockHeader {
+  MallocStats *owner;
+  size_t size;
+};
+
+void *kmalloc(size_t size, u64 caller, bool zero) {
+  Kernel *k = curkernel();
+  if (size > (size_t)-1 - sizeof(BlockHeader))
+    return nullptr;
+  void *raw = zero ? std::calloc(1, sizeof(BlockHeader) + size)
+                   : std::malloc(sizeof(BlockHeader) + size);
+  if (!raw)
+    return nullptr;
+  auto *h = (BlockHeader *)raw;
+  h->owner = k ? k->mstats_for_caller(caller) : nullptr;
+  h->size = size;
+  if (h->owner) {
+    h->owner->inuse++;
+    h->owner->memuse += (i64)size;
+    h->owner->requests++;
+  }
+  return h + 1;
+}
+
+void kfree(void *p) {
+  if (!p)
+    return;
+  auto *h = (BlockHeader *)p - 1;
+  if (h->owner) {
+    h->owner->inuse--;
+    h->owner->memuse -= (i64)h->size;
+  }
+  std::free(h);
+}
+
+u64 caller_pc(void *ra) { return (u64)(uintptr_t)ra; }
+
+} // namespace
+
+extern "C" {
+
+// ---- console ---------------------------------------------------------------
+
+int kern_vprintf(const char *fmt, va_list ap) {
+  char buf[1024];
+  int n = std::vsnprintf(buf, sizeof buf, fmt, ap);
+  if (Kernel *k = curkernel())
+    k->console.write(buf);
+  return n;
+}
+
+int kern_printf(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = kern_vprintf(fmt, ap);
+  va_end(ap);
+  return n;
+}
+
+void kern_log(int level, const char *fmt, ...) {
+  (void)level;
+  char buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  if (Kernel *k = curkernel())
+    k->console.write(buf, false);
+}
+
+__attribute__((noreturn)) void kern_panic(const char *fmt, ...) {
+  char buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  std::fflush(stdout);
+  std::fprintf(stderr, "panic: %s\n", buf);
+  std::abort();
+}
+
+// ---- memory ----------------------------------------------------------------
+
+__attribute__((noinline)) void *kern_malloc(size_t size) {
+  return kmalloc(size, caller_pc(__builtin_return_address(0)), false);
+}
+
+__attribute__((noinline)) void *kern_calloc(size_t n, size_t size) {
+  if (size && n > (size_t)-1 / size)
+    return nullptr;
+  return kmalloc(n * size, caller_pc(__builtin_return_address(0)), true);
+}
+
+__attribute__((noinline)) void *kern_realloc(void *p, size_t size) {
+  u64 pc = caller_pc(__builtin_return_address(0));
+  if (!p)
+    return kmalloc(size, pc, false);
+  auto *h = (BlockHeader *)p - 1;
+  void *q = kmalloc(size, pc, false);
+  if (!q)
+    return nullptr;
+  std::memcpy(q, p, h->size < size ? h->size : size);
+  kfree(p);
+  return q;
+}
+
+void kern_free(void *p) { kfree(p); }
+
+__attribute__((noinline)) char *kern_strdup(const char *s) {
+  size_t n = std::strlen(s) + 1;
+  char *d = (char *)kmalloc(n, caller_pc(__builtin_return_address(0)), false);
+  if (d)
+    std::memcpy(d, s, n);
+  return d;
+}
+
+// C++ modules: operator new/delete charge the module like malloc does.
+__attribute__((noinline)) void *kern_op_new(size_t size) {
+  void *p = kmalloc(size, caller_pc(__builtin_return_address(0)), false);
+  if (!p)
+    kern_panic("operator new: out of memory (%zu bytes)", size);
+  return p;
+}
+void kern_op_delete(void *p) { kfree(p); }
+void kern_op_delete_sized(void *p, size_t) { kfree(p); }
+
+void kern_cxa_pure_virtual() { kern_panic("pure virtual function called"); }
+void kern_stack_chk_fail() { kern_panic("stack smashing detected in a module"); }
+
+// Global destructors of C++ modules register here; `dso` is the module's
+// __dso_handle, so they run when that module is unloaded.
+int kern_cxa_atexit(void (*fn)(void *), void *arg, void *dso) {
+  Kernel *k = curkernel();
+  if (!k)
+    return -1;
+  LinkerFile *f = k->linker.file_at((u64)(uintptr_t)dso);
+  if (!f)
+    return -1; // the kernel image itself never exits
+  f->atexit.emplace_back(fn, arg);
+  return 0;
+}
+
+// libc's functions live in a shared library, possibly beyond rel32 reach of
+// the arena; modules bind to these kernel-resident wrappers instead.
+void *kern_memcpy(void *d, const void *s, size_t n) { return std::memcpy(d, s, n); }
+void *kern_memmove(void *d, const void *s, size_t n) { return std::memmove(d, s, n); }
+void *kern_memset(void *d, int c, size_t n) { return std::memset(d, c, n); }
+int kern_memcmp(const void *a, const void *b, size_t n) { return std::memcmp(a, b, n); }
+void *kern_memchr(const void *s, int c, size_t n) { return (void *)std::memchr(s, c, n); }
+size_t kern_strlen(const char *s) { return std::strlen(s); }
+size_t kern_strnlen(const char *s, size_t n) { return ::strnlen(s, n); }
+int kern_strcmp(const char *a, const char *b) { return std::strcmp(a, b); }
+int kern_strncmp(const char *a, const char *b, size_t n) { return std::strncmp(a, b, n); }
+char *kern_strchr(const char *s, int c) { return (char *)std::strchr(s, c); }
+char *kern_strrchr(const char *s, int c) { return (char *)std::strrchr(s, c); }
+char *kern_strstr(const char *s, const char *n) { return (char *)std::strstr(s, n); }
+char *kern_strcpy(char *d, const char *s) { return std::strcpy(d, s); }
+char *kern_strncpy(char *d, const char *s, size_t n) { return std::strncpy(d, s, n); }
+char *kern_strcat(char *d, const char *s) { return std::strcat(d, s); }
+int kern_vsnprintf(char *b, size_t n, const char *f, va_list ap) { return std::vsnprintf(b, n, f, ap); }
+int kern_snprintf(char *b, size_t n, const char *f, ...) {
+  va_list ap;
+  va_start(ap, f);
+  int r = std::vsnprintf(b, n, f, ap);
+  va_end(ap);
+  return r;
+}
+long kern_strtol(const char *s, char **e, int b) { return std::strtol(s, e, b); }
+unsigned long kern_strtoul(const char *s, char **e, int b) { return std::strtoul(s, e, b); }
+long long kern_strtoll(const char *s, char **e, int b) { return std::strtoll(s, e, b); }
+unsigned long long kern_strtoull(const char *s, char **e, int b) { return std::strtoull(s, e, b); }
+int kern_atoi(const char *s) { return std::atoi(s); }
+void kern_qsort(void *b, size_t n, size_t sz, int (*c)(const void *, const void *)) { std::qsort(b, n, sz, c); }
+void *kern_bsearch(const void *k, const void *b, size_t n, size_t sz, int (*c)(const void *, const void *)) { return std::bsearch(k, b, n, sz, c); }
+int kern_abs(int v) { return v < 0 ? -v : v; }
+
+size_t kern_strlcpy(char *dst, const char *src, size_t size) {
+  size_t n = std::strlen(src);
+  if (size) {
+    size_t c = n < size - 1 ? n : size - 1;
+    std::memcpy(dst, src, c);
+    dst[c] = '\0';
+  }
+  return n;
+}
+
+size_t kern_strlcat(char *dst, const char *src, size_t size) {
+  size_t d = strnlen(dst, size);
+  if (d == size)
+    return d + std::strlen(src);
+  return d + kern_strlcpy(dst + d, src, size - d);
+}
+
+// ---- time and CPUs ---------------------------------------------------------
+
+uint64_t kern_nanouptime(void) {
+  Kernel *k = curkernel();
+  return now_ns() - (k ? k->boot_ns : 0);
+}
+void kern_pause_ms(unsigned ms) { usleep(ms * 1000u); }
+int kern_curcpu(void) { return current_cpu(); }
+int kern_mp_ncpus(void) {
+  Kernel *k = curkernel();
+  return k ? (int)k->cpus.count() : 1;
+}
+
+// ---- mutexes ---------------------------------------------------------------
+
+void kern_mtx_init(struct mtx *m, const char *name) {
+  m->mtx_impl = new std::mutex;
+  m->mtx_name = name;
+}
+void kern_mtx_destroy(struct mtx *m) {
+  delete (std::mutex *)m->mtx_impl;
+  m->mtx_impl = nullptr;
+}
+void kern_mtx_lock(struct mtx *m) { ((std::mutex *)m->mtx_impl)->lock(); }
+void kern_mtx_unlock(struct mtx *m) { ((std::mutex *)m->mtx_impl)->unlock(); }
+int kern_mtx_trylock(struct mtx *m) {
+  return ((std::mutex *)m->mtx_impl)->try_lock() ? 1 : 0;
+}
+
+// ---- callouts --------------------------------------------------------------
+
+void kern_callout_init(struct callout *c) { curkernel()->cpus.callout_init(c); }
+void kern_callout_reset(struct callout *c, unsigned ms, callout_func_t *fn,
+                        void *arg) {
+  curkernel()->cpus.callout_reset(c, ms, fn, arg);
+}
+int kern_callout_stop(struct callout *c) {
+  return curkernel()->cpus.callout_stop(c);
+}
+int kern_callout_drain(struct callout *c) {
+  return curkernel()->cpus.callout_drain(c);
+}
+int kern_callout_pending(struct callout *c) {
+  return curkernel()->cpus.callout_pending(c);
+}
+
+// ---- kernel threads --------------------------------------------------------
+
+struct kthread {
+  KThread *t;
+};
+
+int kern_kthread_add(void (*fn)(void *), void *arg, const char *name,
+                     struct kthread **out) {
+  Kernel *k = curkernel();
+  auto t = std::make_unique<KThread>();
+  t->name = name ? name : "kthread";
+  t->fn = (u64)(uintptr_t)fn;
+  KThread *raw = t.get();
+  try {
+    raw->thread = std::thread([k, fn, arg] {
+      set_curkernel(k);
+      set_current_cpu(-1);
+      fn(arg);
+    });
+  } catch (...) {
+    return EAGAIN_;
+  }
+  {
+    std::lock_guard<std::mutex> g(k->kthreads_mu);
+    k->kthreads.push_back(std::move(t));
+  }
+  if (out)
+    *out = new kthread{raw};
+  k->log("kthread %s started\n", raw->name.c_str());
+  return 0;
+}
+
+void kern_kthread_join(struct kthread *td) {
+  if (!td)
+    return;
+  Kernel *k = curkernel();
+  if (td->t->thread.joinable())
+    td->t->thread.join();
+  {
+    std::lock_guard<std::mutex> g(k->kthreads_mu);
+    for (auto it = k->kthreads.begin(); it != k->kthreads.end(); ++it)
+      if (it->get() == td->t) {
+        k->kthreads.erase(it);
+        break;
+      }
+  }
+  delete td;
+}
+
+// ---- modules ---------------------------------------------------------------
+
+const char *kern_module_getname(module_t mod) {
+  return reinterpret_cast<ModuleRec *>(mod)->name.c_str();
+}
+void kern_module_hold(module_t mod) {
+  reinterpret_cast<ModuleRec *>(mod)->holds++;
+}
+void kern_module_release(module_t mod) {
+  reinterpret_cast<ModuleRec *>(mod)->holds--;
+}
+
+// 64-bit division helpers i386 code calls (libgcc's, linked into the kernel).
+#if defined(__i386__)
+long long __divdi3(long long, long long);
+unsigned long long __udivdi3(unsigned long long, unsigned long long);
+long long __moddi3(long long, long long);
+unsigned long long __umoddi3(unsigned long long, unsigned long long);
+#endif
+
+} // extern "C"
+
+EXPORT_SYMBOL_AS("printf", kern_printf);
+EXPORT_SYMBOL_AS("vprintf", kern_vprintf);
+EXPORT_SYMBOL_AS("log", kern_log);
+EXPORT_SYMBOL_AS("panic", kern_panic);
+EXPORT_SYMBOL_AS("malloc", kern_malloc);
+EXPORT_SYMBOL_AS("calloc", kern_calloc);
+EXPORT_SYMBOL_AS("realloc", kern_realloc);
+EXPORT_SYMBOL_AS("free", kern_free);
+EXPORT_SYMBOL_AS("strdup", kern_strdup);
+EXPORT_SYMBOL_AS("memcpy", kern_memcpy);
+EXPORT_SYMBOL_AS("memmove", kern_memmove);
+EXPORT_SYMBOL_AS("memset", kern_memset);
+EXPORT_SYMBOL_AS("memcmp", kern_memcmp);
+EXPORT_SYMBOL_AS("memchr", kern_memchr);
+EXPORT_SYMBOL_AS("strlen", kern_strlen);
+EXPORT_SYMBOL_AS("strnlen", kern_strnlen);
+EXPORT_SYMBOL_AS("strcmp", kern_strcmp);
+EXPORT_SYMBOL_AS("strncmp", kern_strncmp);
+EXPORT_SYMBOL_AS("strchr", kern_strchr);
+EXPORT_SYMBOL_AS("strrchr", kern_strrchr);
+EXPORT_SYMBOL_AS("strstr", kern_strstr);
+EXPORT_SYMBOL_AS("strcpy", kern_strcpy);
+EXPORT_SYMBOL_AS("strncpy", kern_strncpy);
+EXPORT_SYMBOL_AS("strcat", kern_strcat);
+EXPORT_SYMBOL_AS("strlcpy", kern_strlcpy);
+EXPORT_SYMBOL_AS("strlcat", kern_strlcat);
+EXPORT_SYMBOL_AS("snprintf", kern_snprintf);
+EXPORT_SYMBOL_AS("vsnprintf", kern_vsnprintf);
+EXPORT_SYMBOL_AS("strtol", kern_strtol);
+EXPORT_SYMBOL_AS("strtoul", kern_strtoul);
+EXPORT_SYMBOL_AS("strtoll", kern_strtoll);
+EXPORT_SYMBOL_AS("strtoull", kern_strtoull);
+EXPORT_SYMBOL_AS("atoi", kern_atoi);
+EXPORT_SYMBOL_AS("qsort", kern_qsort);
+EXPORT_SYMBOL_AS("bsearch", kern_bsearch);
+EXPORT_SYMBOL_AS("abs", kern_abs);
+EXPORT_SYMBOL_AS("nanouptime", kern_nanouptime);
+EXPORT_SYMBOL_AS("pause_ms", kern_pause_ms);
+EXPORT_SYMBOL_AS("curcpu", kern_curcpu);
+EXPORT_SYMBOL_AS("mp_ncpus", kern_mp_ncpus);
+EXPORT_SYMBOL_AS("mtx_init", kern_mtx_init);
+EXPORT_SYMBOL_AS("mtx_destroy", kern_mtx_destroy);
+EXPORT_SYMBOL_AS("mtx_lock", kern_mtx_lock);
+EXPORT_SYMBOL_AS("mtx_unlock", kern_mtx_unlock);
+EXPORT_SYMBOL_AS("mtx_trylock", kern_mtx_trylock);
+EXPORT_SYMBOL_AS("callout_init", kern_callout_init);
+EXPORT_SYMBOL_AS("callout_reset", kern_callout_reset);
+EXPORT_SYMBOL_AS("callout_stop", kern_callout_stop);
+EXPORT_SYMBOL_AS("callout_drain", kern_callout_drain);
+EXPORT_SYMBOL_AS("callout_pending", kern_callout_pending);
+EXPORT_SYMBOL_AS("kthread_add", kern_kthread_add);
+EXPORT_SYMBOL_AS("kthread_join", kern_kthread_join);
+EXPORT_SYMBOL_AS("module_getname", kern_module_getname);
+EXPORT_SYMBOL_AS("module_hold", kern_module_hold);
+EXPORT_SYMBOL_AS("module_release", kern_module_release);
+EXPORT_SYMBOL_AS("__cxa_atexit", kern_cxa_atexit);
+EXPORT_SYMBOL_AS("__cxa_pure_virtual", kern_cxa_pure_virtual);
+EXPORT_SYMBOL_AS("__stack_chk_fail", kern_stack_chk_fail);
+#if defined(__x86_64__)
+EXPORT_SYMBOL_AS("_Znwm", kern_op_new);
+EXPORT_SYMBOL_AS("_Znam", kern_op_new);
+EXPORT_SYMBOL_AS("_ZdlPvm", kern_op_delete_sized);
+EXPORT_SYMBOL_AS("_ZdaPvm", kern_op_delete_sized);
+#else
+EXPORT_SYMBOL_AS("_Znwj", kern_op_new);
+EXPORT_SYMBOL_AS("_Znaj", kern_op_new);
+EXPORT_SYMBOL_AS("_ZdlPvj", kern_op_delete_sized);
+EXPORT_SYMBOL_AS("_ZdaPvj", kern_op_delete_sized);
+EXPORT_SYMBOL_AS("__divdi3", __divdi3);
+EXPORT_SYMBOL_AS("__udivdi3", __udivdi3);
+EXPORT_SYMBOL_AS("__moddi3", __moddi3);
+EXPORT_SYMBOL_AS("__umoddi3", __umoddi3);
+#endif
+EXPORT_SYMBOL_AS("_ZdlPv", kern_op_delete);
+EXPORT_SYMBOL_AS("_ZdaPv", kern_op_delete);

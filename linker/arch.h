@@ -1,0 +1,84 @@
+// The interface between the machine-independent loader and one backend per
+// architecture.  A backend maps each psABI relocation type to an arch-neutral
+// expression (RelExpr) plus the field it writes; the core computes the value
+// with the psABI formula and writes it through one range-checked helper.
+// Adding an architecture means adding one file that registers an Arch; the
+// core never switches on e_machine.
+#pragma once
+
+#include "base.h"
+
+#include <optional>
+#include <string>
+
+namespace mk {
+
+// What a relocation computes, in psABI terms.  S: symbol value, A: addend,
+// P: address of the field, G: offset of the symbol's GOT slot from the GOT
+// base, GOT: address of the GOT, Z: symbol size.
+enum class RelExpr {
+  None,        // nothing
+  Abs,         // S + A
+  PC,          // S + A - P
+  GotSlotPC,   // GOT + G + A - P   (address of the slot, PC-relative)
+  GotSlotAbs,  // GOT + G + A       (absolute address of the slot)
+  GotSlotOff,  // G + A             (slot offset from the GOT base)
+  GotBasePC,   // GOT + A - P
+  GotBaseAbs,  // GOT + A
+  GotRel,      // S + A - GOT
+  Size,        // Z + A
+};
+
+// Which values a field of `width` bytes accepts.
+enum class Range {
+  Wrap,      // any value; the field keeps the low bits (full-width fields)
+  Signed,    // [-2^(n-1), 2^(n-1))
+  Unsigned,  // [0, 2^n)
+  Either,    // signed or unsigned: [-2^(n-1), 2^n)
+};
+
+struct RelocHowto {
+  RelExpr expr;
+  u8 width; // bytes written at P
+  Range range;
+};
+
+// How a relocation type is handled, or why it is refused.
+struct RelocKind {
+  std::optional<RelocHowto> howto; // empty: refused
+  const char *refusal = nullptr;   // why, when refused ("TLS", …)
+};
+
+class Arch {
+public:
+  virtual ~Arch() = default;
+  virtual u16 machine() const = 0;
+  virtual const char *name() const = 0; // "x86_64", "i386"
+  virtual int elf_class() const = 0;    // ELFCLASS32 / ELFCLASS64
+  virtual bool uses_rela() const = 0;   // RELA (explicit) or REL (implicit addends)
+  virtual u32 got_entry_size() const = 0;
+  // "R_X86_64_PC32"; an unknown number is rendered as "type N".
+  virtual std::string type_name(u32 type) const = 0;
+  virtual RelocKind classify(u32 type) const = 0;
+  // Some types mean different things by the instruction they sit in (i386
+  // GOT32X with or without a base register).  `field` points at the field
+  // in the section's contents; `field_off` is its offset there.
+  virtual RelExpr refine(u32 type, RelExpr expr, const u8 *section,
+                         u64 field_off) const {
+    (void)type, (void)section, (void)field_off;
+    return expr;
+  }
+};
+
+// The backend for an ELF e_machine, or nullptr.
+const Arch *arch_for_machine(u16 machine);
+// Backends register themselves at start-up from their own file.
+struct ArchRegistration {
+  explicit ArchRegistration(const Arch *arch);
+};
+
+// Little-endian field access shared by every backend here.
+u64 read_field(const u8 *p, unsigned width);
+void write_field(u8 *p, unsigned width, u64 value);
+
+} // namespace mk

@@ -1,0 +1,146 @@
+// ModuleArena: the memfd double mapping and a first-fit allocator over it.
+#include "arena.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <linux/falloc.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+namespace mk {
+
+u64 ModuleArena::page_size() {
+  static const u64 ps = (u64)sysconf(_SC_PAGESIZE);
+  return ps;
+}
+
+Result<std::unique_ptr<ModuleArena>> ModuleArena::reserve(u64 size,
+                                                          u64 limit) {
+  size = align_up(size, page_size());
+  std::unique_ptr<ModuleArena> a(new ModuleArena);
+  a->fd_ = memfd_create("minikern-arena", MFD_CLOEXEC);
+  if (a->fd_ < 0)
+    return error(strf("module arena: memfd_create: %s", std::strerror(errno)));
+  if (ftruncate(a->fd_, (off_t)size) != 0)
+    return error(strf("module arena: cannot size the memfd to %llu bytes: %s",
+                      (unsigned long long)size, std::strerror(errno)));
+  // Find a free range ending below `limit`: try hints from high to low so the
+  // arena sits as close to the kernel's text as the limit allows.
+  void *view = MAP_FAILED;
+  if (limit) {
+    const u64 step = 64ull << 20;
+    for (u64 hint = limit > size ? (limit - size) / step * step : 0;
+         hint >= step; hint -= step) {
+      view = mmap((void *)(uintptr_t)hint, size, PROT_NONE,
+                  MAP_SHARED | MAP_FIXED_NOREPLACE | MAP_NORESERVE, a->fd_, 0);
+      if (view != MAP_FAILED)
+        break;
+    }
+  } else {
+    view = mmap(nullptr, size, PROT_NONE, MAP_SHARED | MAP_NORESERVE, a->fd_,
+                0);
+  }
+  if (view == MAP_FAILED)
+    return error(strf("module arena: no free %llu MiB of address space below "
+                      "0x%llx",
+                      (unsigned long long)(size >> 20),
+                      (unsigned long long)limit));
+  void *alias = mmap(nullptr, size, PROT_NONE, MAP_SHARED | MAP_NORESERVE,
+                     a->fd_, 0);
+  if (alias == MAP_FAILED) {
+    munmap(view, size);
+    return error(strf("module arena: cannot map the writable alias: %s",
+                      std::strerror(errno)));
+  }
+  a->base_ = (u64)(uintptr_t)view;
+  a->size_ = size;
+  a->alias_ = (u8 *)alias;
+  a->free_[a->base_] = size;
+  return a;
+}
+
+ModuleArena::~ModuleArena() {
+  if (alias_)
+    munmap(alias_, size_);
+  if (base_)
+    munmap((void *)(uintptr_t)base_, size_);
+  if (fd_ >= 0)
+    close(fd_);
+}
+
+Result<ModuleArena::Block> ModuleArena::allocate(u64 size, u64 align) {
+  const u64 ps = page_size();
+  size = align_up(size ? size : 1, ps);
+  align = align < ps ? ps : align;
+  std::lock_guard<std::mutex> g(mu_);
+  for (auto it = free_.begin(); it != free_.end(); ++it) {
+    u64 start = align_up(it->first, align);
+    u64 end = it->first + it->second;
+    if (start + size > end)
+      continue;
+    u64 fstart = it->first;
+    free_.erase(it);
+    if (start > fstart)
+      free_[fstart] = start - fstart;
+    if (start + size < end)
+      free_[start + size] = end - (start + size);
+    if (mprotect(alias_ + (start - base_), size, PROT_READ | PROT_WRITE) !=
+        0) {
+      // Give the range back before failing.
+      free_[start] = size;
+      return error(strf("module arena: mprotect: %s", std::strerror(errno)));
+    }
+    used_ += size;
+    return Block{start, size};
+  }
+  return error(strf("out of module memory: %llu bytes requested, %llu of "
+                    "%llu in use",
+                    (unsigned long long)size, (unsigned long long)used_,
+                    (unsigned long long)size_));
+}
+
+void ModuleArena::release(Block b) {
+  if (!b.size)
+    return;
+  mprotect((void *)(uintptr_t)b.addr, b.size, PROT_NONE);
+  mprotect(alias_ + (b.addr - base_), b.size, PROT_NONE);
+  // Give the pages back to the system: the memfd is sparse again.
+  fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+            (off_t)(b.addr - base_), (off_t)b.size);
+  std::lock_guard<std::mutex> g(mu_);
+  used_ -= b.size;
+  auto [it, _] = free_.emplace(b.addr, b.size);
+  // Coalesce with the following and preceding free ranges.
+  auto next = std::next(it);
+  if (next != free_.end() && it->first + it->second == next->first) {
+    it->second += next->second;
+    free_.erase(next);
+  }
+  if (it != free_.begin()) {
+    auto prev = std::prev(it);
+    if (prev->first + prev->second == it->first) {
+      prev->second += it->second;
+      free_.erase(it);
+    }
+  }
+}
+
+void ModuleArena::protect(u64 addr, u64 size, Protect p) {
+  int prot = PROT_NONE;
+  switch (p) {
+  case Protect::None: prot = PROT_NONE; break;
+  case Protect::Read: prot = PROT_READ; break;
+  case Protect::ReadWrite: prot = PROT_READ | PROT_WRITE; break;
+  case Protect::ReadExec: prot = PROT_READ | PROT_EXEC; break;
+  }
+  if (size)
+    mprotect((void *)(uintptr_t)addr, align_up(size, page_size()), prot);
+}
+
+u64 ModuleArena::used() const {
+  std::lock_guard<std::mutex> g(mu_);
+  return used_;
+}
+
+} // namespace mk

@@ -1,0 +1,63 @@
+// The module arena: one range of address space reserved at boot, from which
+// every module's text, rodata (with its GOT) and data are allocated.  It is
+// placed where every compile mode can reach the kernel: within rel32 reach of
+// the kernel's text, and on x86_64 below 2 GiB for -fno-pic code's 32-bit
+// absolute fields.
+//
+// The arena is a memfd mapped twice: the executing view, whose pages are at
+// most one of read-only, read+write or read+execute, and a writable alias of
+// the same pages at another address.  Relocation and probe patching write
+// text through the alias; no page is ever writable and executable.
+#pragma once
+
+#include "base.h"
+
+#include <map>
+#include <memory>
+#include <mutex>
+
+namespace mk {
+
+enum class Protect { None, Read, ReadWrite, ReadExec };
+
+class ModuleArena {
+public:
+  struct Block {
+    u64 addr = 0;
+    u64 size = 0;
+  };
+
+  // Reserve `size` bytes of address space whose end is at most `limit`
+  // (0: anywhere).  Nothing is committed until it is used.
+  static Result<std::unique_ptr<ModuleArena>> reserve(u64 size, u64 limit);
+  ~ModuleArena();
+  ModuleArena(const ModuleArena &) = delete;
+  ModuleArena &operator=(const ModuleArena &) = delete;
+
+  // A page-aligned block of at least `size` bytes, aligned to `align`; its
+  // executing view is inaccessible and its alias writable until protect().
+  Result<Block> allocate(u64 size, u64 align);
+  // Return the block's memory to the system and its range to the arena.
+  void release(Block b);
+  void protect(u64 addr, u64 size, Protect p);
+  // The writable alias of executing-view address `addr`.
+  u8 *alias(u64 addr) const { return alias_ + (addr - base_); }
+  bool contains(u64 addr) const { return addr >= base_ && addr < base_ + size_; }
+
+  u64 base() const { return base_; }
+  u64 size() const { return size_; }
+  u64 used() const;
+  static u64 page_size();
+
+private:
+  ModuleArena() = default;
+  int fd_ = -1;
+  u64 base_ = 0;
+  u64 size_ = 0;
+  u8 *alias_ = nullptr;
+  mutable std::mutex mu_;
+  std::map<u64, u64> free_; // addr -> size, coalesced
+  u64 used_ = 0;
+};
+
+} // namespace mk

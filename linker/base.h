@@ -1,0 +1,70 @@
+// Shared vocabulary of the loader and the kernel: fixed-width integers, and
+// errors as values (Result<T>) that travel up to the shell, which prints the
+// one line they carry.
+#pragma once
+
+#include <cstdarg>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <variant>
+
+namespace mk {
+
+using u8 = std::uint8_t;
+using u16 = std::uint16_t;
+using u32 = std::uint32_t;
+using u64 = std::uint64_t;
+using i8 = std::int8_t;
+using i16 = std::int16_t;
+using i32 = std::int32_t;
+using i64 = std::int64_t;
+
+struct Error {
+  std::string message;
+};
+
+std::string strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+inline Error error(std::string msg) { return Error{std::move(msg)}; }
+
+template <class T> class [[nodiscard]] Result {
+public:
+  Result(T value) : v_(std::move(value)) {}
+  Result(Error e) : v_(std::move(e)) {}
+  explicit operator bool() const { return v_.index() == 0; }
+  T &operator*() { return std::get<0>(v_); }
+  const T &operator*() const { return std::get<0>(v_); }
+  T *operator->() { return &std::get<0>(v_); }
+  const T *operator->() const { return &std::get<0>(v_); }
+  const Error &error() const { return std::get<1>(v_); }
+  Error take_error() { return std::move(std::get<1>(v_)); }
+
+private:
+  std::variant<T, Error> v_;
+};
+
+template <> class [[nodiscard]] Result<void> {
+public:
+  Result() = default;
+  Result(Error e) : err_(std::move(e)), failed_(true) {}
+  explicit operator bool() const { return !failed_; }
+  const Error &error() const { return err_; }
+  Error take_error() { return std::move(err_); }
+
+private:
+  Error err_;
+  bool failed_ = false;
+};
+
+// Propagate a failed Result<U> out of a function returning Result<T>.
+#define MK_TRY(expr)                                                           \
+  do {                                                                         \
+    auto mk_try_r_ = (expr);                                                   \
+    if (!mk_try_r_)                                                            \
+      return mk_try_r_.take_error();                                           \
+  } while (0)
+
+inline u64 align_up(u64 v, u64 a) { return a <= 1 ? v : (v + a - 1) / a * a; }
+
+} // namespace mk

@@ -1,0 +1,361 @@
+// The machine-independent link stages (see link.h).  Semantics live here:
+// each relocation's value is computed from its arch-neutral RelExpr with the
+// psABI formula; the backend only said which expression and which field.
+#include "link.h"
+
+#include <elf.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace mk {
+
+bool is_sdt_symbol(const std::string &name) {
+  return name.rfind("__dtrace_sdt_", 0) == 0 ||
+         name.rfind("__dtrace_isenabled_", 0) == 0;
+}
+
+namespace {
+
+bool needs_got_slot(RelExpr e) {
+  return e == RelExpr::GotSlotPC || e == RelExpr::GotSlotAbs ||
+         e == RelExpr::GotSlotOff;
+}
+bool needs_got_base(RelExpr e) {
+  return e == RelExpr::GotBasePC || e == RelExpr::GotBaseAbs ||
+         e == RelExpr::GotRel;
+}
+
+Region region_of(const Section &s) {
+  if (!(s.flags & SHF_ALLOC))
+    return Region::None;
+  if (s.flags & SHF_EXECINSTR)
+    return Region::Text;
+  if (s.flags & SHF_WRITE)
+    return Region::Data;
+  return Region::Rodata;
+}
+
+std::string hex_signed(i64 v) {
+  return v < 0 ? strf("-0x%llx", (unsigned long long)(-(u64)v))
+               : strf("0x%llx", (unsigned long long)v);
+}
+
+} // namespace
+
+Result<void> check_field_range(const ObjectFile &obj, u32 section,
+                               const Reloc &rel, i64 value,
+                               const RelocHowto &how) {
+  if (how.range == Range::Wrap || how.width >= 8)
+    return {};
+  const unsigned bits = how.width * 8;
+  const i64 smin = -(i64(1) << (bits - 1));
+  const i64 smax = (i64(1) << (bits - 1)) - 1;
+  const i64 umax = (i64(1) << bits) - 1;
+  i64 lo = 0, hi = 0;
+  switch (how.range) {
+  case Range::Signed: lo = smin, hi = smax; break;
+  case Range::Unsigned: lo = 0, hi = umax; break;
+  case Range::Either: lo = smin, hi = umax; break;
+  case Range::Wrap: return {};
+  }
+  if (value >= lo && value <= hi)
+    return {};
+  return error(strf("%s:(%s+0x%llx): relocation %s against %s out of range: "
+                    "%s is not in [%lld, %lld]",
+                    obj.name.c_str(), obj.sections[section].name.c_str(),
+                    (unsigned long long)rel.offset,
+                    obj.arch->type_name(rel.type).c_str(),
+                    obj.symbol_label(rel.sym).c_str(), hex_signed(value).c_str(),
+                    (long long)lo, (long long)hi));
+}
+
+Result<LinkPlan> plan_link(const ObjectFile &obj, u64 page_size) {
+  LinkPlan plan;
+  const Arch &arch = *obj.arch;
+  plan.got_slot.assign(obj.symbols.size(), -1);
+
+  // Scan: which symbols need a GOT slot, whether the GOT base is used.
+  for (const RelocSection &rs : obj.relocs) {
+    if (!(obj.sections[rs.target].flags & SHF_ALLOC))
+      continue;
+    const Section &target = obj.sections[rs.target];
+    for (const Reloc &r : rs.relocs) {
+      plan.reloc_count++;
+      const Symbol &sym = obj.symbols[r.sym];
+      if (sym.shndx == SHN_UNDEF && is_sdt_symbol(sym.name))
+        continue; // a probe site, never a GOT entry
+      RelExpr e = arch.refine(r.type, arch.classify(r.type).howto->expr,
+                              target.data, r.offset);
+      if (needs_got_slot(e)) {
+        if (plan.got_slot[r.sym] < 0)
+          plan.got_slot[r.sym] = (i32)plan.got_slots++;
+        plan.wants_got = true;
+      } else if (needs_got_base(e)) {
+        plan.wants_got = true;
+      }
+    }
+  }
+  for (const Symbol &s : obj.symbols)
+    if (s.shndx == SHN_UNDEF && s.name == "_GLOBAL_OFFSET_TABLE_")
+      plan.wants_got = true;
+
+  // Layout: text, then rodata and the GOT, then data, bss and COMMON; each
+  // region page-aligned so it can get its own protection.
+  Layout &L = plan.layout;
+  L.sec_off.assign(obj.sections.size(), Layout::kNotLoaded);
+  L.sec_region.assign(obj.sections.size(), Region::None);
+  L.common_off.assign(obj.symbols.size(), Layout::kNotLoaded);
+  L.align = page_size;
+  u64 cur = 0;
+  auto place = [&](Region want, bool nobits) {
+    for (size_t i = 0; i < obj.sections.size(); i++) {
+      const Section &s = obj.sections[i];
+      if (region_of(s) != want || (s.type == SHT_NOBITS) != nobits)
+        continue;
+      cur = align_up(cur, s.align);
+      L.sec_off[i] = cur;
+      L.sec_region[i] = want;
+      L.align = std::max(L.align, s.align);
+      cur += s.size;
+    }
+  };
+  L.text_off = 0;
+  place(Region::Text, false);
+  place(Region::Text, true);
+  L.text_size = cur;
+  cur = L.ro_off = align_up(cur, page_size);
+  place(Region::Rodata, false);
+  place(Region::Rodata, true);
+  if (plan.wants_got) {
+    cur = align_up(cur, arch.got_entry_size());
+    L.got_off = cur;
+    cur += (u64)plan.got_slots * arch.got_entry_size();
+  }
+  L.ro_size = cur - L.ro_off;
+  cur = L.data_off = align_up(cur, page_size);
+  place(Region::Data, false);
+  place(Region::Data, true);
+  for (size_t i = 0; i < obj.symbols.size(); i++) {
+    const Symbol &s = obj.symbols[i];
+    if (s.shndx != SHN_COMMON)
+      continue;
+    // For COMMON symbols st_value is the required alignment.
+    u64 a = s.value ? s.value : 1;
+    if (a & (a - 1))
+      return error(strf("%s: COMMON symbol %s: alignment %llu is not a power "
+                        "of two",
+                        obj.name.c_str(), s.name.c_str(),
+                        (unsigned long long)a));
+    cur = align_up(cur, a);
+    L.common_off[i] = cur;
+    L.align = std::max(L.align, a);
+    cur += s.size;
+  }
+  L.data_size = cur - L.data_off;
+  L.total = align_up(cur, page_size);
+  return plan;
+}
+
+Result<std::vector<Binding>> bind_symbols(const ObjectFile &obj,
+                                          const ExternalLookup &lookup,
+                                          const SiteHandler *sites) {
+  std::vector<Binding> out(obj.symbols.size());
+  std::vector<std::string> missing;
+  for (size_t i = 1; i < obj.symbols.size(); i++) {
+    const Symbol &s = obj.symbols[i];
+    if (s.shndx != SHN_UNDEF || s.name.empty())
+      continue;
+    Binding &b = out[i];
+    if (sites && is_sdt_symbol(s.name)) {
+      b.kind = Binding::Zero; // every use is rewritten by the site handler
+      continue;
+    }
+    if (s.name == "_GLOBAL_OFFSET_TABLE_") {
+      b.kind = Binding::Got;
+      continue;
+    }
+    if (s.name == "__dso_handle") {
+      b.kind = Binding::ImageBase;
+      continue;
+    }
+    // __start_X / __stop_X bound the module's own section X (linker sets).
+    for (const char *pfx : {"__start_", "__stop_"}) {
+      size_t n = std::strlen(pfx);
+      if (s.name.compare(0, n, pfx) != 0)
+        continue;
+      std::string sec = s.name.substr(n);
+      for (size_t k = 0; k < obj.sections.size(); k++) {
+        if (obj.sections[k].name == sec &&
+            (obj.sections[k].flags & SHF_ALLOC)) {
+          b.kind = n == 8 ? Binding::SectionStart : Binding::SectionStop;
+          b.section = (u32)k;
+        }
+      }
+    }
+    if (b.kind != Binding::Value)
+      continue;
+    if (auto v = lookup(s.name)) {
+      b.value = *v;
+      continue;
+    }
+    if (s.bind == STB_WEAK) {
+      b.kind = Binding::Zero;
+      continue;
+    }
+    missing.push_back(s.name);
+  }
+  if (!missing.empty()) {
+    std::sort(missing.begin(), missing.end());
+    missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
+    std::string list;
+    for (const auto &m : missing)
+      list += (list.empty() ? "" : ", ") + m;
+    return error(strf("%s: undefined symbol%s: %s", obj.name.c_str(),
+                      missing.size() > 1 ? "s" : "", list.c_str()));
+  }
+  return out;
+}
+
+Placement place_image(const ObjectFile &obj, const LinkPlan &plan, u64 base,
+                      u8 *mem) {
+  const Layout &L = plan.layout;
+  Placement pl;
+  pl.image_base = base;
+  pl.sec_addr.assign(obj.sections.size(), 0);
+  pl.sec_mem.assign(obj.sections.size(), nullptr);
+  pl.common_addr.assign(obj.symbols.size(), 0);
+  for (size_t i = 0; i < obj.sections.size(); i++) {
+    if (L.sec_off[i] == Layout::kNotLoaded)
+      continue;
+    pl.sec_addr[i] = base + L.sec_off[i];
+    pl.sec_mem[i] = mem + L.sec_off[i];
+  }
+  for (size_t i = 0; i < obj.symbols.size(); i++)
+    if (L.common_off[i] != Layout::kNotLoaded)
+      pl.common_addr[i] = base + L.common_off[i];
+  if (plan.wants_got) {
+    pl.got_addr = base + L.got_off;
+    pl.got_mem = mem + L.got_off;
+  }
+  return pl;
+}
+
+void copy_sections(const ObjectFile &obj, const LinkPlan &plan,
+                   const Placement &pl) {
+  for (size_t i = 0; i < obj.sections.size(); i++) {
+    u8 *dst = pl.sec_mem[i];
+    const Section &s = obj.sections[i];
+    if (!dst || !s.size)
+      continue;
+    if (s.data)
+      std::memcpy(dst, s.data, s.size);
+    else
+      std::memset(dst, 0, s.size);
+  }
+  // COMMON symbols live past the last bss section, in memory the caller
+  // provides zeroed (fresh arena pages, or the link-only entry point's
+  // buffers); nothing to copy for them.
+  (void)plan;
+}
+
+std::vector<u64> symbol_values(const ObjectFile &obj, const Placement &pl,
+                               const std::vector<Binding> &bindings) {
+  std::vector<u64> v(obj.symbols.size(), 0);
+  for (size_t i = 1; i < obj.symbols.size(); i++) {
+    const Symbol &s = obj.symbols[i];
+    if (s.shndx == SHN_ABS) {
+      v[i] = s.value;
+    } else if (s.shndx == SHN_COMMON) {
+      v[i] = pl.common_addr[i];
+    } else if (s.shndx == SHN_UNDEF) {
+      const Binding &b = bindings[i];
+      switch (b.kind) {
+      case Binding::Value: v[i] = b.value; break;
+      case Binding::Zero: v[i] = 0; break;
+      case Binding::Got: v[i] = pl.got_addr; break;
+      case Binding::ImageBase: v[i] = pl.image_base; break;
+      case Binding::SectionStart: v[i] = pl.sec_addr[b.section]; break;
+      case Binding::SectionStop:
+        v[i] = pl.sec_addr[b.section] + obj.sections[b.section].size;
+        break;
+      }
+    } else if (pl.sec_addr[s.shndx] || pl.sec_mem[s.shndx]) {
+      v[i] = pl.sec_addr[s.shndx] + s.value;
+    } else {
+      v[i] = s.value; // in a section that is not loaded
+    }
+  }
+  return v;
+}
+
+Result<void> relocate(const ObjectFile &obj, const LinkPlan &plan,
+                      const Placement &pl, const std::vector<u64> &values,
+                      const SiteHandler *sites) {
+  const Arch &arch = *obj.arch;
+  const u32 gsz = arch.got_entry_size();
+  // Fill the GOT: each slot holds its symbol's address.
+  if (pl.got_mem)
+    for (size_t i = 0; i < plan.got_slot.size(); i++)
+      if (plan.got_slot[i] >= 0)
+        write_field(pl.got_mem + (u64)plan.got_slot[i] * gsz, gsz, values[i]);
+
+  for (const RelocSection &rs : obj.relocs) {
+    u8 *mem = pl.sec_mem[rs.target];
+    if (!mem)
+      continue;
+    const Section &target = obj.sections[rs.target];
+    const u64 base = pl.sec_addr[rs.target];
+    for (const Reloc &r : rs.relocs) {
+      const Symbol &sym = obj.symbols[r.sym];
+      if (sites && sym.shndx == SHN_UNDEF && is_sdt_symbol(sym.name)) {
+        auto took = (*sites)(SiteContext{obj, rs.target, r, base + r.offset, mem});
+        if (!took)
+          return took.take_error();
+        if (*took)
+          continue;
+      }
+      RelocHowto how = *arch.classify(r.type).howto;
+      how.expr = arch.refine(r.type, how.expr, target.data, r.offset);
+      const u64 S = values[r.sym];
+      const u64 A = (u64)r.addend;
+      const u64 P = base + r.offset;
+      const u64 GOT = pl.got_addr;
+      const u64 G = plan.got_slot[r.sym] >= 0 ? (u64)plan.got_slot[r.sym] * gsz
+                                              : 0;
+      const u64 Z = sym.size;
+      u64 v = 0;
+      switch (how.expr) {
+      case RelExpr::None: continue;
+      case RelExpr::Abs: v = S + A; break;
+      case RelExpr::PC: v = S + A - P; break;
+      case RelExpr::GotSlotPC: v = GOT + G + A - P; break;
+      case RelExpr::GotSlotAbs: v = GOT + G + A; break;
+      case RelExpr::GotSlotOff: v = G + A; break;
+      case RelExpr::GotBasePC: v = GOT + A - P; break;
+      case RelExpr::GotBaseAbs: v = GOT + A; break;
+      case RelExpr::GotRel: v = S + A - GOT; break;
+      case RelExpr::Size: v = Z + A; break;
+      }
+      MK_TRY(check_field_range(obj, rs.target, r, (i64)v, how));
+      write_field(mem + r.offset, how.width, v);
+    }
+  }
+  return {};
+}
+
+std::unordered_map<std::string, u64>
+exported_symbols(const ObjectFile &obj, const std::vector<u64> &values) {
+  std::unordered_map<std::string, u64> out;
+  for (size_t i = 1; i < obj.symbols.size(); i++) {
+    const Symbol &s = obj.symbols[i];
+    if (s.shndx == SHN_UNDEF || s.name.empty() ||
+        (s.bind != STB_GLOBAL && s.bind != STB_WEAK) ||
+        s.visibility == STV_HIDDEN || s.visibility == STV_INTERNAL)
+      continue;
+    out[s.name] = values[i];
+  }
+  return out;
+}
+
+} // namespace mk

@@ -1,0 +1,108 @@
+// The machine-independent stages of linking one relocatable object into
+// memory.  The kernel's loader (kernel/kern_linker.cpp) and the link-only
+// entry point of the regression harness drive the same stages:
+//
+//   plan      scan relocations (GOT slots, refusals) and lay out sections
+//   bind      find every undefined symbol outside the module, all at once
+//   place     give every loaded section an address and writable memory
+//   values    compute every symbol's final value
+//   relocate  compute each field with its psABI formula, range-check, write
+#pragma once
+
+#include "arch.h"
+#include "object.h"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace mk {
+
+// Which region of a module a section goes to; each is page-aligned and gets
+// one protection.
+enum class Region { Text, Rodata, Data, None };
+
+struct Layout {
+  static constexpr u64 kNotLoaded = ~0ull;
+  std::vector<u64> sec_off;    // per section: offset in the image, or kNotLoaded
+  std::vector<Region> sec_region;
+  std::vector<u64> common_off; // per symbol: offset of a COMMON symbol's space
+  u64 text_off = 0, text_size = 0;
+  u64 ro_off = 0, ro_size = 0;
+  u64 data_off = 0, data_size = 0; // data then bss
+  u64 got_off = 0;
+  u64 total = 0;
+  u64 align = 1; // the image's base must be this aligned
+};
+
+struct LinkPlan {
+  std::vector<i32> got_slot; // per symbol: GOT slot index or -1
+  u32 got_slots = 0;
+  bool wants_got = false;    // some relocation names the GOT base
+  Layout layout;
+  size_t reloc_count = 0;
+};
+
+// Where each loaded section lives: its final address and where to write it.
+struct Placement {
+  std::vector<u64> sec_addr;
+  std::vector<u8 *> sec_mem;
+  std::vector<u64> common_addr;
+  u64 got_addr = 0;
+  u8 *got_mem = nullptr;
+  u64 image_base = 0; // what __dso_handle resolves to: the image's identity
+};
+
+// How an undefined symbol is satisfied.
+struct Binding {
+  enum Kind { Value, SectionStart, SectionStop, Got, ImageBase, Zero } kind = Value;
+  u64 value = 0;
+  u32 section = 0; // for SectionStart/SectionStop
+};
+
+// Looks a name up outside the module (kernel exports, then dependencies).
+using ExternalLookup = std::function<std::optional<u64>(const std::string &)>;
+
+// A relocation against __dtrace_* is a probe site, not a call: the handler
+// rewrites the instruction and records the site.  Returns true if it took
+// the relocation, false to resolve it normally.
+struct SiteContext {
+  const ObjectFile &obj;
+  u32 section;
+  const Reloc &rel;
+  u64 field_addr;
+  u8 *section_mem; // writable contents of `section`
+};
+using SiteHandler = std::function<Result<bool>(const SiteContext &)>;
+
+Result<LinkPlan> plan_link(const ObjectFile &obj, u64 page_size);
+Result<std::vector<Binding>> bind_symbols(const ObjectFile &obj,
+                                          const ExternalLookup &lookup,
+                                          const SiteHandler *sites);
+// Placement of a plan's layout at `base`, writing through `mem` (the image's
+// writable view).
+Placement place_image(const ObjectFile &obj, const LinkPlan &plan, u64 base,
+                      u8 *mem);
+// Copy section contents to their places and zero bss / COMMON.
+void copy_sections(const ObjectFile &obj, const LinkPlan &plan,
+                   const Placement &pl);
+std::vector<u64> symbol_values(const ObjectFile &obj, const Placement &pl,
+                               const std::vector<Binding> &bindings);
+Result<void> relocate(const ObjectFile &obj, const LinkPlan &plan,
+                      const Placement &pl, const std::vector<u64> &values,
+                      const SiteHandler *sites);
+
+// The module's global definitions, for modules that depend on it.
+std::unordered_map<std::string, u64>
+exported_symbols(const ObjectFile &obj, const std::vector<u64> &values);
+
+// The single range check every written field goes through.
+Result<void> check_field_range(const ObjectFile &obj, u32 section,
+                               const Reloc &rel, i64 value,
+                               const RelocHowto &how);
+
+bool is_sdt_symbol(const std::string &name);
+
+} // namespace mk

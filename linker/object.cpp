@@ -1,0 +1,430 @@
+// Reading a relocatable object with libelf (through gelf, so ELF32 and ELF64
+// share this code) and validating every field the loader will trust, before
+// anything is allocated for the module.  Every failure is one line naming the
+// file and the problem.
+#include "object.h"
+
+#include <gelf.h>
+#include <libelf.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <memory>
+
+namespace mk {
+
+namespace {
+
+struct ElfCloser {
+  void operator()(Elf *e) const { elf_end(e); }
+};
+using ElfPtr = std::unique_ptr<Elf, ElfCloser>;
+
+const char *etype_name(unsigned t) {
+  switch (t) {
+  case ET_NONE: return "ET_NONE";
+  case ET_EXEC: return "ET_EXEC";
+  case ET_DYN: return "ET_DYN";
+  case ET_CORE: return "ET_CORE";
+  default: return "unknown";
+  }
+}
+
+// a + b <= limit, without overflow.
+bool fits(u64 a, u64 b, u64 limit) { return a <= limit && b <= limit - a; }
+
+class Parser {
+public:
+  Parser(ObjectFile &o) : obj(o) {}
+  Result<void> run();
+
+private:
+  Error fail(const std::string &what) { return error(obj.name + ": " + what); }
+  Result<void> check_ident();
+  Result<void> read_sections();
+  Result<void> read_symbols();
+  Result<void> read_relocs();
+  std::string sec_name(u32 i) const {
+    return i < obj.sections.size() && !obj.sections[i].name.empty()
+               ? obj.sections[i].name
+               : strf("section %u", i);
+  }
+
+  ObjectFile &obj;
+  ElfPtr elf;
+  GElf_Ehdr eh{};
+  size_t shnum = 0;
+  u32 symtab_shndx_sec = 0; // SHT_SYMTAB_SHNDX, if any
+};
+
+Result<void> Parser::check_ident() {
+  const auto &b = obj.bytes;
+  if (b.size() < EI_NIDENT)
+    return fail("file too short for an ELF header");
+  if (std::memcmp(b.data(), ELFMAG, SELFMAG) != 0)
+    return fail("not an ELF file (bad magic)");
+  u8 cls = b[EI_CLASS];
+  if (cls != ELFCLASS32 && cls != ELFCLASS64)
+    return fail(strf("invalid ELF class %u", cls));
+  if (b[EI_DATA] != ELFDATA2LSB)
+    return fail(strf("unsupported ELF data encoding %u (need little-endian)",
+                     b[EI_DATA]));
+  if (b[EI_VERSION] != EV_CURRENT)
+    return fail(strf("unsupported ELF version %u", b[EI_VERSION]));
+  size_t ehsize = cls == ELFCLASS64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
+  if (b.size() < ehsize)
+    return fail("file too short for an ELF header");
+  return {};
+}
+
+Result<void> Parser::read_sections() {
+  const u64 fsize = obj.bytes.size();
+  const bool is64 = obj.bytes[EI_CLASS] == ELFCLASS64;
+  const u64 want_shentsize = is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
+  if (eh.e_shoff == 0)
+    return fail("no section header table");
+  if (eh.e_shentsize != want_shentsize)
+    return fail(strf("section header entry size %u, expected %llu",
+                     eh.e_shentsize, (unsigned long long)want_shentsize));
+  // The real count may live in section 0 (more than SHN_LORESERVE sections).
+  u64 count = eh.e_shnum;
+  if (!fits(eh.e_shoff, want_shentsize, fsize))
+    return fail("section header table lies outside the file");
+  if (count == 0) {
+    if (elf_getshdrnum(elf.get(), &shnum) != 0)
+      return fail("cannot read the section count");
+    count = shnum;
+  }
+  if (count == 0)
+    return fail("no sections");
+  if (count > fsize / want_shentsize ||
+      !fits(eh.e_shoff, count * want_shentsize, fsize))
+    return fail(strf("section header table (%llu entries at 0x%llx) lies "
+                     "outside the file",
+                     (unsigned long long)count,
+                     (unsigned long long)eh.e_shoff));
+  shnum = count;
+  size_t shstrndx = 0;
+  if (elf_getshdrstrndx(elf.get(), &shstrndx) != 0 || shstrndx >= shnum)
+    return fail("section name string table index out of range");
+
+  obj.sections.resize(shnum);
+  std::vector<GElf_Shdr> hdrs(shnum);
+  for (size_t i = 0; i < shnum; i++) {
+    Elf_Scn *scn = elf_getscn(elf.get(), i);
+    if (!scn || !gelf_getshdr(scn, &hdrs[i]))
+      return fail(strf("cannot read section header %zu", i));
+    const GElf_Shdr &sh = hdrs[i];
+    if (sh.sh_type != SHT_NOBITS && sh.sh_type != SHT_NULL &&
+        !fits(sh.sh_offset, sh.sh_size, fsize))
+      return fail(strf("section %zu: contents (0x%llx bytes at 0x%llx) lie "
+                       "outside the file",
+                       i, (unsigned long long)sh.sh_size,
+                       (unsigned long long)sh.sh_offset));
+    if (sh.sh_addralign > 1 && (sh.sh_addralign & (sh.sh_addralign - 1)))
+      return fail(strf("section %zu: alignment %llu is not a power of two", i,
+                       (unsigned long long)sh.sh_addralign));
+  }
+  const GElf_Shdr &strsh = hdrs[shstrndx];
+  if (strsh.sh_type != SHT_STRTAB || strsh.sh_size == 0)
+    return fail("section name table is not a string table");
+  const char *shstr = (const char *)obj.bytes.data() + strsh.sh_offset;
+  if (shstr[strsh.sh_size - 1] != '\0')
+    return fail("section name table is not NUL-terminated");
+
+  u32 symtabs = 0;
+  for (size_t i = 0; i < shnum; i++) {
+    const GElf_Shdr &sh = hdrs[i];
+    Section &s = obj.sections[i];
+    if (sh.sh_name >= strsh.sh_size)
+      return fail(strf("section %zu: name offset %u outside the section name "
+                       "table",
+                       i, sh.sh_name));
+    s.name = shstr + sh.sh_name;
+    s.type = sh.sh_type;
+    s.flags = sh.sh_flags;
+    s.size = sh.sh_size;
+    s.align = sh.sh_addralign ? sh.sh_addralign : 1;
+    s.entsize = sh.sh_entsize;
+    s.link = sh.sh_link;
+    s.info = sh.sh_info;
+    s.data = sh.sh_type == SHT_NOBITS || sh.sh_type == SHT_NULL
+                 ? nullptr
+                 : obj.bytes.data() + sh.sh_offset;
+    if (sh.sh_type == SHT_SYMTAB) {
+      symtabs++;
+      obj.symtab_index = i;
+    }
+    if (sh.sh_type == SHT_SYMTAB_SHNDX)
+      symtab_shndx_sec = i;
+  }
+  if (symtabs == 0)
+    return fail("no symbol table");
+  if (symtabs > 1)
+    return fail(strf("%u symbol tables (expected exactly one)", symtabs));
+  return {};
+}
+
+Result<void> Parser::read_symbols() {
+  const Section &st = obj.sections[obj.symtab_index];
+  const bool is64 = obj.bytes[EI_CLASS] == ELFCLASS64;
+  const u64 symsize = is64 ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym);
+  if (st.entsize != symsize)
+    return fail(strf("symbol table entry size %llu, expected %llu",
+                     (unsigned long long)st.entsize,
+                     (unsigned long long)symsize));
+  if (st.size % symsize)
+    return fail("symbol table size is not a multiple of its entry size");
+  if (st.link == 0 || st.link >= obj.sections.size() ||
+      obj.sections[st.link].type != SHT_STRTAB)
+    return fail(strf("symbol table: string table index %u is not a string "
+                     "table",
+                     st.link));
+  const Section &str = obj.sections[st.link];
+  if (str.size == 0 || str.data[str.size - 1] != '\0')
+    return fail("symbol string table is empty or not NUL-terminated");
+
+  Elf_Scn *scn = elf_getscn(elf.get(), obj.symtab_index);
+  Elf_Data *data = elf_getdata(scn, nullptr);
+  Elf_Data *xdata = nullptr;
+  if (symtab_shndx_sec)
+    xdata = elf_getdata(elf_getscn(elf.get(), symtab_shndx_sec), nullptr);
+  size_t n = st.size / symsize;
+  if (!data && n)
+    return fail("cannot read the symbol table");
+  obj.symbols.resize(n);
+  for (size_t i = 0; i < n; i++) {
+    GElf_Sym sym;
+    Elf32_Word xndx = 0;
+    if (!gelf_getsymshndx(data, xdata, i, &sym, &xndx))
+      return fail(strf("cannot read symbol %zu", i));
+    Symbol &s = obj.symbols[i];
+    if (sym.st_name >= str.size)
+      return fail(strf("symbol %zu: name offset %u outside the string table",
+                       i, sym.st_name));
+    s.name = (const char *)str.data + sym.st_name;
+    s.value = sym.st_value;
+    s.size = sym.st_size;
+    s.bind = GELF_ST_BIND(sym.st_info);
+    s.type = GELF_ST_TYPE(sym.st_info);
+    s.visibility = GELF_ST_VISIBILITY(sym.st_other);
+    u32 shndx = sym.st_shndx;
+    if (shndx == SHN_XINDEX) {
+      if (!xdata)
+        return fail(strf("symbol %zu (%s): extended section index without "
+                         "SHT_SYMTAB_SHNDX",
+                         i, s.name.c_str()));
+      shndx = xndx;
+    } else if (shndx >= SHN_LORESERVE && shndx != SHN_ABS &&
+               shndx != SHN_COMMON) {
+      return fail(strf("symbol %zu (%s): unsupported special section index "
+                       "0x%x",
+                       i, s.name.c_str(), shndx));
+    }
+    if (shndx != SHN_UNDEF && shndx != SHN_ABS && shndx != SHN_COMMON &&
+        shndx >= obj.sections.size())
+      return fail(strf("symbol %zu (%s): section index %u out of range", i,
+                       s.name.c_str(), shndx));
+    s.shndx = shndx;
+  }
+  return {};
+}
+
+Result<void> Parser::read_relocs() {
+  const Arch &arch = *obj.arch;
+  const bool is64 = obj.bytes[EI_CLASS] == ELFCLASS64;
+  for (size_t i = 0; i < obj.sections.size(); i++) {
+    const Section &rs = obj.sections[i];
+    if (rs.type != SHT_REL && rs.type != SHT_RELA)
+      continue;
+    const bool rela = rs.type == SHT_RELA;
+    const u64 entsize =
+        rela ? (is64 ? sizeof(Elf64_Rela) : sizeof(Elf32_Rela))
+             : (is64 ? sizeof(Elf64_Rel) : sizeof(Elf32_Rel));
+    if (rs.entsize != entsize)
+      return fail(strf("%s: entry size %llu, expected %llu", rs.name.c_str(),
+                       (unsigned long long)rs.entsize,
+                       (unsigned long long)entsize));
+    if (rs.size % entsize)
+      return fail(rs.name + ": size is not a multiple of its entry size");
+    if (rs.link != obj.symtab_index)
+      return fail(strf("%s: sh_link %u is not the symbol table",
+                       rs.name.c_str(), rs.link));
+    if (rs.info == 0 || rs.info >= obj.sections.size() ||
+        obj.sections[rs.info].type == SHT_REL ||
+        obj.sections[rs.info].type == SHT_RELA ||
+        obj.sections[rs.info].type == SHT_NULL)
+      return fail(strf("%s: sh_info %u does not name a section to relocate",
+                       rs.name.c_str(), rs.info));
+    const Section &target = obj.sections[rs.info];
+    // Relocations of sections that are not loaded (debug info) are not
+    // applied; they are still checked so a bad file is refused whole.
+    RelocSection out{(u32)i, rs.info, {}};
+    size_t n = rs.size / entsize;
+    out.relocs.reserve(n);
+    Elf_Data *data = elf_getdata(elf_getscn(elf.get(), i), nullptr);
+    if (!data && n)
+      return fail(rs.name + ": cannot read relocations");
+    for (size_t k = 0; k < n; k++) {
+      Reloc r{};
+      u64 info;
+      if (rela) {
+        GElf_Rela e;
+        if (!gelf_getrela(data, k, &e))
+          return fail(strf("%s: cannot read entry %zu", rs.name.c_str(), k));
+        r.offset = e.r_offset;
+        r.addend = e.r_addend;
+        info = e.r_info;
+      } else {
+        GElf_Rel e;
+        if (!gelf_getrel(data, k, &e))
+          return fail(strf("%s: cannot read entry %zu", rs.name.c_str(), k));
+        r.offset = e.r_offset;
+        info = e.r_info;
+      }
+      r.sym = is64 ? GELF_R_SYM(info) : ELF32_R_SYM((u32)info);
+      r.type = is64 ? GELF_R_TYPE(info) : ELF32_R_TYPE((u32)info);
+      std::string site = strf("%s:(%s+0x%llx)", obj.name.c_str(),
+                              target.name.c_str(), (unsigned long long)r.offset);
+      if (r.sym >= obj.symbols.size())
+        return error(strf("%s: relocation %s: symbol index %u out of range "
+                          "(%zu symbols)",
+                          site.c_str(), arch.type_name(r.type).c_str(), r.sym,
+                          obj.symbols.size()));
+      RelocKind kind = arch.classify(r.type);
+      if (!kind.howto)
+        return error(strf("%s: relocation %s against %s: %s", site.c_str(),
+                          arch.type_name(r.type).c_str(),
+                          obj.symbol_label(r.sym).c_str(),
+                          kind.refusal ? kind.refusal
+                                       : "unknown relocation type"));
+      unsigned width = kind.howto->width;
+      if (!fits(r.offset, width, target.size))
+        return error(strf("%s: relocation %s: field of %u bytes lies outside "
+                          "%s (size 0x%llx)",
+                          site.c_str(), arch.type_name(r.type).c_str(), width,
+                          target.name.c_str(),
+                          (unsigned long long)target.size));
+      if (!rela && width) {
+        // REL: the addend is what the field holds now (sign-extended).
+        if (!target.data)
+          return error(site + ": REL relocation in a section with no contents");
+        u64 raw = read_field(target.data + r.offset, width);
+        unsigned bits = width * 8;
+        r.addend = bits == 64 ? (i64)raw
+                              : (i64)(raw << (64 - bits)) >> (64 - bits);
+      }
+      out.relocs.push_back(r);
+    }
+    obj.relocs.push_back(std::move(out));
+  }
+  return {};
+}
+
+Result<void> Parser::run() {
+  MK_TRY(check_ident());
+  elf.reset(elf_memory((char *)obj.bytes.data(), obj.bytes.size()));
+  if (!elf || elf_kind(elf.get()) != ELF_K_ELF)
+    return fail(strf("libelf cannot read it: %s", elf_errmsg(-1)));
+  if (!gelf_getehdr(elf.get(), &eh))
+    return fail(strf("cannot read the ELF header: %s", elf_errmsg(-1)));
+  if (eh.e_version != EV_CURRENT)
+    return fail(strf("unsupported ELF version %u", eh.e_version));
+  obj.arch = arch_for_machine(eh.e_machine);
+  if (!obj.arch)
+    return fail(strf("unsupported machine %u", eh.e_machine));
+  if (obj.arch->elf_class() != obj.bytes[EI_CLASS])
+    return fail(strf("ELF class %s does not match machine %s",
+                     obj.bytes[EI_CLASS] == ELFCLASS64 ? "ELF64" : "ELF32",
+                     obj.arch->name()));
+  if (eh.e_type != ET_REL)
+    return fail(strf("not a relocatable object (e_type %s)",
+                     etype_name(eh.e_type)));
+  MK_TRY(read_sections());
+  MK_TRY(read_symbols());
+  MK_TRY(read_relocs());
+  return {};
+}
+
+} // namespace
+
+const Section *ObjectFile::find_section(const std::string &n) const {
+  for (const auto &s : sections)
+    if (s.name == n)
+      return &s;
+  return nullptr;
+}
+
+std::string ObjectFile::symbol_label(u32 sym) const {
+  if (sym == 0 || sym >= symbols.size())
+    return "*ABS*";
+  const Symbol &s = symbols[sym];
+  if (s.type == STT_SECTION && s.shndx < sections.size())
+    return sections[s.shndx].name;
+  return s.name.empty() ? strf("symbol %u", sym) : s.name;
+}
+
+Result<ObjectFile> parse_object(std::vector<u8> bytes, std::string path,
+                                std::string name) {
+  static const bool libelf_ok = elf_version(EV_CURRENT) != EV_NONE;
+  if (!libelf_ok)
+    return error("libelf: version mismatch");
+  ObjectFile obj;
+  obj.bytes = std::move(bytes);
+  obj.path = std::move(path);
+  obj.name = std::move(name);
+  Parser p(obj);
+  MK_TRY(p.run());
+  return obj;
+}
+
+Result<ObjectFile> read_object(const std::string &path) {
+  std::string name = path.substr(path.find_last_of('/') + 1);
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return error(strf("%s: %s", path.c_str(), std::strerror(errno)));
+  struct stat st;
+  std::vector<u8> bytes;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+    bytes.resize(st.st_size);
+  else {
+    ::close(fd);
+    return error(strf("%s: not a regular file", path.c_str()));
+  }
+  size_t got = 0;
+  while (got < bytes.size()) {
+    ssize_t n = ::read(fd, bytes.data() + got, bytes.size() - got);
+    if (n <= 0) {
+      int e = n < 0 ? errno : EIO;
+      ::close(fd);
+      return error(strf("%s: %s", path.c_str(), std::strerror(e)));
+    }
+    got += n;
+  }
+  ::close(fd);
+  return parse_object(std::move(bytes), path, name);
+}
+
+std::vector<std::pair<std::string, std::string>>
+read_modinfo(const ObjectFile &obj) {
+  std::vector<std::pair<std::string, std::string>> out;
+  const Section *s = obj.find_section(".modinfo");
+  if (!s || !s->data)
+    return out;
+  const char *p = (const char *)s->data, *end = p + s->size;
+  while (p < end) {
+    const char *z = (const char *)std::memchr(p, '\0', end - p);
+    std::string entry(p, z ? z : end);
+    p = z ? z + 1 : end;
+    auto eq = entry.find('=');
+    if (entry.empty() || eq == std::string::npos)
+      continue;
+    out.emplace_back(entry.substr(0, eq), entry.substr(eq + 1));
+  }
+  return out;
+}
+
+} // namespace mk
