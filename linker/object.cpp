@@ -285,8 +285,9 @@ Result<void> Parser::read_relocs() {
         r.offset = e.r_offset;
         info = e.r_info;
       }
-      r.sym = is64 ? GELF_R_SYM(info) : ELF32_R_SYM((u32)info);
-      r.type = is64 ? GELF_R_TYPE(info) : ELF32_R_TYPE((u32)info);
+      // gelf hands ELF32 entries over in the ELF64 r_info layout.
+      r.sym = GELF_R_SYM(info);
+      r.type = GELF_R_TYPE(info);
       std::string site = strf("%s:(%s+0x%llx)", obj.name.c_str(),
                               target.name.c_str(), (unsigned long long)r.offset);
       if (r.sym >= obj.symbols.size())
