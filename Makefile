@@ -45,7 +45,8 @@ MOD_COMMON := $(MFLAG) -ffreestanding -nostdinc \
 MOD_CXX := -fno-exceptions -fno-rtti -fno-threadsafe-statics -nostdinc++
 
 LINKER_SRCS := $(wildcard $(TOP)/linker/*.cpp)
-KERNEL_SRCS := $(filter-out $(TOP)/kernel/main.cpp,$(wildcard $(TOP)/kernel/*.cpp))
+KERNEL_SRCS := $(filter-out $(TOP)/kernel/main.cpp,$(wildcard $(TOP)/kernel/*.cpp)) \
+               $(wildcard $(TOP)/sdt/*.cpp)
 UNIT_SRCS := $(wildcard $(TOP)/tests/unit/*.cpp)
 
 obj = $(patsubst $(TOP)/%.cpp,$(BUILD)/obj/%.o,$(1))

@@ -9,8 +9,10 @@
 #include "kernel.h"
 
 #include "../linker/link.h"
+#include "../sdt/sdt.h"
 
 #include <sys/module.h>
+#include <sys/sdt.h>
 #include <sys/shell.h>
 #include <sys/sysctl.h>
 
@@ -380,7 +382,12 @@ Result<LinkerFile *> KernelLinker::load_file(const std::string &path,
     }
     return std::nullopt;
   };
-  auto bindings = bind_symbols(obj, lookup, nullptr);
+  // Relocations against __dtrace_* are probe sites, rewritten in place.
+  std::vector<PendingSite> sites;
+  SiteHandler site_handler = [&](const SiteContext &c) {
+    return k_.sdt->take_site(c, sites);
+  };
+  auto bindings = bind_symbols(obj, lookup, &site_handler);
   if (!bindings)
     return undo(bindings.take_error());
 
@@ -398,7 +405,7 @@ Result<LinkerFile *> KernelLinker::load_file(const std::string &path,
 
   // Resolve and relocate.
   std::vector<u64> values = symbol_values(obj, pl, *bindings);
-  auto rel = relocate(obj, *plan, pl, values, nullptr);
+  auto rel = relocate(obj, *plan, pl, values, &site_handler);
   if (!rel)
     return undo(rel.take_error());
   f->relocs = plan->reloc_count;
@@ -469,6 +476,8 @@ Result<LinkerFile *> KernelLinker::load_file(const std::string &path,
     file->commands.push_back(sc->sc_name);
   }
   file->fini = image_array(obj, pl, ".fini_array");
+  k_.sdt->add_module_probes(*file, obj, pl, std::move(sites),
+                            image_set<sdt_probedef>(obj, pl, "sdt_probes_set"));
 
   // Init: constructors, then each module's MOD_LOAD handler.
   for (u64 fn : image_array(obj, pl, ".init_array"))
@@ -501,6 +510,7 @@ void KernelLinker::run_unload_steps(LinkerFile &f) {
     m.loaded = false;
   }
   // Nothing may call into the module once its memory is gone.
+  k_.sdt->remove_module_probes(f);
   k_.shell.remove_owned_by(&f);
   k_.sysctl.remove_owned_by(&f);
   u64 lo = f.address, hi = f.address + f.size;

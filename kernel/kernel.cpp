@@ -5,6 +5,8 @@
 #include "export.h"
 #include "sysinit.h"
 
+#include "../sdt/sdt.h"
+
 #include <algorithm>
 #include <cstdarg>
 #include <cstdio>
@@ -163,6 +165,19 @@ bool init_arena(Kernel &k) {
   return true;
 }
 SYSINIT(arena, SI_SUB_ARENA, 0, init_arena);
+
+// Statically defined tracing: before any other thread exists, since it
+// remaps the kernel's own text to give it a writable alias.
+bool init_sdt(Kernel &k) {
+  k.sdt = std::make_unique<Sdt>(k);
+  auto r = k.sdt->init();
+  if (!r) {
+    k.error_line("kernel: " + r.error().message);
+    return false;
+  }
+  return true;
+}
+SYSINIT(sdt, SI_SUB_ARENA, 1, init_sdt);
 
 bool init_cpus(Kernel &k) {
   k.cpus.start(k.opts.cpus);

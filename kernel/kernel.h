@@ -31,6 +31,7 @@ namespace mk {
 
 class Kernel;
 struct LinkerFile;
+class Sdt;
 
 struct Options {
   std::vector<std::string> module_path;
@@ -255,6 +256,7 @@ public:
   std::unique_ptr<ModuleArena> arena;
   Cpus cpus{*this};
   KernelLinker linker{*this};
+  std::unique_ptr<Sdt> sdt;
   Shell shell{*this};
   MallocStats *kernel_mstats = nullptr;
   u64 boot_ns = 0;

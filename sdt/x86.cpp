@@ -1,0 +1,261 @@
+// x86 probe-site encodings, trampolines and trap emulation (see x86.h).
+//
+// A site is 5 bytes (call/jmp rel32) or 6 (call/jmp through the GOT).
+// Disabled forms keep the instruction's length: a multi-byte NOP; `ret` plus
+// NOPs for a tail call (the probe call was the function's last act);
+// `xor %eax,%eax` plus NOPs for is-enabled.  Enabled forms call or jump to
+// the probe's trampoline, which moves the probe id into the first argument
+// and calls the dispatcher with the site's arguments shifted one place
+// (x86_64: registers, the sixth pushed on the stack; i386: a pointer to the
+// arguments on the stack).  The trampoline may clobber only what a call may
+// clobber at the site: the caller-saved registers.
+#include "x86.h"
+
+#include <cstring>
+#include <optional>
+#include <signal.h>
+#include <ucontext.h>
+
+namespace mk::x86 {
+
+namespace {
+const u8 kNop[7][6] = {
+    {},
+    {0x90},
+    {0x66, 0x90},
+    {0x0f, 0x1f, 0x00},
+    {0x0f, 0x1f, 0x40, 0x00},
+    {0x0f, 0x1f, 0x44, 0x00, 0x00},
+    {0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00},
+};
+
+void nops(u8 *out, unsigned n) {
+  if (n)
+    std::memcpy(out, kNop[n], n);
+}
+
+void put32(u8 *p, u32 v) { std::memcpy(p, &v, 4); }
+u32 get32(const u8 *p) {
+  u32 v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+} // namespace
+
+std::optional<SiteInsn> recognise(const u8 *text, u64 off, RelExpr expr,
+                                  bool is64) {
+  if (expr == RelExpr::PC && off >= 1) {
+    if (text[off - 1] == 0xe8)
+      return SiteInsn{off - 1, 5, false};
+    if (text[off - 1] == 0xe9)
+      return SiteInsn{off - 1, 5, true};
+    return std::nullopt;
+  }
+  if (off < 2 || text[off - 2] != 0xff)
+    return std::nullopt;
+  u8 modrm = text[off - 1];
+  u8 mod = modrm >> 6, reg = (modrm >> 3) & 7, rm = modrm & 7;
+  if (reg != 2 && reg != 4)
+    return std::nullopt;
+  if (is64) {
+    // call/jmp *sym@GOTPCREL(%rip)
+    if (expr != RelExpr::GotSlotPC || mod != 0 || rm != 5)
+      return std::nullopt;
+  } else {
+    // call/jmp *sym@GOT(%reg), or *sym@GOT without a base register
+    bool based = mod == 2 && rm != 4;
+    bool absolute = mod == 0 && rm == 5;
+    if (!(expr == RelExpr::GotSlotOff && based) &&
+        !(expr == RelExpr::GotSlotAbs && absolute))
+      return std::nullopt;
+  }
+  return SiteInsn{off - 2, 6, reg == 4};
+}
+
+void disabled_bytes(SiteKind kind, u8 len, u8 *out) {
+  switch (kind) {
+  case SiteKind::Call:
+    nops(out, len);
+    break;
+  case SiteKind::TailJump:
+    out[0] = 0xc3; // ret
+    nops(out + 1, len - 1);
+    break;
+  case SiteKind::IsEnabled:
+    out[0] = 0x31, out[1] = 0xc0; // xor %eax,%eax
+    nops(out + 2, len - 2);
+    break;
+  case SiteKind::IsEnabledTail:
+    out[0] = 0x31, out[1] = 0xc0, out[2] = 0xc3; // xor %eax,%eax; ret
+    nops(out + 3, len - 3);
+    break;
+  }
+}
+
+void enabled_bytes(SiteKind kind, u8 len, u64 site, u64 target, u8 *out) {
+  if (kind == SiteKind::IsEnabled) {
+    out[0] = 0xb8; // mov $1,%eax
+    put32(out + 1, 1);
+  } else {
+    out[0] = kind == SiteKind::Call ? 0xe8 : 0xe9;
+    put32(out + 1, (u32)(target - (site + 5)));
+  }
+  nops(out + 5, len - 5);
+}
+
+void breakpoint_bytes(const u8 *disabled, u8 len, u8 *out) {
+  std::memcpy(out, disabled, len);
+  out[0] = 0xcc;
+}
+
+size_t write_trampoline(u8 *out, u64 at, u32 id, u64 dispatch) {
+  u8 *p = out;
+#if defined(__x86_64__)
+  // Shift arg0..arg5 to the dispatcher's arg1..arg6 and put the id first.
+  const u8 shift[] = {
+      0x41, 0x51,       // push %r9        (arg6 on the stack)
+      0x4d, 0x89, 0xc1, // mov %r8,%r9
+      0x49, 0x89, 0xc8, // mov %rcx,%r8
+      0x48, 0x89, 0xd1, // mov %rdx,%rcx
+      0x48, 0x89, 0xf2, // mov %rsi,%rdx
+      0x48, 0x89, 0xfe, // mov %rdi,%rsi
+  };
+  std::memcpy(p, shift, sizeof shift);
+  p += sizeof shift;
+  *p++ = 0xbf; // mov $id,%edi
+  put32(p, id), p += 4;
+  *p++ = 0xe8; // call dispatch
+  put32(p, (u32)(dispatch - (at + (p - out) + 4))), p += 4;
+  const u8 tail[] = {0x48, 0x83, 0xc4, 0x08, 0xc3}; // add $8,%rsp; ret
+  std::memcpy(p, tail, sizeof tail);
+  p += sizeof tail;
+#else
+  // The arguments are on the stack above the return address; pass their
+  // address.  The sub keeps the stack 16-byte aligned at the call.
+  const u8 head[] = {
+      0x8d, 0x44, 0x24, 0x04, // lea 4(%esp),%eax
+      0x83, 0xec, 0x04,       // sub $4,%esp
+      0x50,                   // push %eax
+  };
+  std::memcpy(p, head, sizeof head);
+  p += sizeof head;
+  *p++ = 0x68; // push $id
+  put32(p, id), p += 4;
+  *p++ = 0xe8; // call dispatch
+  put32(p, (u32)(dispatch - (at + (p - out) + 4))), p += 4;
+  const u8 tail[] = {0x83, 0xc4, 0x0c, 0xc3}; // add $12,%esp; ret
+  std::memcpy(p, tail, sizeof tail);
+  p += sizeof tail;
+#endif
+  return p - out;
+}
+
+size_t write_return_one(u8 *out) {
+  const u8 code[] = {0xb8, 0x01, 0x00, 0x00, 0x00, 0xc3};
+  std::memcpy(out, code, sizeof code);
+  return sizeof code;
+}
+
+TrapAction decode_final(const u8 *b, u8 len, u64 site) {
+  TrapAction a{Emul::Skip, Emul::Skip, len, 0};
+  switch (b[0]) {
+  case 0xe8:
+    a.emul = Emul::Call;
+    a.target = site + 5 + (u64)(i64)(i32)get32(b + 1);
+    break;
+  case 0xe9:
+    a.emul = Emul::Jump;
+    a.target = site + 5 + (u64)(i64)(i32)get32(b + 1);
+    break;
+  case 0xc3:
+    a.emul = Emul::Ret;
+    break;
+  case 0xb8:
+    a.emul = Emul::SetOne;
+    break;
+  case 0x31:
+    a.emul = b[2] == 0xc3 ? Emul::ZeroRet : Emul::Zero;
+    break;
+  default:
+    a.emul = Emul::Skip; // a NOP sled
+  }
+#if defined(__x86_64__)
+  a.target &= ~0ull;
+#else
+  a.target &= 0xffffffffull;
+#endif
+  return a;
+}
+
+#if defined(__x86_64__)
+#define PC_REG REG_RIP
+#define SP_REG REG_RSP
+#define AX_REG REG_RAX
+#else
+#define PC_REG REG_EIP
+#define SP_REG REG_ESP
+#define AX_REG REG_EAX
+#endif
+
+u64 trap_pc(void *uctx) {
+  auto *uc = (ucontext_t *)uctx;
+  return (u64)(uintptr_t)uc->uc_mcontext.gregs[PC_REG] - 1;
+}
+
+void emulate(void *uctx, u64 site, const TrapAction &a) {
+  auto *uc = (ucontext_t *)uctx;
+  greg_t *g = uc->uc_mcontext.gregs;
+  auto pop = [&] {
+    uintptr_t *sp = (uintptr_t *)(uintptr_t)g[SP_REG];
+    g[PC_REG] = (greg_t)*sp;
+    g[SP_REG] += sizeof(uintptr_t);
+  };
+  switch (a.emul) {
+  case Emul::Skip:
+  case Emul::Fire:
+    g[PC_REG] = (greg_t)(site + a.len);
+    break;
+  case Emul::Call: {
+    // Nothing lives below the stack pointer at a call site, so pushing the
+    // return address on the interrupted thread's stack is safe.
+    g[SP_REG] -= sizeof(uintptr_t);
+    *(uintptr_t *)(uintptr_t)g[SP_REG] = (uintptr_t)(site + a.len);
+    g[PC_REG] = (greg_t)a.target;
+    break;
+  }
+  case Emul::Jump:
+    g[PC_REG] = (greg_t)a.target;
+    break;
+  case Emul::Ret:
+    pop();
+    break;
+  case Emul::SetOne:
+    g[AX_REG] = 1;
+    g[PC_REG] = (greg_t)(site + a.len);
+    break;
+  case Emul::Zero:
+    g[AX_REG] = 0;
+    g[PC_REG] = (greg_t)(site + a.len);
+    break;
+  case Emul::ZeroRet:
+    g[AX_REG] = 0;
+    pop();
+    break;
+  }
+}
+
+void trap_args(void *uctx, uintptr_t *args) {
+  auto *uc = (ucontext_t *)uctx;
+  greg_t *g = uc->uc_mcontext.gregs;
+#if defined(__x86_64__)
+  args[0] = g[REG_RDI], args[1] = g[REG_RSI], args[2] = g[REG_RDX];
+  args[3] = g[REG_RCX], args[4] = g[REG_R8], args[5] = g[REG_R9];
+#else
+  // At the call the arguments sit at the top of the stack.
+  const uintptr_t *sp = (const uintptr_t *)(uintptr_t)g[REG_ESP];
+  for (int i = 0; i < 6; i++)
+    args[i] = sp[i];
+#endif
+}
+
+} // namespace mk::x86

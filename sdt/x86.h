@@ -1,0 +1,64 @@
+// The x86 side of probe sites, shared by x86_64 and i386 (the instructions
+// involved encode the same way on both): recognising a call or jump to a
+// probe function, the bytes a site holds when disabled and when enabled,
+// trampolines, and emulating a site's instruction from the SIGTRAP handler.
+#pragma once
+
+#include "sdt.h"
+
+namespace mk::x86 {
+
+// The instruction a relocation against a probe function sits in.
+struct SiteInsn {
+  u64 offset; // of the instruction in its section
+  u8 len;
+  bool jump;  // jmp (tail call) rather than call
+};
+
+// Recognise the instruction around a relocation at `field_off` of `text`:
+// e8/e9 rel32 for PC-relative types, ff /2 or ff /4 through the GOT for
+// GOT types.  Empty if it is neither.
+std::optional<SiteInsn> recognise(const u8 *text, u64 field_off, RelExpr expr,
+                                  bool is64);
+
+void disabled_bytes(SiteKind kind, u8 len, u8 *out);
+// The enabled instruction: call/jmp to `target` for Call/TailJump and
+// IsEnabledTail (target: the return-1 stub), mov $1,%eax for IsEnabled.
+void enabled_bytes(SiteKind kind, u8 len, u64 site, u64 target, u8 *out);
+void breakpoint_bytes(const u8 *disabled, u8 len, u8 *out);
+
+// A trampoline for probe `id` calling `dispatch`; returns its size.
+size_t write_trampoline(u8 *out, u64 at, u32 id, u64 dispatch);
+constexpr size_t kTrampolineSize = 48;
+// mov $1,%eax; ret
+size_t write_return_one(u8 *out);
+
+// What the SIGTRAP handler does in place of the instruction at a site.
+enum class Emul : u8 {
+  Skip,      // NOPs: continue after the site
+  Call,      // push the return address, go to target
+  Jump,      // go to target
+  Ret,       // pop the return address
+  SetOne,    // eax = 1, continue after the site
+  Zero,      // eax = 0, continue after the site
+  ZeroRet,   // eax = 0, return
+  Fire,      // breakpoint mode: fire probe `target`, then as `then`
+};
+
+struct TrapAction {
+  Emul emul;
+  Emul then; // for Fire: the disabled instruction's emulation
+  u8 len;
+  u64 target;
+};
+
+TrapAction decode_final(const u8 *bytes, u8 len, u64 site);
+// Apply `a` for the site at `site` to a signal context (ucontext_t *).
+void emulate(void *uctx, u64 site, const TrapAction &a);
+// The probe arguments at a breakpoint: x86_64 argument registers, i386 the
+// stack at the call.
+void trap_args(void *uctx, uintptr_t *args);
+// The address of the int3 that trapped.
+u64 trap_pc(void *uctx);
+
+} // namespace mk::x86
