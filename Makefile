@@ -61,7 +61,7 @@ TMODULES := $(foreach d,$(TMOD_DIRS),$(BUILD)/test-modules/$(notdir $(patsubst %
 
 DEPS_STAMP := $(TOP)/build/.deps-$(ARCH)
 
-.PHONY: all kernel modules test-modules unit run test test-arch bench clean deps
+.PHONY: all kernel modules test-modules unit run test test-arch bench clean deps sdt-record-test
 .DEFAULT_GOAL := all
 
 ifneq ($(M),)
@@ -98,9 +98,22 @@ $(BUILD)/kernel: $(BUILD)/obj/kernel/main.o $(KERNEL_OBJS) $(LINKER_OBJS)
 $(BUILD)/unit-tests: $(UNIT_OBJS) $(KERNEL_OBJS) $(LINKER_OBJS)
 	$(CXX) $(LDFLAGS) -o $@ $^ $(LIBS)
 
-$(BUILD)/obj/%.o: $(TOP)/%.cpp | $(DEPS_STAMP)
+# Kernel objects pass through the site recorder: probe sites become NOP
+# sleds and site records before the final link (sdt/record/sdt_record.cpp).
+SDT_RECORD := $(TOP)/build/tools/sdt-record
+RECORD_SRCS := $(TOP)/sdt/record/sdt_record.cpp $(TOP)/sdt/names.cpp \
+  $(TOP)/sdt/x86.cpp $(TOP)/linker/base.cpp $(TOP)/linker/arch.cpp \
+  $(TOP)/linker/arch_x86_64.cpp $(TOP)/linker/arch_i386.cpp \
+  $(TOP)/linker/object.cpp
+$(SDT_RECORD): $(RECORD_SRCS) $(wildcard $(TOP)/sdt/*.h $(TOP)/linker/*.h) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CXX) $(CXXFLAGS) -c $< -o $@
+	$(CXX) -std=c++20 -O2 -g $(WARN) -I$(TOP)/kernel/include -o $@ $(RECORD_SRCS) -lelf
+
+$(BUILD)/obj/%.o: $(TOP)/%.cpp $(SDT_RECORD) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXXFLAGS) -MT $@ -MF $(@:.o=.d) -c $< -o $@.raw
+	$(SDT_RECORD) $@.raw $@
+	@rm -f $@.raw
 
 # A module is every source in its folder, compiled and joined with ld -r.
 define module_rules
@@ -137,5 +150,9 @@ bench: all
 
 clean:
 	rm -rf $(TOP)/build
+
+# The site recorder's own test (tests/sdt-record/run).
+sdt-record-test: $(SDT_RECORD)
+	@$(TOP)/tests/sdt-record/run
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

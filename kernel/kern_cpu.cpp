@@ -7,6 +7,10 @@
 #include <sys/callout.h>
 
 #include <chrono>
+#include <sys/sdt.h>
+
+SDT_PROBE_DEFINE3(kernel, kern, callout, callout__fire, "void *", "void *",
+                  "int");
 
 namespace mk {
 
@@ -74,6 +78,7 @@ void Cpus::run(unsigned id) {
     auto fn = s->fn;
     auto arg = s->arg;
     lk.unlock();
+    SDT_PROBE3(kernel, kern, callout, callout__fire, fn, arg, id);
     fn(arg);
     lk.lock();
     s->running = false;

@@ -27,6 +27,14 @@
 extern "C" char __executable_start[];
 extern "C" char _end[];
 
+SDT_PROVIDER_DECLARE(kernel);
+SDT_PROBE_DEFINE2(kernel, kern, linker, module__load, "char *", "int");
+SDT_PROBE_DEFINE2(kernel, kern, linker, module__unload, "char *", "int");
+SDT_PROBE_DEFINE2(kernel, kern, linker, module__load__failed, "char *",
+                  "char *");
+SDT_PROBE_DEFINE3(kernel, kern, linker, module__reloc, "char *", "size_t",
+                  "uintptr_t");
+
 namespace mk {
 
 namespace {
@@ -246,7 +254,11 @@ Result<LinkerFile *> KernelLinker::load(const std::string &name_or_path) {
   if (!path)
     return path.take_error();
   std::vector<std::string> chain;
-  return load_file(*path, chain);
+  auto f = load_file(*path, chain);
+  if (!f)
+    SDT_PROBE2(kernel, kern, linker, module__load__failed,
+               name_or_path.c_str(), f.error().message.c_str());
+  return f;
 }
 
 Result<void> KernelLinker::load_dependencies(LinkerFile &f, ObjectFile &obj,
@@ -497,6 +509,10 @@ Result<LinkerFile *> KernelLinker::load_file(const std::string &path,
   k_.log("%s: loaded at 0x%llx, %llu bytes, %zu relocations\n", fname.c_str(),
          (unsigned long long)file->address, (unsigned long long)file->size,
          file->relocs);
+  SDT_PROBE3(kernel, kern, linker, module__reloc, file->modules[0]->name.c_str(),
+             file->relocs, file->address);
+  SDT_PROBE2(kernel, kern, linker, module__load,
+             file->modules[0]->name.c_str(), file->id);
   return file;
 }
 
@@ -588,6 +604,8 @@ Result<void> KernelLinker::unload(LinkerFile *f) {
                         f->name.c_str(), m.name.c_str(), err));
     m.loaded = false;
   }
+  SDT_PROBE2(kernel, kern, linker, module__unload,
+             f->modules[0]->name.c_str(), f->id);
   run_unload_steps(*f);
   forget(f);
   return {};

@@ -7,6 +7,8 @@
 
 #include "../sdt/sdt.h"
 
+#include <sys/sdt.h>
+
 #include <algorithm>
 #include <cstdarg>
 #include <cstdio>
@@ -16,6 +18,9 @@
 extern "C" char __executable_start[];
 extern "C" char _end[];
 SET_DECLARE(sysctl_set, struct sysctl_oid);
+
+// The kernel's own provider; its probes are defined next to their sites.
+SDT_PROVIDER_DEFINE(kernel);
 
 namespace mk {
 

@@ -21,6 +21,12 @@
 #include <new>
 #include <unistd.h>
 
+#include <sys/sdt.h>
+
+SDT_PROBE_DEFINE3(kernel, kern, malloc, malloc, "size_t", "char *", "void *");
+SDT_PROBE_DEFINE3(kernel, kern, malloc, free, "size_t", "char *", "void *");
+SDT_PROBE_DEFINE2(kernel, kern, kthread, kthread__start, "char *", "void *");
+
 using namespace mk;
 
 namespace {
@@ -48,6 +54,8 @@ void *kmalloc(size_t size, u64 caller, bool zero) {
     h->owner->memuse += (i64)size;
     h->owner->requests++;
   }
+  SDT_PROBE3(kernel, kern, malloc, malloc, size,
+             h->owner ? h->owner->name.c_str() : "?", h + 1);
   return h + 1;
 }
 
@@ -55,6 +63,8 @@ void kfree(void *p) {
   if (!p)
     return;
   auto *h = (BlockHeader *)p - 1;
+  SDT_PROBE3(kernel, kern, malloc, free, h->size,
+             h->owner ? h->owner->name.c_str() : "?", p);
   if (h->owner) {
     h->owner->inuse--;
     h->owner->memuse -= (i64)h->size;
@@ -292,6 +302,8 @@ int kern_kthread_add(void (*fn)(void *), void *arg, const char *name,
     std::lock_guard<std::mutex> g(k->kthreads_mu);
     k->kthreads.push_back(std::move(t));
   }
+  SDT_PROBE2(kernel, kern, kthread, kthread__start, raw->name.c_str(),
+             (void *)fn);
   if (out)
     *out = new kthread{raw};
   k->log("kthread %s started\n", raw->name.c_str());

@@ -3,7 +3,11 @@
 // a pipe, or interactively with readline (editing, history, completion).
 #include "kernel.h"
 
+#include <sys/sdt.h>
 #include <sys/shell.h>
+
+SDT_PROBE_DEFINE2(kernel, kern, shell, command__start, "char *", "int");
+SDT_PROBE_DEFINE2(kernel, kern, shell, command__done, "char *", "int");
 
 #include <cstdio>
 #include <cstring>
@@ -222,7 +226,12 @@ bool Shell::run_line(const std::string &line) {
       continue;
     }
     Handler fn = c->fn; // the command may unload its own module
-    if (fn(k_, *words) != 0)
+    std::string name = words->front();
+    SDT_PROBE2(kernel, kern, shell, command__start, name.c_str(),
+               (int)words->size());
+    int rc = fn(k_, *words);
+    SDT_PROBE2(kernel, kern, shell, command__done, name.c_str(), rc);
+    if (rc != 0)
       ok = false;
   }
   return ok;

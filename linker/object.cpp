@@ -38,7 +38,7 @@ bool fits(u64 a, u64 b, u64 limit) { return a <= limit && b <= limit - a; }
 
 class Parser {
 public:
-  Parser(ObjectFile &o) : obj(o) {}
+  Parser(ObjectFile &o, RelocTypes t) : obj(o), types(t) {}
   Result<void> run();
 
 private:
@@ -54,6 +54,7 @@ private:
   }
 
   ObjectFile &obj;
+  RelocTypes types;
   ElfPtr elf;
   GElf_Ehdr eh{};
   size_t shnum = 0;
@@ -296,6 +297,10 @@ Result<void> Parser::read_relocs() {
                           site.c_str(), arch.type_name(r.type).c_str(), r.sym,
                           obj.symbols.size()));
       RelocKind kind = arch.classify(r.type);
+      if (!kind.howto && types == RelocTypes::Any) {
+        out.relocs.push_back(r);
+        continue;
+      }
       if (!kind.howto)
         return error(strf("%s: relocation %s against %s: %s", site.c_str(),
                           arch.type_name(r.type).c_str(),
@@ -369,7 +374,7 @@ std::string ObjectFile::symbol_label(u32 sym) const {
 }
 
 Result<ObjectFile> parse_object(std::vector<u8> bytes, std::string path,
-                                std::string name) {
+                                std::string name, RelocTypes types) {
   static const bool libelf_ok = elf_version(EV_CURRENT) != EV_NONE;
   if (!libelf_ok)
     return error("libelf: version mismatch");
@@ -377,12 +382,12 @@ Result<ObjectFile> parse_object(std::vector<u8> bytes, std::string path,
   obj.bytes = std::move(bytes);
   obj.path = std::move(path);
   obj.name = std::move(name);
-  Parser p(obj);
+  Parser p(obj, types);
   MK_TRY(p.run());
   return obj;
 }
 
-Result<ObjectFile> read_object(const std::string &path) {
+Result<ObjectFile> read_object(const std::string &path, RelocTypes types) {
   std::string name = path.substr(path.find_last_of('/') + 1);
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0)
@@ -406,7 +411,7 @@ Result<ObjectFile> read_object(const std::string &path) {
     got += n;
   }
   ::close(fd);
-  return parse_object(std::move(bytes), path, name);
+  return parse_object(std::move(bytes), path, name, types);
 }
 
 std::vector<std::pair<std::string, std::string>>

@@ -62,11 +62,18 @@ struct ObjectFile {
   std::string symbol_label(u32 sym) const;
 };
 
+// What to do with relocation types the loader refuses (TLS, unknown): a
+// module is refused; a tool that reads any object (the site recorder) keeps
+// them, unchecked, with the addend the entry has.
+enum class RelocTypes { Loadable, Any };
+
 // Read and validate an object.  `name` is how messages refer to it.
 // Validation happens before anything else is allocated for the module.
 Result<ObjectFile> parse_object(std::vector<u8> bytes, std::string path,
-                                std::string name);
-Result<ObjectFile> read_object(const std::string &path);
+                                std::string name,
+                                RelocTypes types = RelocTypes::Loadable);
+Result<ObjectFile> read_object(const std::string &path,
+                               RelocTypes types = RelocTypes::Loadable);
 
 // The `.modinfo` "key=value" strings, readable without linking.
 std::vector<std::pair<std::string, std::string>>

@@ -2,6 +2,7 @@
 #include "sdt.h"
 
 #include "../kernel/kernel.h"
+#include "names.h"
 #include "patch.h"
 #include "x86.h"
 
@@ -204,36 +205,6 @@ bool ProbeDesc::matches(const Probe &p) const {
 
 namespace {
 
-// "kernel___module__load" -> provider "kernel", name "module-load".
-bool split_probe_symbol(const std::string &sym, bool &is_enabled,
-                        std::string &prov, std::string &name) {
-  std::string rest;
-  if (sym.rfind("__dtrace_sdt_", 0) == 0) {
-    is_enabled = false;
-    rest = sym.substr(13);
-  } else if (sym.rfind("__dtrace_isenabled_", 0) == 0) {
-    is_enabled = true;
-    rest = sym.substr(19);
-  } else {
-    return false;
-  }
-  size_t sep = rest.find("___");
-  if (sep == std::string::npos || sep == 0 || sep + 3 >= rest.size())
-    return false;
-  prov = rest.substr(0, sep);
-  name = rest.substr(sep + 3);
-  for (size_t i; (i = name.find("__")) != std::string::npos;)
-    name.replace(i, 2, "-");
-  return true;
-}
-
-std::string dashed(const char *n) {
-  std::string s = n ? n : "";
-  for (size_t i; (i = s.find("__")) != std::string::npos;)
-    s.replace(i, 2, "-");
-  return s;
-}
-
 // A C++ function's name without its parameters, e.g. mk::Shell::run_line.
 std::string pretty_function(const std::string &mangled) {
   int st = 0;
@@ -317,7 +288,7 @@ Result<bool> Sdt::take_site(const SiteContext &c,
                            sec.name.c_str(), (unsigned long long)c.rel.offset);
   bool is_enabled;
   std::string prov, name;
-  if (!split_probe_symbol(sym.name, is_enabled, prov, name))
+  if (!parse_probe_symbol(sym.name, is_enabled, prov, name))
     return error(strf("%s: malformed probe symbol %s", where.c_str(),
                       sym.name.c_str()));
   if (!(sec.flags & SHF_EXECINSTR))
@@ -389,7 +360,7 @@ void Sdt::add_module_probes(const LinkerFile &f, const ObjectFile &obj,
       continue;
     for (sdt_probedef *d : defs)
       if (p->provider == (d->provider ? d->provider : "") &&
-          p->name == dashed(d->name)) {
+          p->name == probe_name_from_c(d->name ? d->name : "")) {
         for (int i = 0; i < d->nargs && i < 6; i++)
           p->argtypes.push_back(d->argtypes[i] ? d->argtypes[i] : "uintptr_t");
         break;
@@ -620,7 +591,7 @@ Result<void> Sdt::init() {
     for (auto &p : probes_)
       if (p && !p->owner && p->argtypes.empty() &&
           p->provider == ((*d)->provider ? (*d)->provider : "") &&
-          p->name == dashed((*d)->name))
+          p->name == probe_name_from_c((*d)->name ? (*d)->name : ""))
         for (int i = 0; i < (*d)->nargs && i < 6; i++)
           p->argtypes.push_back((*d)->argtypes[i] ? (*d)->argtypes[i]
                                                   : "uintptr_t");

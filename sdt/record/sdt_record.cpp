@@ -1,0 +1,292 @@
+// sdt-record: the site recorder for the kernel image (like `dtrace -G` or
+// recordmcount).  For each kernel object it finds the relocations against
+// __dtrace_sdt_* / __dtrace_isenabled_* in code, checks each is a call or
+// jump, rewrites the instruction into its NOP sled in the object, drops the
+// relocation, and adds a record of the site to a `set_sdt_sites_set`
+// section whose one relocation the final link resolves.  At boot the kernel
+// walks that linker set: the probes of the core image come from it, and the
+// kernel binary contains no call to a __dtrace_* symbol.
+//
+// The record references the function that holds the site (or its section),
+// never a section offset alone, so static functions, -ffunction-sections
+// and --gc-sections all work: each text section gets its own record section
+// with SHF_LINK_ORDER pointing at it, so a section the linker discards takes
+// its records with it.
+//
+//   sdt-record IN.o OUT.o     (OUT may be IN)
+#include "../../linker/link.h"
+#include "../../linker/object.h"
+#include "../names.h"
+#include "../site_record.h"
+#include "../x86.h"
+
+#include <gelf.h>
+#include <libelf.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <map>
+#include <unistd.h>
+
+using namespace mk;
+
+namespace {
+
+struct Site {
+  u32 section;
+  u64 insn_off;
+  u8 len;
+  SiteKind kind;
+  u32 sym;      // symbol the record's relocation names
+  i64 addend;   // site offset from that symbol
+  std::string provider, name, function;
+  size_t rel_section_index; // the relocation section holding the entry
+  size_t rel_index;         // its index there
+};
+
+int fail(const std::string &msg) {
+  std::fprintf(stderr, "sdt-record: %s\n", msg.c_str());
+  return 1;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc != 3)
+    return fail("usage: sdt-record IN.o OUT.o");
+  std::string in = argv[1], out = argv[2];
+
+  // Find the sites with the loader's own reader: validated, REL and RELA
+  // alike.
+  auto objr = read_object(in, RelocTypes::Any);
+  if (!objr)
+    return fail(objr.error().message);
+  const ObjectFile &obj = *objr;
+  const bool is64 = obj.arch->elf_class() == ELFCLASS64;
+  std::vector<Site> sites;
+  for (size_t ri = 0; ri < obj.relocs.size(); ri++) {
+    const RelocSection &rs = obj.relocs[ri];
+    const Section &text = obj.sections[rs.target];
+    for (size_t k = 0; k < rs.relocs.size(); k++) {
+      const Reloc &r = rs.relocs[k];
+      const Symbol &sym = obj.symbols[r.sym];
+      bool ise;
+      std::string prov, name;
+      if (sym.shndx != 0 || !parse_probe_symbol(sym.name, ise, prov, name))
+        continue;
+      if (!obj.arch->classify(r.type).howto)
+        return fail(strf("%s:(%s+0x%llx): probe symbol %s in a %s relocation",
+                         obj.name.c_str(), text.name.c_str(),
+                         (unsigned long long)r.offset, sym.name.c_str(),
+                         obj.arch->type_name(r.type).c_str()));
+      std::string where = strf("%s:(%s+0x%llx)", obj.name.c_str(),
+                               text.name.c_str(), (unsigned long long)r.offset);
+      if (!(text.flags & SHF_EXECINSTR))
+        return fail(where + ": probe symbol " + sym.name +
+                    " referenced outside code");
+      RelExpr expr = obj.arch->refine(
+          r.type, obj.arch->classify(r.type).howto->expr, text.data, r.offset);
+      auto insn = x86::recognise(text.data, r.offset, expr, is64);
+      if (!insn)
+        return fail(where + ": probe site " + sym.name +
+                    " is not a call or jump");
+      Site s;
+      s.section = rs.target;
+      s.insn_off = insn->offset;
+      s.len = insn->len;
+      s.kind = ise ? (insn->jump ? SiteKind::IsEnabledTail : SiteKind::IsEnabled)
+                   : (insn->jump ? SiteKind::TailJump : SiteKind::Call);
+      s.provider = prov;
+      s.name = name;
+      s.rel_section_index = obj.relocs[ri].index;
+      s.rel_index = k;
+      // The function holding the site: prefer a global STT_FUNC, then a
+      // local one, then the section symbol.
+      s.sym = 0;
+      for (size_t i = 1; i < obj.symbols.size(); i++) {
+        const Symbol &f = obj.symbols[i];
+        if (f.type != STT_FUNC || f.shndx != s.section)
+          continue;
+        if (s.insn_off >= f.value && s.insn_off < f.value + f.size &&
+            (s.sym == 0 || obj.symbols[s.sym].bind == STB_LOCAL)) {
+          s.sym = (u32)i;
+          s.function = f.name;
+        }
+      }
+      if (s.sym == 0)
+        for (size_t i = 1; i < obj.symbols.size() && !s.sym; i++)
+          if (obj.symbols[i].type == STT_SECTION &&
+              obj.symbols[i].shndx == s.section)
+            s.sym = (u32)i, s.function = text.name;
+      if (s.sym == 0)
+        return fail(where + ": no symbol to anchor the probe site to");
+      s.addend = (i64)(s.insn_off - obj.symbols[s.sym].value);
+      if (s.provider.size() >= SDT_SITE_PROVIDER_MAX ||
+          s.name.size() >= SDT_SITE_NAME_MAX ||
+          s.function.size() >= SDT_SITE_FUNC_MAX)
+        return fail(where + ": probe or function name too long for a site "
+                            "record");
+      sites.push_back(s);
+    }
+  }
+
+  // Rewrite the object with libelf.
+  elf_version(EV_CURRENT);
+  int fd = open(in.c_str(), O_RDONLY);
+  if (fd < 0)
+    return fail(in + ": " + std::strerror(errno));
+  Elf *src = elf_begin(fd, ELF_C_READ, nullptr);
+  if (!src)
+    return fail(in + ": " + elf_errmsg(-1));
+  std::string tmp = out + ".sdt-tmp";
+  int ofd = open(tmp.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
+  if (ofd < 0)
+    return fail(tmp + ": " + std::strerror(errno));
+  Elf *dst = elf_begin(ofd, ELF_C_WRITE, nullptr);
+  GElf_Ehdr eh;
+  gelf_getehdr(src, &eh);
+  gelf_newehdr(dst, is64 ? ELFCLASS64 : ELFCLASS32);
+  gelf_update_ehdr(dst, &eh);
+  size_t shstrndx;
+  elf_getshdrstrndx(src, &shstrndx);
+
+  // Copy every section, keeping indices.
+  std::vector<std::vector<u8>> owned; // buffers the new file's data live in
+  owned.reserve(obj.sections.size() * 2 + sites.size() * 2 + 4);
+  std::map<size_t, Elf_Data *> shstr_extra;
+  Elf_Scn *scn = nullptr;
+  std::vector<Elf_Scn *> dscn(obj.sections.size(), nullptr);
+  while ((scn = elf_nextscn(src, scn))) {
+    size_t idx = elf_ndxscn(scn);
+    GElf_Shdr sh;
+    gelf_getshdr(scn, &sh);
+    Elf_Scn *d = elf_newscn(dst);
+    dscn[idx] = d;
+    gelf_update_shdr(d, &sh);
+    Elf_Data *sd = nullptr;
+    while ((sd = elf_getdata(scn, sd))) {
+      Elf_Data *dd = elf_newdata(d);
+      *dd = *sd;
+      if (sd->d_buf && sd->d_size) {
+        owned.emplace_back((u8 *)sd->d_buf, (u8 *)sd->d_buf + sd->d_size);
+        dd->d_buf = owned.back().data();
+      }
+    }
+  }
+  auto data_of = [&](size_t idx) { return elf_getdata(dscn[idx], nullptr); };
+
+  // NOP the sites and drop their relocations.
+  for (const Site &s : sites) {
+    Elf_Data *td = data_of(s.section);
+    x86::disabled_bytes(s.kind, s.len, (u8 *)td->d_buf + s.insn_off);
+    Elf_Data *rd = data_of(s.rel_section_index);
+    if (obj.arch->uses_rela()) {
+      GElf_Rela r;
+      gelf_getrela(rd, (int)s.rel_index, &r);
+      r.r_info = 0, r.r_addend = 0;
+      gelf_update_rela(rd, (int)s.rel_index, &r);
+    } else {
+      GElf_Rel r;
+      gelf_getrel(rd, (int)s.rel_index, &r);
+      r.r_info = 0;
+      gelf_update_rel(rd, (int)s.rel_index, &r);
+    }
+  }
+
+  // One record section (and its relocations) per text section with sites.
+  std::map<u32, std::vector<const Site *>> by_section;
+  for (const Site &s : sites)
+    by_section[s.section].push_back(&s);
+  auto add_name = [&](const std::string &n) -> u32 {
+    Elf_Scn *ss = dscn[shstrndx];
+    GElf_Shdr sh;
+    gelf_getshdr(ss, &sh);
+    u32 off = (u32)sh.sh_size;
+    owned.emplace_back(n.begin(), n.end());
+    owned.back().push_back(0);
+    Elf_Data *d = elf_newdata(ss);
+    d->d_buf = owned.back().data();
+    d->d_size = owned.back().size();
+    d->d_type = ELF_T_BYTE;
+    d->d_align = 1;
+    d->d_off = off;
+    sh.sh_size += d->d_size;
+    gelf_update_shdr(ss, &sh);
+    return off;
+  };
+  const char *rel_prefix = obj.arch->uses_rela() ? ".rela" : ".rel";
+  u32 name_set = add_name("set_sdt_sites_set");
+  u32 name_rel = add_name(std::string(rel_prefix) + "set_sdt_sites_set");
+  for (auto &[secidx, list] : by_section) {
+    std::vector<u8> recs(list.size() * sizeof(sdt_site_record), 0);
+    for (size_t i = 0; i < list.size(); i++) {
+      sdt_site_record r{};
+      r.site = obj.arch->uses_rela() ? 0 : (u64)(u32)list[i]->addend;
+      r.kind = (u32)list[i]->kind;
+      r.len = list[i]->len;
+      std::strncpy(r.provider, list[i]->provider.c_str(), sizeof r.provider - 1);
+      std::strncpy(r.name, list[i]->name.c_str(), sizeof r.name - 1);
+      std::strncpy(r.function, list[i]->function.c_str(), sizeof r.function - 1);
+      std::memcpy(recs.data() + i * sizeof r, &r, sizeof r);
+    }
+    owned.push_back(std::move(recs));
+    Elf_Scn *set = elf_newscn(dst);
+    Elf_Data *sd = elf_newdata(set);
+    sd->d_buf = owned.back().data();
+    sd->d_size = owned.back().size();
+    sd->d_type = ELF_T_BYTE;
+    sd->d_align = 8;
+    GElf_Shdr sh{};
+    sh.sh_name = name_set;
+    sh.sh_type = SHT_PROGBITS;
+    sh.sh_flags = SHF_ALLOC | SHF_WRITE | SHF_LINK_ORDER;
+    sh.sh_link = secidx; // discarded together with its text section
+    sh.sh_addralign = 8;
+    sh.sh_size = sd->d_size;
+    gelf_update_shdr(set, &sh);
+
+    Elf_Scn *rel = elf_newscn(dst);
+    Elf_Data *rd = elf_newdata(rel);
+    size_t entsz = obj.arch->uses_rela()
+                       ? (is64 ? sizeof(Elf64_Rela) : sizeof(Elf32_Rela))
+                       : (is64 ? sizeof(Elf64_Rel) : sizeof(Elf32_Rel));
+    owned.emplace_back(list.size() * entsz, 0);
+    rd->d_buf = owned.back().data();
+    rd->d_size = owned.back().size();
+    rd->d_type = obj.arch->uses_rela() ? ELF_T_RELA : ELF_T_REL;
+    rd->d_align = is64 ? 8 : 4;
+    for (size_t i = 0; i < list.size(); i++) {
+      u64 off = i * sizeof(sdt_site_record) + offsetof(sdt_site_record, site);
+      if (obj.arch->uses_rela()) {
+        GElf_Rela r{off, GELF_R_INFO(list[i]->sym, R_X86_64_64),
+                    list[i]->addend};
+        gelf_update_rela(rd, (int)i, &r);
+      } else {
+        GElf_Rel r{off, GELF_R_INFO(list[i]->sym, R_386_32)};
+        gelf_update_rel(rd, (int)i, &r);
+      }
+    }
+    GElf_Shdr rh{};
+    rh.sh_name = name_rel;
+    rh.sh_type = obj.arch->uses_rela() ? SHT_RELA : SHT_REL;
+    rh.sh_flags = SHF_INFO_LINK;
+    rh.sh_link = obj.symtab_index;
+    rh.sh_info = (u32)elf_ndxscn(set);
+    rh.sh_addralign = is64 ? 8 : 4;
+    rh.sh_entsize = entsz;
+    rh.sh_size = rd->d_size;
+    gelf_update_shdr(rel, &rh);
+  }
+
+  if (elf_update(dst, ELF_C_WRITE) < 0)
+    return fail(out + ": " + elf_errmsg(-1));
+  elf_end(dst);
+  elf_end(src);
+  close(ofd);
+  close(fd);
+  if (rename(tmp.c_str(), out.c_str()) != 0)
+    return fail(out + ": " + std::strerror(errno));
+  return 0;
+}
