@@ -61,7 +61,9 @@ TMODULES := $(foreach d,$(TMOD_DIRS),$(BUILD)/test-modules/$(notdir $(patsubst %
 
 DEPS_STAMP := $(TOP)/build/.deps-$(ARCH)
 
-.PHONY: all kernel modules test-modules unit run test test-arch bench clean deps sdt-record-test
+-include $(TOP)/tests/reloc/modes.mk
+
+.PHONY: tools all kernel modules test-modules unit run test test-arch bench clean deps sdt-record-test
 .DEFAULT_GOAL := all
 
 ifneq ($(M),)
@@ -77,7 +79,7 @@ $(abspath $(M))/%.o: $(abspath $(M))/%.c
 $(abspath $(M))/%.o: $(abspath $(M))/%.cc
 	$(CXX) $(MOD_COMMON) $(MOD_CXX) $(MODULE_CFLAGS) -c $< -o $@
 else
-all: kernel modules test-modules unit
+all: kernel modules test-modules unit tools
 endif
 
 # install-deps runs only when a package is missing.
@@ -150,6 +152,14 @@ bench: all
 
 clean:
 	rm -rf $(TOP)/build
+
+# The loader's link-only entry point for the regression harness.
+MK_LINK := $(TOP)/build/tools/mk-link
+MK_LINK_SRCS := $(TOP)/linker/tools/mk_link.cpp $(filter-out %/tools/mk_link.cpp,$(wildcard $(TOP)/linker/*.cpp))
+$(MK_LINK): $(MK_LINK_SRCS) $(wildcard $(TOP)/linker/*.h) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++20 -O2 -g $(WARN) -o $@ $(MK_LINK_SRCS) -lelf
+tools: $(SDT_RECORD) $(MK_LINK)
 
 # The site recorder's own test (tests/sdt-record/run).
 sdt-record-test: $(SDT_RECORD)
