@@ -5,8 +5,28 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <sys/sdt.h>
+
+SDT_PROBE_DEFINE3(kernel, kern, sysctl, sysctl__write, "char *", "char *",
+                  "char *");
 
 namespace mk {
+
+Result<std::string> Sysctl::write(const std::string &name,
+                                  const std::string &value) {
+  const Node *n = find(name);
+  if (!n)
+    return error("unknown oid '" + name + "'");
+  if (!n->set)
+    return error("oid '" + name + "' is read only");
+  std::string old = n->get();
+  auto r = n->set(value);
+  if (!r)
+    return error(name + ": " + r.error().message);
+  SDT_PROBE3(kernel, kern, sysctl, sysctl__write, name.c_str(), old.c_str(),
+             n->get().c_str());
+  return old;
+}
 
 Result<void> Sysctl::add(Node n) {
   std::lock_guard<std::mutex> g(mu_);

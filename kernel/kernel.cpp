@@ -59,19 +59,15 @@ Kernel::~Kernel() {
 void Kernel::printf(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  char buf[1024];
-  std::vsnprintf(buf, sizeof buf, fmt, ap);
+  console.write(vstrf(fmt, ap));
   va_end(ap);
-  console.write(buf);
 }
 
 void Kernel::log(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  char buf[1024];
-  std::vsnprintf(buf, sizeof buf, fmt, ap);
+  console.write(vstrf(fmt, ap), false);
   va_end(ap);
-  console.write(buf, false);
 }
 
 void Kernel::error_line(const std::string &line) {
@@ -139,10 +135,11 @@ namespace {
 
 #if defined(__x86_64__)
 constexpr const char *kArch = "x86_64";
-// Below 2 GiB so -fno-pic modules' R_X86_64_32/32S fields hold addresses,
+// 512 MiB: half the space below 2 GiB, so it fits beside a heap placed
+// anywhere there.  Below 2 GiB so -fno-pic modules' R_X86_64_32/32S fields hold addresses,
 // and so within rel32 reach of the kernel's text at 4 MiB.
 constexpr u64 kArenaLimit = 2ull << 30;
-constexpr u64 kArenaDefaultMiB = 1024;
+constexpr u64 kArenaDefaultMiB = 512;
 #else
 constexpr const char *kArch = "i386";
 constexpr u64 kArenaLimit = 0; // a 32-bit address space is all in reach

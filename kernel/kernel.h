@@ -80,6 +80,9 @@ public:
   void remove_owned_by(const LinkerFile *owner);
   bool remove(const std::string &name);
   const Node *find(const std::string &name) const;
+  // Set a node from its text form; returns the old value.  Fires
+  // kernel:::sysctl-write (name, old, new).
+  Result<std::string> write(const std::string &name, const std::string &value);
   // Nodes whose name is `prefix` or starts with `prefix.`; all when empty.
   std::vector<const Node *> list(const std::string &prefix) const;
 

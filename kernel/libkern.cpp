@@ -74,6 +74,7 @@ void kfree(void *p) {
 
 u64 caller_pc(void *ra) { return (u64)(uintptr_t)ra; }
 
+
 } // namespace
 
 extern "C" {
@@ -81,11 +82,10 @@ extern "C" {
 // ---- console ---------------------------------------------------------------
 
 int kern_vprintf(const char *fmt, va_list ap) {
-  char buf[1024];
-  int n = std::vsnprintf(buf, sizeof buf, fmt, ap);
+  std::string s = vstrf(fmt, ap);
   if (Kernel *k = curkernel())
-    k->console.write(buf);
-  return n;
+    k->console.write(s);
+  return (int)s.size();
 }
 
 int kern_printf(const char *fmt, ...) {
@@ -98,13 +98,12 @@ int kern_printf(const char *fmt, ...) {
 
 void kern_log(int level, const char *fmt, ...) {
   (void)level;
-  char buf[1024];
   va_list ap;
   va_start(ap, fmt);
-  std::vsnprintf(buf, sizeof buf, fmt, ap);
+  std::string s = vstrf(fmt, ap);
   va_end(ap);
   if (Kernel *k = curkernel())
-    k->console.write(buf, false);
+    k->console.write(s, false);
 }
 
 __attribute__((noreturn)) void kern_panic(const char *fmt, ...) {

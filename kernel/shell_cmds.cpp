@@ -276,25 +276,16 @@ int cmd_sysctl(Kernel &k, Args &a) {
         show(n);
       continue;
     }
+    auto old = k.sysctl.write(name, w.substr(eq + 1));
+    if (!old) {
+      rc = fail(k, a[0], old.error().message);
+      continue;
+    }
     const Sysctl::Node *n = k.sysctl.find(name);
-    if (!n) {
-      rc = fail(k, a[0], "unknown oid '" + name + "'");
-      continue;
-    }
-    if (!n->set) {
-      rc = fail(k, a[0], "oid '" + name + "' is read only");
-      continue;
-    }
-    std::string old = n->get();
-    auto r = n->set(w.substr(eq + 1));
-    if (!r) {
-      rc = fail(k, a[0], name + ": " + r.error().message);
-      continue;
-    }
     if (value_only)
       k.printf("%s\n", n->get().c_str());
     else
-      k.printf("%s: %s -> %s\n", name.c_str(), old.c_str(), n->get().c_str());
+      k.printf("%s: %s -> %s\n", name.c_str(), old->c_str(), n->get().c_str());
   }
   return rc;
 }
@@ -303,8 +294,14 @@ int cmd_vmstat(Kernel &k, Args &a) {
   if (a.size() != 2 || a[1] != "-m")
     return fail(k, a[0], "usage: vmstat -m");
   k.printf("%13s %5s %6s %8s\n", "Type", "InUse", "MemUse", "Requests");
+  // The accounting of an unloaded (or never fully loaded) file outlives it;
+  // it is listed only while it still holds memory, i.e. leaked.
+  std::vector<const MallocStats *> live;
+  for (LinkerFile *f : k.linker.files())
+    live.push_back(f->mstats);
   for (MallocStats *m : k.all_mstats()) {
-    if (m->requests == 0)
+    bool loaded = std::find(live.begin(), live.end(), m) != live.end();
+    if (m->requests == 0 || (!loaded && m->inuse == 0))
       continue;
     k.printf("%13s %5lld %5lldK %8lld\n", m->name.c_str(),
              (long long)m->inuse.load(),

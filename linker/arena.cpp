@@ -1,7 +1,10 @@
 // ModuleArena: the memfd double mapping and a first-fit allocator over it.
 #include "arena.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
+#include <vector>
 #include <cstring>
 #include <fcntl.h>
 #include <linux/falloc.h>
@@ -25,17 +28,35 @@ Result<std::unique_ptr<ModuleArena>> ModuleArena::reserve(u64 size,
   if (ftruncate(a->fd_, (off_t)size) != 0)
     return error(strf("module arena: cannot size the memfd to %llu bytes: %s",
                       (unsigned long long)size, std::strerror(errno)));
-  // Find a free range ending below `limit`: try hints from high to low so the
-  // arena sits as close to the kernel's text as the limit allows.
+  // Below `limit`: take the highest free gap of the address space that
+  // fits, read from /proc/self/maps (the heap of a non-PIE program starts at
+  // a random address, so no fixed address is always free).
   void *view = MAP_FAILED;
   if (limit) {
-    const u64 step = 64ull << 20;
-    for (u64 hint = limit > size ? (limit - size) / step * step : 0;
-         hint >= step; hint -= step) {
-      view = mmap((void *)(uintptr_t)hint, size, PROT_NONE,
-                  MAP_SHARED | MAP_FIXED_NOREPLACE | MAP_NORESERVE, a->fd_, 0);
-      if (view != MAP_FAILED)
+    std::vector<std::pair<u64, u64>> used;
+    if (FILE *m = fopen("/proc/self/maps", "r")) {
+      unsigned long long lo, hi;
+      char line[512];
+      while (fgets(line, sizeof line, m))
+        if (sscanf(line, "%llx-%llx", &lo, &hi) == 2)
+          used.emplace_back(lo, hi);
+      fclose(m);
+    }
+    std::sort(used.begin(), used.end());
+    const u64 floor = 16ull << 20; // leave the lowest addresses alone
+    u64 gap_end = limit;
+    for (auto it = used.rbegin(); view == MAP_FAILED; ++it) {
+      u64 gap_start = it == used.rend() ? floor : std::max(it->second, floor);
+      if (it != used.rend() && it->first >= gap_end)
+        continue; // above the limit
+      u64 hint = gap_end >= size ? (gap_end - size) & ~(page_size() - 1) : 0;
+      if (hint >= gap_start && gap_end > gap_start)
+        view = mmap((void *)(uintptr_t)hint, size, PROT_NONE,
+                    MAP_SHARED | MAP_FIXED_NOREPLACE | MAP_NORESERVE, a->fd_,
+                    0);
+      if (it == used.rend())
         break;
+      gap_end = std::min(gap_end, it->first);
     }
   } else {
     view = mmap(nullptr, size, PROT_NONE, MAP_SHARED | MAP_NORESERVE, a->fd_,

@@ -6,17 +6,29 @@
 
 namespace mk {
 
+// Most messages fit the stack buffer in one pass; a longer one is
+// formatted again into a string of its exact size, never cut short.
+std::string vstrf(const char *fmt, va_list ap) {
+  char buf[512];
+  va_list again;
+  va_copy(again, ap);
+  int n = std::vsnprintf(buf, sizeof buf, fmt, ap);
+  std::string s;
+  if (n > 0 && (size_t)n < sizeof buf) {
+    s.assign(buf, (size_t)n);
+  } else if (n > 0) {
+    s.resize((size_t)n);
+    std::vsnprintf(s.data(), (size_t)n + 1, fmt, again);
+  }
+  va_end(again);
+  return s;
+}
+
 std::string strf(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  va_list ap2;
-  va_copy(ap2, ap);
-  int n = std::vsnprintf(nullptr, 0, fmt, ap);
+  std::string s = vstrf(fmt, ap);
   va_end(ap);
-  std::string s(n > 0 ? n : 0, '\0');
-  if (n > 0)
-    std::vsnprintf(s.data(), s.size() + 1, fmt, ap2);
-  va_end(ap2);
   return s;
 }
 

@@ -25,6 +25,7 @@ struct Error {
 };
 
 std::string strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+std::string vstrf(const char *fmt, va_list ap);
 
 inline Error error(std::string msg) { return Error{std::move(msg)}; }
 

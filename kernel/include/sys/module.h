@@ -80,14 +80,15 @@ struct mod_metadata {
 	static struct mod_version _##module##_version = { version };           \
 	__MODULE_METADATA(_##module##_version, MDT_VERSION,                    \
 	    &_##module##_version, #module);                                    \
-	__MODINFO(version, "version=" #version)
+	__MODINFO(version, "version=" __MK_STRING(version))
 
 #define MODULE_DEPEND(module, mdepend, vmin, vpref, vmax)                      \
 	static struct mod_depend _##module##_depend_on_##mdepend = {           \
 		vmin, vpref, vmax };                                           \
 	__MODULE_METADATA(_md_##module##_on_##mdepend, MDT_DEPEND,             \
 	    &_##module##_depend_on_##mdepend, #mdepend);                       \
-	__MODINFO(depend, "depend=" #mdepend ":" #vmin ":" #vpref ":" #vmax)
+	__MODINFO(depend, "depend=" #mdepend ":" __MK_STRING(vmin) ":"        \
+	    __MK_STRING(vpref) ":" __MK_STRING(vmax))
 
 #define MODULE_DESCRIPTION(text) __MODINFO(description, "description=" text)
 #define MODULE_AUTHOR(text) __MODINFO(author, "author=" text)
