@@ -71,6 +71,13 @@ void on_sigtrap(int sig, siginfo_t *info, void *uctx) {
   g_trap_readers.fetch_sub(1, std::memory_order_acq_rel);
   if (e)
     return;
+  // The int3 may already be gone: the thread trapped on a transient int3
+  // but the batch finished (and its table was retired) before this handler
+  // ran.  Then execute the site again, as it now is.
+  if (*(volatile const u8 *)(uintptr_t)pc != 0xcc) {
+    x86::restart_at(uctx, pc);
+    return;
+  }
   // Not one of ours: behave as if we were not here.
   if (g_old_sigtrap.sa_flags & SA_SIGINFO) {
     if (g_old_sigtrap.sa_sigaction) {
@@ -126,17 +133,29 @@ Result<void> PatchEngine::init() {
     return error(strf("sdt: membarrier(SYNC_CORE) is not available: %s",
                       std::strerror(errno)));
 
-  struct sigaction sa {};
-  sa.sa_sigaction = on_sigtrap;
-  sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER;
-  sigemptyset(&sa.sa_mask);
-  if (sigaction(SIGTRAP, &sa, &g_old_sigtrap) != 0)
-    return error(strf("sdt: sigaction(SIGTRAP): %s", std::strerror(errno)));
+  // One handler per process, however many kernels boot in it.
+  static bool installed = false;
+  if (!installed) {
+    struct sigaction sa {};
+    sa.sa_sigaction = on_sigtrap;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGTRAP, &sa, &g_old_sigtrap) != 0)
+      return error(strf("sdt: sigaction(SIGTRAP): %s", std::strerror(errno)));
+    installed = true;
+  }
 
   // The kernel image's text: copy it into a memfd and map that over it, so
   // its pages get a writable alias like the module arena's.  The mapping is
   // replaced in one system call with identical contents, so the code doing
   // it (which lives there) runs on unaffected; no other thread exists yet.
+  // Once per process: a second kernel in the same process shares the alias.
+  static u64 text_lo = 0, text_hi = 0;
+  static u8 *text_alias = nullptr;
+  if (text_alias) {
+    text_.add(text_lo, text_hi, text_alias);
+    return {};
+  }
   PhdrSearch s;
   dl_iterate_phdr(find_text, &s);
   const u64 ps = (u64)sysconf(_SC_PAGESIZE);
@@ -161,6 +180,7 @@ Result<void> PatchEngine::init() {
     return error(strf("sdt: remapping the kernel text: %s",
                       std::strerror(errno)));
   text_.add(lo, hi, alias);
+  text_lo = lo, text_hi = hi, text_alias = alias;
   return {};
 }
 

@@ -202,6 +202,10 @@ u64 trap_pc(void *uctx) {
   return (u64)(uintptr_t)uc->uc_mcontext.gregs[PC_REG] - 1;
 }
 
+void restart_at(void *uctx, u64 pc) {
+  ((ucontext_t *)uctx)->uc_mcontext.gregs[PC_REG] = (greg_t)pc;
+}
+
 void emulate(void *uctx, u64 site, const TrapAction &a) {
   auto *uc = (ucontext_t *)uctx;
   greg_t *g = uc->uc_mcontext.gregs;

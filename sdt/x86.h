@@ -60,5 +60,7 @@ void emulate(void *uctx, u64 site, const TrapAction &a);
 void trap_args(void *uctx, uintptr_t *args);
 // The address of the int3 that trapped.
 u64 trap_pc(void *uctx);
+// Resume the interrupted thread at `pc`.
+void restart_at(void *uctx, u64 pc);
 
 } // namespace mk::x86
