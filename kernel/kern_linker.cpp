@@ -17,6 +17,7 @@
 #include <sys/sysctl.h>
 
 #include <algorithm>
+#include <map>
 #include <climits>
 #include <cstring>
 #include <dirent.h>
@@ -384,7 +385,18 @@ Result<LinkerFile *> KernelLinker::load_file(const std::string &path,
     for (LinkerFile *dd : scope[i]->deps)
       if (std::find(scope.begin(), scope.end(), dd) == scope.end())
         scope.push_back(dd);
+  // A probe symbol binds to a stub of its own, for code that loads its
+  // address; calls and jumps to it become NOP sleds in relocate().
+  Error stub_error;
   ExternalLookup lookup = [&](const std::string &n) -> std::optional<u64> {
+    if (is_sdt_symbol(n)) {
+      auto s = k_.sdt->make_stub(n);
+      if (!s) {
+        stub_error = s.take_error();
+        return std::nullopt;
+      }
+      return *s;
+    }
     if (auto v = kernel_symbol(n))
       return v;
     for (LinkerFile *d : scope) {
@@ -400,6 +412,8 @@ Result<LinkerFile *> KernelLinker::load_file(const std::string &path,
     return k_.sdt->take_site(c, sites);
   };
   auto bindings = bind_symbols(obj, lookup, &site_handler);
+  if (!stub_error.message.empty())
+    return undo(error(fname + ": " + stub_error.message));
   if (!bindings)
     return undo(bindings.take_error());
 

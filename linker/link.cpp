@@ -82,9 +82,6 @@ Result<LinkPlan> plan_link(const ObjectFile &obj, u64 page_size) {
     const Section &target = obj.sections[rs.target];
     for (const Reloc &r : rs.relocs) {
       plan.reloc_count++;
-      const Symbol &sym = obj.symbols[r.sym];
-      if (sym.shndx == SHN_UNDEF && is_sdt_symbol(sym.name))
-        continue; // a probe site, never a GOT entry
       RelExpr e = arch.refine(r.type, arch.classify(r.type).howto->expr,
                               target.data, r.offset);
       if (needs_got_slot(e)) {
@@ -167,10 +164,6 @@ Result<std::vector<Binding>> bind_symbols(const ObjectFile &obj,
     if (s.shndx != SHN_UNDEF || s.name.empty())
       continue;
     Binding &b = out[i];
-    if (sites && is_sdt_symbol(s.name)) {
-      b.kind = Binding::Zero; // every use is rewritten by the site handler
-      continue;
-    }
     if (s.name == "_GLOBAL_OFFSET_TABLE_") {
       b.kind = Binding::Got;
       continue;
@@ -309,7 +302,8 @@ Result<void> relocate(const ObjectFile &obj, const LinkPlan &plan,
     for (const Reloc &r : rs.relocs) {
       const Symbol &sym = obj.symbols[r.sym];
       if (sites && sym.shndx == SHN_UNDEF && is_sdt_symbol(sym.name)) {
-        auto took = (*sites)(SiteContext{obj, rs.target, r, base + r.offset, mem});
+        auto took = (*sites)(
+            SiteContext{obj, rs.target, r, base + r.offset, mem, values[r.sym]});
         if (!took)
           return took.take_error();
         if (*took)

@@ -67,13 +67,16 @@ using ExternalLookup = std::function<std::optional<u64>(const std::string &)>;
 
 // A relocation against __dtrace_* is a probe site, not a call: the handler
 // rewrites the instruction and records the site.  Returns true if it took
-// the relocation, false to resolve it normally.
+// the relocation, false to resolve it normally (against whatever the
+// external lookup bound the probe symbol to: a probe stub, for code that
+// loads the probe function's address instead of calling it).
 struct SiteContext {
   const ObjectFile &obj;
   u32 section;
   const Reloc &rel;
   u64 field_addr;
   u8 *section_mem; // writable contents of `section`
+  u64 symbol_value; // what the symbol was bound to
 };
 using SiteHandler = std::function<Result<bool>(const SiteContext &)>;
 

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <set>
 #include <cxxabi.h>
 #include <elf.h>
 #include <fnmatch.h>
@@ -139,8 +140,22 @@ class TrampolineArea {
 public:
   explicit TrampolineArea(ModuleArena &a) : arena_(a) {}
   Result<u64> make(u32 id) {
+    auto at = make_slot(x86::kTrampolineSize);
+    if (!at)
+      return at;
+#if defined(__x86_64__)
+    u64 disp = (u64)(uintptr_t)&mk_sdt_dispatch;
+#else
+    u64 disp = (u64)(uintptr_t)&mk_sdt_dispatch_stack;
+#endif
+    x86::write_trampoline(arena_.alias(*at), *at, id, disp);
+    return at;
+  }
+
+private:
+  Result<u64> make_slot(u64 size) {
     std::lock_guard<std::mutex> g(mu_);
-    if (used_ + x86::kTrampolineSize > cap_) {
+    if (used_ + size > cap_) {
       auto b = arena_.allocate(64 * 1024, 0);
       if (!b)
         return error("sdt: no memory for trampolines: " + b.error().message);
@@ -155,20 +170,31 @@ public:
       }
     }
     u64 at = base_ + used_;
-    used_ += x86::kTrampolineSize;
-#if defined(__x86_64__)
-    u64 disp = (u64)(uintptr_t)&mk_sdt_dispatch;
-#else
-    u64 disp = (u64)(uintptr_t)&mk_sdt_dispatch_stack;
-#endif
-    x86::write_trampoline(arena_.alias(at), at, id, disp);
+    used_ += align_up(size, 8);
     return at;
   }
+
+public:
   u64 return_one() const { return ret1_; }
+  // A 5-byte probe stub holding `bytes`.
+  Result<u64> make_stub(const u8 *bytes) {
+    auto at = make_slot(8);
+    if (!at)
+      return at;
+    std::memcpy(arena_.alias(*at), bytes, 5);
+    std::lock_guard<std::mutex> g(mu_);
+    stubs_.insert(*at);
+    return at;
+  }
+  bool is_stub(u64 addr) const {
+    std::lock_guard<std::mutex> g(mu_);
+    return stubs_.count(addr) > 0;
+  }
 
 private:
   ModuleArena &arena_;
-  std::mutex mu_;
+  mutable std::mutex mu_;
+  std::set<u64> stubs_;
   u64 base_ = 0, cap_ = 0, used_ = 0, ret1_ = 0;
 };
 
@@ -296,8 +322,21 @@ Result<bool> Sdt::take_site(const SiteContext &c,
                       where.c_str(), sym.name.c_str()));
   RelocHowto how = *obj.arch->classify(c.rel.type).howto;
   RelExpr expr = obj.arch->refine(c.rel.type, how.expr, sec.data, c.rel.offset);
-  auto insn = x86::recognise(c.section_mem, c.rel.offset, expr,
-                             obj.arch->elf_class() == ELFCLASS64);
+  const bool is64 = obj.arch->elf_class() == ELFCLASS64;
+  auto insn = x86::recognise(c.section_mem, c.rel.offset, expr, is64);
+  if (!insn && x86::is_address_load(c.section_mem, c.rel.offset, expr,
+                                    how.width, is64)) {
+    // The code calls the probe through a register: its site is the stub
+    // the symbol was bound to; the loader resolves this reference to it.
+    if (!tramps_->is_stub(c.symbol_value))
+      return error(strf("%s: probe symbol %s has no stub", where.c_str(),
+                        sym.name.c_str()));
+    out.push_back(PendingSite{c.symbol_value, 5,
+                              is_enabled ? SiteKind::IsEnabledTail
+                                         : SiteKind::TailJump,
+                              prov, name, c.section, c.rel.offset});
+    return false;
+  }
   if (!insn) {
     std::string bytes;
     for (u64 i = c.rel.offset >= 2 ? c.rel.offset - 2 : 0;
@@ -318,6 +357,17 @@ Result<bool> Sdt::take_site(const SiteContext &c,
   return true;
 }
 
+Result<u64> Sdt::make_stub(const std::string &symbol) {
+  bool is_enabled;
+  std::string prov, name;
+  if (!parse_probe_symbol(symbol, is_enabled, prov, name))
+    return error("malformed probe symbol " + symbol);
+  u8 bytes[8];
+  x86::disabled_bytes(is_enabled ? SiteKind::IsEnabledTail : SiteKind::TailJump,
+                      5, bytes);
+  return tramps_->make_stub(bytes);
+}
+
 void Sdt::add_module_probes(const LinkerFile &f, const ObjectFile &obj,
                             const Placement &pl, std::vector<PendingSite> sites,
                             const std::vector<sdt_probedef *> &defs) {
@@ -325,7 +375,10 @@ void Sdt::add_module_probes(const LinkerFile &f, const ObjectFile &obj,
   std::string mod = f.name;
   if (mod.size() > 3 && mod.compare(mod.size() - 3, 3, ".ko") == 0)
     mod.resize(mod.size() - 3);
+  std::set<u64> seen;
   for (const PendingSite &ps : sites) {
+    if (!seen.insert(ps.addr).second)
+      continue; // a stub referenced more than once is one site
     // The function: the STT_FUNC symbol whose range holds the site.
     std::string func;
     u64 faddr = 0;

@@ -110,8 +110,14 @@ public:
   // registration, the kernel's own probes from the site recorder's set.
   Result<void> init();
 
-  // The module loader's hook: rewrites a relocation against __dtrace_* into
-  // a NOP sled and records the site in `out`.
+  // What a probe symbol resolves to for code that takes its address rather
+  // than calling it: a stub, a 5-byte site of its own (`ret` or
+  // `xor %eax,%eax; ret` while disabled, a jump to the trampoline or
+  // return-1 stub while enabled).  Stubs are never freed.
+  Result<u64> make_stub(const std::string &symbol);
+  // The module loader's hook: rewrites a call or jump to __dtrace_* into a
+  // NOP sled and records the site in `out`; an address load of one records
+  // its stub as the site and leaves the relocation to the loader.
   Result<bool> take_site(const SiteContext &c, std::vector<PendingSite> &out);
   // After relocation: name the functions, create the probes.
   void add_module_probes(const LinkerFile &f, const ObjectFile &obj,

@@ -72,6 +72,27 @@ std::optional<SiteInsn> recognise(const u8 *text, u64 off, RelExpr expr,
   return SiteInsn{off - 2, 6, reg == 4};
 }
 
+bool is_address_load(const u8 *text, u64 off, RelExpr expr, u8 width,
+                     bool is64) {
+  if (off < 2)
+    return false;
+  u8 op = text[off - 2], modrm = text[off - 1];
+  if (width == 8) {
+    // movabs $imm64, %reg: REX.W (+B) B8+r, the field right after.
+    return is64 && (op == 0x48 || op == 0x49) && (modrm & 0xf8) == 0xb8 &&
+           (expr == RelExpr::Abs || expr == RelExpr::GotRel ||
+            expr == RelExpr::GotSlotOff);
+  }
+  // mov disp32(...), %reg: 8B /r with a 32-bit displacement.
+  if (op != 0x8b || width != 4)
+    return false;
+  u8 mod = modrm >> 6, rm = modrm & 7;
+  if (is64)
+    return expr == RelExpr::GotSlotPC && mod == 0 && rm == 5;
+  return (expr == RelExpr::GotSlotOff && mod == 2 && rm != 4) ||
+         (expr == RelExpr::GotSlotAbs && mod == 0 && rm == 5);
+}
+
 void disabled_bytes(SiteKind kind, u8 len, u8 *out) {
   switch (kind) {
   case SiteKind::Call:

@@ -21,6 +21,12 @@ struct SiteInsn {
 std::optional<SiteInsn> recognise(const u8 *text, u64 field_off, RelExpr expr,
                                   bool is64);
 
+// Code that loads a probe function's address into a register to call it
+// through the register (-mcmodel=large's movabs, a hoisted GOT load):
+// movabs $imm64,%reg; mov disp(%rip),%reg; mov disp(%reg),%reg.
+bool is_address_load(const u8 *text, u64 field_off, RelExpr expr, u8 width,
+                     bool is64);
+
 void disabled_bytes(SiteKind kind, u8 len, u8 *out);
 // The enabled instruction: call/jmp to `target` for Call/TailJump and
 // IsEnabledTail (target: the return-1 stub), mov $1,%eax for IsEnabled.
