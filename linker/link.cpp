@@ -329,7 +329,18 @@ Result<void> relocate(const ObjectFile &obj, const LinkPlan &plan,
       case RelExpr::GotBasePC: v = GOT + A - P; break;
       case RelExpr::GotBaseAbs: v = GOT + A; break;
       case RelExpr::GotRel: v = S + A - GOT; break;
-      case RelExpr::Size: v = Z + A; break;
+      case RelExpr::Size:
+        // Z is the definition's size; a kernel export's or another
+        // module's is not known here, and 0 would be silently wrong.
+        if (sym.shndx == SHN_UNDEF)
+          return error(strf("%s:(%s+0x%llx): relocation %s against %s: the "
+                            "size of a symbol outside the module is unknown",
+                            obj.name.c_str(), target.name.c_str(),
+                            (unsigned long long)r.offset,
+                            arch.type_name(r.type).c_str(),
+                            obj.symbol_label(r.sym).c_str()));
+        v = Z + A;
+        break;
       }
       MK_TRY(check_field_range(obj, rs.target, r, (i64)v, how));
       write_field(mem + r.offset, how.width, v);
