@@ -231,14 +231,23 @@ bool ProbeDesc::matches(const Probe &p) const {
 
 namespace {
 
-// A C++ function's name without its parameters, e.g. mk::Shell::run_line.
-std::string pretty_function(const std::string &mangled) {
+// The function a person knows: without the suffixes of the compiler's
+// clones and split-off parts (foo.constprop.0, foo.isra.0, foo.part.0,
+// foo.cold), and for C++ demangled without parameters (mk::Shell::run_line).
+std::string pretty_function(std::string mangled) {
+  size_t dot = mangled.find('.');
+  if (dot != std::string::npos && dot > 0)
+    mangled.resize(dot);
   int st = 0;
   char *d = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &st);
   if (st != 0 || !d)
     return mangled;
   std::string s = d;
   free(d);
+  // The kernel's own namespaces say nothing in a probe's name.
+  for (const char *ns : {"(anonymous namespace)::", "mk::"})
+    for (size_t at; (at = s.find(ns)) != std::string::npos;)
+      s.erase(at, std::strlen(ns));
   // Cut the parameter list: the last top-level '('.
   int depth = 0;
   for (size_t i = 0; i < s.size(); i++) {

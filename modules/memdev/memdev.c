@@ -4,9 +4,24 @@
  * module: `help` lists it while memdev is loaded and it is gone after
  * kldunload.  The device's contents live in malloc'd memory that grows on
  * demand and is freed at unload, so the kernel's accounting returns to where
- * it was.  Each operation is its own function.
+ * it was.  Each operation is its own (never inlined) function, so a probe's
+ * function field names the operation, and fires probes of the
+ * memdev provider: write-start/write-done (data, length / length, error),
+ * read (bytes), grow (old and new capacity), clear (bytes dropped), stat.
+ *
+ *   dtrace -n 'memdev:::write-done { @bytes = sum(arg0); }' \
+ *       -c 'memdev write hello; memdev write world'
  */
 #include <sys/kernel.h>
+#include <sys/sdt.h>
+
+SDT_PROVIDER_DEFINE(memdev);
+SDT_PROBE_DEFINE2(memdev, , write, write__start, "char *", "size_t");
+SDT_PROBE_DEFINE2(memdev, , write, write__done, "size_t", "int");
+SDT_PROBE_DEFINE2(memdev, , write, grow, "size_t", "size_t");
+SDT_PROBE_DEFINE1(memdev, , read, read, "size_t");
+SDT_PROBE_DEFINE1(memdev, , clear, clear, "size_t");
+SDT_PROBE_DEFINE2(memdev, , stat, stat, "size_t", "size_t");
 
 #define MEMDEV_MAX_DEFAULT (64 * 1024)
 
@@ -26,13 +41,14 @@ SYSCTL_INT("memdev.max_bytes", CTLFLAG_RW, &memdev_max,
     "Most bytes the device holds; a write beyond it fails");
 
 /* Append `len` bytes; 0 or an errno value. */
-static int
+static __attribute__((noinline)) int
 memdev_write(struct memdev_softc *sc, const char *data, size_t len)
 {
 	size_t need, cap;
 	char *nbuf;
 	int error = 0, max;
 
+	SDT_PROBE2(memdev, , write, write__start, data, len);
 	mtx_lock(&sc->sc_mtx);
 	need = sc->sc_len + len;
 	max = __atomic_load_n(&memdev_max, __ATOMIC_RELAXED);
@@ -49,6 +65,7 @@ memdev_write(struct memdev_softc *sc, const char *data, size_t len)
 			error = ENOMEM;
 			goto out;
 		}
+		SDT_PROBE2(memdev, , write, grow, sc->sc_cap, cap);
 		sc->sc_buf = nbuf;
 		sc->sc_cap = cap;
 	}
@@ -57,14 +74,16 @@ memdev_write(struct memdev_softc *sc, const char *data, size_t len)
 	sc->sc_writes++;
 out:
 	mtx_unlock(&sc->sc_mtx);
+	SDT_PROBE2(memdev, , write, write__done, len, error);
 	return error;
 }
 
 /* Print the contents (the lines written so far). */
-static void
+static __attribute__((noinline)) void
 memdev_read(struct memdev_softc *sc)
 {
 	mtx_lock(&sc->sc_mtx);
+	SDT_PROBE1(memdev, , read, read, sc->sc_len);
 	sc->sc_reads++;
 	if (sc->sc_len > 0)
 		printf("%.*s", (int)sc->sc_len, sc->sc_buf);
@@ -72,20 +91,22 @@ memdev_read(struct memdev_softc *sc)
 }
 
 /* Print sizes and counters. */
-static void
+static __attribute__((noinline)) void
 memdev_stat(struct memdev_softc *sc)
 {
 	mtx_lock(&sc->sc_mtx);
+	SDT_PROBE2(memdev, , stat, stat, sc->sc_len, sc->sc_cap);
 	printf("memdev: %zu bytes stored, %zu allocated, %d writes, %d reads\n",
 	    sc->sc_len, sc->sc_cap, sc->sc_writes, sc->sc_reads);
 	mtx_unlock(&sc->sc_mtx);
 }
 
 /* Drop the contents and give the memory back. */
-static void
+static __attribute__((noinline)) void
 memdev_clear(struct memdev_softc *sc)
 {
 	mtx_lock(&sc->sc_mtx);
+	SDT_PROBE1(memdev, , clear, clear, sc->sc_len);
 	free(sc->sc_buf);
 	sc->sc_buf = NULL;
 	sc->sc_len = sc->sc_cap = 0;

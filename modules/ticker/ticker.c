@@ -3,9 +3,14 @@
  * milliseconds and counts how often it ran in ticker.ticks.  Shows callouts
  * on the kernel's CPU threads, values shared between a CPU thread and the
  * shell, and callout_drain at unload so no call is still running when the
- * module's memory goes away.
+ * module's memory goes away.  Each tick fires ticker:::tick (tick number,
+ * interval, CPU): `dtrace -n 'ticker:::tick { @[cpu] = count(); }'`.
  */
 #include <sys/kernel.h>
+#include <sys/sdt.h>
+
+SDT_PROVIDER_DEFINE(ticker);
+SDT_PROBE_DEFINE3(ticker, , , tick, "int", "unsigned", "int");
 
 static struct callout ticker_callout;
 static int ticker_interval_ms = 100;
@@ -31,8 +36,11 @@ ticker_tick(void *arg)
 {
 	struct callout *c = arg;
 
-	__atomic_fetch_add(&ticker_ticks, 1, __ATOMIC_RELAXED);
-	callout_reset(c, ticker_interval(), ticker_tick, c);
+	int n = __atomic_add_fetch(&ticker_ticks, 1, __ATOMIC_RELAXED);
+	unsigned ms = ticker_interval();
+
+	SDT_PROBE3(ticker, , , tick, n, ms, curcpu());
+	callout_reset(c, ms, ticker_tick, c);
 }
 
 static int
