@@ -13,6 +13,7 @@ TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 BUILD := $(TOP)/build/$(ARCH)
 
 CC := gcc
+NPROC := $(shell nproc 2>/dev/null || echo 2)
 CXX := g++
 ifeq ($(ARCH),x86_64)
   MFLAG := -m64
@@ -143,12 +144,13 @@ run: all
 
 # Every test of both architectures; the last line is the summary CI reads.
 test:
-	@$(MAKE) --no-print-directory ARCH=x86_64 all
-	@$(MAKE) --no-print-directory ARCH=i386 all
+	@$(MAKE) --no-print-directory -j$(NPROC) ARCH=x86_64 all
+	@$(MAKE) --no-print-directory -j$(NPROC) ARCH=i386 all
 	@$(TOP)/scripts/run-tests x86_64 i386
 
-bench: all
-	@$(MAKE) --no-print-directory -C $(TOP)/tests/bench ARCH=$(ARCH) BUILD=$(BUILD) TOP=$(TOP) run
+bench: kernel modules
+	@$(MAKE) --no-print-directory -C $(TOP)/tests/bench ARCH=$(ARCH) BUILD=$(BUILD) TOP=$(TOP) \
+	  KOBJS="$(KERNEL_OBJS) $(LINKER_OBJS)" LIBS="$(LIBS)" MODULE_CFLAGS="$(MODULE_CFLAGS)" run
 
 clean:
 	rm -rf $(TOP)/build

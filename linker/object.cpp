@@ -229,6 +229,13 @@ Result<void> Parser::read_symbols() {
         shndx >= obj.sections.size())
       return fail(strf("symbol %zu (%s): section index %u out of range", i,
                        s.name.c_str(), shndx));
+    // An indirect function's address is whatever its resolver returns at
+    // run time; a module has no dynamic linker to call it.
+    if (s.type == STT_GNU_IFUNC && shndx != SHN_UNDEF &&
+        types == RelocTypes::Loadable)
+      return fail(strf("symbol %s is a GNU indirect function "
+                       "(STT_GNU_IFUNC), which a module cannot define",
+                       s.name.c_str()));
     s.shndx = shndx;
   }
   return {};

@@ -174,8 +174,13 @@ int main(int argc, char **argv) {
                 s.type == SHT_NOBITS ? "" : hex(pl.sec_mem[i], s.size).c_str());
     first = false;
   }
-  std::printf("],\n \"got\": {\"addr\": %llu, \"entry_size\": %u, \"slots\": [",
-              (unsigned long long)pl.got_addr, obj.arch->got_entry_size());
+  // The GOT as written (when placed in a buffer of its own) and its slots.
+  const u8 *got_mem = pl.got_mem;
+  size_t got_len = (size_t)plan->got_slots * obj.arch->got_entry_size();
+  std::printf("],\n \"got\": {\"addr\": %llu, \"entry_size\": %u, "
+              "\"bytes\": \"%s\", \"slots\": [",
+              (unsigned long long)pl.got_addr, obj.arch->got_entry_size(),
+              got_mem ? hex(got_mem, got_len).c_str() : "");
   first = true;
   for (size_t i = 0; i < plan->got_slot.size(); i++) {
     if (plan->got_slot[i] < 0)

@@ -1,0 +1,259 @@
+// The consumer (sdt/dtrace_consumer.cpp) end to end, without patching:
+// a program is compiled against made-up probes and fired by calling the
+// probe callback directly, as Sdt's dispatcher would; the test reads what
+// the consumer prints.
+#include "../../sdt/dtrace_consumer.h"
+
+#include <doctest/doctest.h>
+
+#include <thread>
+
+using namespace mk;
+using namespace mk::dt;
+
+namespace {
+
+constexpr u32 kBegin = 1, kEnd = 2, kError = 3;
+
+class Capture : public Sink {
+public:
+  void out(const std::string &s) override { stdout_ += s; }
+  void err(const std::string &line) override { stderr_ += line + "\n"; }
+  std::string stdout_, stderr_;
+};
+
+ProbeInfo probe(u32 id, const char *prov, const char *func, const char *name) {
+  ProbeInfo p;
+  p.id = id;
+  p.provider = prov;
+  p.module = std::string(prov) == "dtrace" ? "" : "mod";
+  p.function = func;
+  p.name = name;
+  return p;
+}
+
+// A consumer of `src` whose clause i matches `matched[i]`.
+struct Trace {
+  Capture sink;
+  std::unique_ptr<Consumer> c;
+
+  Trace(const std::string &src, std::vector<std::vector<ProbeInfo>> matched,
+        ConsumerOptions o = {}) {
+    auto ast = parse(src);
+    REQUIRE_MESSAGE(ast, (ast ? "" : ast.error().message));
+    REQUIRE(ast->clauses.size() == matched.size());
+    auto prog = compile(*ast, matched);
+    REQUIRE_MESSAGE(prog, (prog ? "" : prog.error().message));
+    std::vector<EcbInfo> ecbs;
+    for (size_t i = 0; i < matched.size(); i++)
+      for (const ProbeInfo &p : matched[i]) {
+        EcbInfo e;
+        e.epid = (u32)ecbs.size() + 1;
+        e.clause = (u32)i;
+        e.probe = p;
+        e.full = p.provider + ":" + p.module + ":" + p.function + ":" + p.name;
+        ecbs.push_back(e);
+      }
+    if (!o.threads)
+      o.threads = 8;
+    c = std::make_unique<Consumer>(std::move(*prog), std::move(ecbs), o, sink,
+                                   kBegin, kEnd, kError);
+    REQUIRE(c->init());
+  }
+  void fire(u32 id, std::vector<uintptr_t> a = {}) {
+    a.resize(6);
+    consumer_fire(c.get(), id, a.data());
+  }
+  // What a run ends with: drain, END, the closing output.
+  void finish() {
+    c->drain();
+    c->stop();
+    c->end();
+    c->drain();
+    c->print_end();
+  }
+};
+
+const ProbeInfo P10 = probe(10, "test", "func", "tick");
+const ProbeInfo P11 = probe(11, "test", "other", "tock");
+
+} // namespace
+
+TEST_CASE("dtrace consumer: the default action prints DTrace's line") {
+  Trace t("test:::tick", {{P10}});
+  t.fire(10);
+  t.fire(10);
+  t.finish();
+  CHECK(t.sink.stdout_ == "CPU     ID                    FUNCTION:NAME\n"
+                          "  0     10                        func:tick \n"
+                          "  0     10                        func:tick \n"
+                          "\n");
+  CHECK(t.sink.stderr_ == "");
+  CHECK(t.c->records() == 2);
+}
+
+TEST_CASE("dtrace consumer: trace() widths, quiet and not") {
+  Trace t("test:::tick { trace(arg0); trace(cpu); trace(probefunc); }", {{P10}});
+  t.fire(10, {(uintptr_t)-3});
+  t.c->drain();
+  CHECK(t.sink.stdout_ == "CPU     ID                    FUNCTION:NAME\n"
+                          "  0     10                        func:tick "
+#if defined(__x86_64__)
+                          "               -3"
+#else
+                          "       4294967293"
+#endif
+                          "        0  func                             \n");
+  ConsumerOptions q;
+  q.quiet = true;
+  Trace u("test:::tick { trace(arg0); trace(\"|\"); trace(probename); }", {{P10}}, q);
+  u.fire(10, {7});
+  u.c->drain();
+  CHECK(u.sink.stdout_ == "7|tick");
+}
+
+TEST_CASE("dtrace consumer: predicates, arithmetic, strings, ?:") {
+  ConsumerOptions q;
+  q.quiet = true;
+  Trace t("test::: /arg0 % 2 == 0 && probename != \"tock\"/ "
+          "{ printf(\"%d %s %d %d\\n\", arg0 * 3 - 1, arg0 > 2 ? \"big\" : \"small\", "
+          "(arg0 << 4) | 1, -arg0 / 2); }",
+          {{P10, P11}}, q);
+  for (uintptr_t i = 0; i < 6; i++)
+    t.fire(i == 5 ? 11 : 10, {i});
+  t.fire(11, {4});
+  t.c->drain();
+  CHECK(t.sink.stdout_ == "-1 small 1 0\n"
+                          "5 small 33 -1\n"
+                          "11 big 65 -2\n");
+}
+
+TEST_CASE("dtrace consumer: stringof() copies a string in, and faults softly") {
+  static const char word[] = "hello";
+  ConsumerOptions q;
+  q.quiet = true;
+  Trace t("test:::tick { printf(\"[%s] %d\\n\", stringof(arg0), strlen(stringof(arg0))); }",
+          {{P10}}, q);
+  t.fire(10, {(uintptr_t)word});
+  t.fire(10, {(uintptr_t)16});
+  t.fire(10, {(uintptr_t)word});
+  t.c->drain();
+  CHECK(t.sink.stdout_ == "[hello] 5\n[hello] 5\n");
+  CHECK(t.sink.stderr_ == "dtrace: error on enabled probe ID 1 (ID 10: "
+                          "test:mod:func:tick): invalid address (0x10) in "
+                          "action #1\n");
+}
+
+TEST_CASE("dtrace consumer: divide-by-zero; ERROR clauses see the fault") {
+  ConsumerOptions q;
+  q.quiet = true;
+  Trace t("test:::tick /(100 / (arg0 - 1)) > 0/ { trace(arg0); } "
+          "test:::tock { trace(10 / arg0); } "
+          "dtrace:::ERROR { printf(\"ERROR epid=%d action=%d fault=%d\\n\", "
+          "arg1, arg2, arg4); }",
+          {{P10}, {P11}, {probe(kError, "dtrace", "", "ERROR")}}, q);
+  t.fire(10, {1});
+  t.fire(11, {0});
+  t.c->drain();
+  CHECK(t.sink.stdout_ == "ERROR epid=1 action=0 fault=4\n"
+                          "ERROR epid=2 action=1 fault=4\n");
+  CHECK(t.sink.stderr_ ==
+        "dtrace: error on enabled probe ID 1 (ID 10: test:mod:func:tick): "
+        "divide-by-zero in predicate\n"
+        "dtrace: error on enabled probe ID 2 (ID 11: test:mod:other:tock): "
+        "divide-by-zero in action #1\n");
+}
+
+TEST_CASE("dtrace consumer: aggregations, merged and printed at the end") {
+  Trace t("test::: { @c[probename] = count(); @s = sum(arg0); @mn = min(arg0); "
+          "@mx = max(arg0); @a = avg(arg0); @n[probefunc, arg0 % 2] = count(); }",
+          {{P10, P11}});
+  for (uintptr_t i = 1; i <= 6; i++)
+    t.fire(i % 3 ? 10 : 11, {i});
+  t.finish();
+  CHECK(t.sink.stdout_ ==
+        "\n"
+        "  tock                                                              2\n"
+        "  tick                                                              4\n"
+        "               21\n"
+        "                1\n"
+        "                6\n"
+        "                3\n"
+        "  other                                                             0                1\n"
+        "  other                                                             1                1\n"
+        "  func                                                              0                2\n"
+        "  func                                                              1                2\n");
+}
+
+TEST_CASE("dtrace consumer: printa() prints now and not again at the end") {
+  ConsumerOptions q;
+  q.quiet = true;
+  Trace t("test:::tick { @[arg0] = count(); } "
+          "test:::tock { printa(\"%d:%@d\\n\", @); exit(0); }",
+          {{P10}, {P11}}, q);
+  t.fire(10, {5});
+  t.fire(10, {5});
+  t.fire(10, {7});
+  t.fire(11);
+  t.fire(10, {7}); // after exit(): not recorded
+  CHECK(t.c->exited());
+  CHECK(t.c->exit_status() == 0);
+  t.finish();
+  CHECK(t.sink.stdout_ == "7:1\n5:2\n\n");
+}
+
+TEST_CASE("dtrace consumer: BEGIN and END, exit status") {
+  ConsumerOptions q;
+  q.quiet = true;
+  Trace t("BEGIN { printf(\"begin\\n\"); } END { printf(\"end\\n\"); exit(3); }",
+          {{probe(kBegin, "dtrace", "", "BEGIN")}, {probe(kEnd, "dtrace", "", "END")}},
+          q);
+  CHECK(t.c->sdt_probes().empty()); // the consumer fires these itself
+  t.c->begin();
+  t.finish();
+  CHECK(t.sink.stdout_ == "begin\nend\n\n");
+  CHECK(t.c->exit_status() == 3);
+}
+
+TEST_CASE("dtrace consumer: a full buffer drops records and says so") {
+  ConsumerOptions o;
+  o.bufsize = 4096;
+  o.quiet = true;
+  Trace t("test:::tick { trace(arg0); }", {{P10}}, o);
+  for (int i = 0; i < 200; i++) // 32 bytes each: 128 fit
+    t.fire(10, {1});
+  t.c->drain();
+  CHECK(t.sink.stderr_ == "dtrace: 72 drops on CPU 0\n");
+  CHECK(t.c->drops() == 72);
+  CHECK(t.c->records() == 128);
+  // Drained, the buffer takes records again, across its end.
+  for (int i = 0; i < 100; i++)
+    t.fire(10, {2});
+  t.c->drain();
+  CHECK(t.c->records() == 228);
+  CHECK(t.sink.stderr_ == "dtrace: 72 drops on CPU 0\n");
+}
+
+TEST_CASE("dtrace consumer: records of several threads, in time order") {
+  ConsumerOptions q;
+  q.quiet = true;
+  Trace t("test:::tick { @ = count(); @q = quantize(arg0); } "
+          "test:::tock { printf(\"%d\\n\", arg0); }",
+          {{P10}, {P11}}, q);
+  std::vector<std::thread> th;
+  for (int n = 0; n < 4; n++)
+    th.emplace_back([&] {
+      for (int i = 0; i < 10000; i++)
+        t.fire(10, {(uintptr_t)i});
+    });
+  for (auto &x : th)
+    x.join();
+  // One record per thread, each fired after the previous thread's.
+  for (uintptr_t n = 0; n < 3; n++)
+    std::thread([&] { t.fire(11, {n}); }).join();
+  t.finish();
+  std::string out = t.sink.stdout_;
+  CHECK(out.rfind("0\n1\n2\n\n            40000\n", 0) == 0);
+  CHECK(out.find("            4096 |@@@@@@@@@@@@@@@@                         16384    ") !=
+        std::string::npos);
+}
