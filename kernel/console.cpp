@@ -12,17 +12,20 @@ void Console::write(const std::string &s, bool to_console) {
     std::fflush(stdout);
   }
   ring_ += s;
-  if (ring_.size() > kRingSize) {
-    // Drop whole lines from the front so dmesg never starts mid-line.
-    size_t cut = ring_.size() - kRingSize;
-    size_t nl = ring_.find('\n', cut);
-    ring_.erase(0, nl == std::string::npos ? cut : nl + 1);
-  }
+  // Trim only when twice the size, so a write costs O(its length), not a
+  // move of the whole buffer.
+  if (ring_.size() > 2 * kRingSize)
+    ring_.erase(0, ring_.size() - kRingSize);
 }
 
 std::string Console::dmesg() const {
   std::lock_guard<std::mutex> g(mu_);
-  return ring_;
+  if (ring_.size() <= kRingSize)
+    return ring_;
+  // The last kRingSize bytes, from a line start so it never begins mid-line.
+  size_t cut = ring_.size() - kRingSize;
+  size_t nl = ring_.find('\n', cut);
+  return ring_.substr(nl == std::string::npos ? cut : nl + 1);
 }
 
 void Console::clear_dmesg() {

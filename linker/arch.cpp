@@ -2,6 +2,7 @@
 // they share.
 #include "arch.h"
 
+#include <mutex>
 #include <vector>
 
 namespace mk {
@@ -24,16 +25,21 @@ const Arch *arch_for_machine(u16 machine) {
   return nullptr;
 }
 
-u64 read_field(const u8 *p, unsigned width) {
-  u64 v = 0;
-  for (unsigned i = 0; i < width; i++)
-    v |= (u64)p[i] << (8 * i);
-  return v;
+RelocTable::RelocTable(const Arch &arch) {
+  for (u32 t = 0; t < kSize; t++)
+    table_[t] = arch.classify(t);
 }
 
-void write_field(u8 *p, unsigned width, u64 value) {
-  for (unsigned i = 0; i < width; i++)
-    p[i] = (u8)(value >> (8 * i));
+const RelocTable &reloc_table(const Arch &arch) {
+  // One table per backend, built on first use, never freed.
+  static std::mutex mu;
+  static std::vector<std::pair<const Arch *, const RelocTable *>> tables;
+  std::lock_guard<std::mutex> g(mu);
+  for (auto &[a, t] : tables)
+    if (a == &arch)
+      return *t;
+  tables.emplace_back(&arch, new RelocTable(arch));
+  return *tables.back().second;
 }
 
 } // namespace mk

@@ -68,17 +68,49 @@ public:
     (void)type, (void)section, (void)field_off;
     return expr;
   }
+  // Whether refine() can change anything (spares the call per relocation).
+  virtual bool refines() const { return false; }
+};
+
+// classify() for every type number, computed once: the relocation loops
+// look a type up here instead of calling the backend per entry.
+class RelocTable {
+public:
+  explicit RelocTable(const Arch &arch);
+  const RelocKind &operator[](u32 type) const {
+    return type < kSize ? table_[type] : unknown_;
+  }
+  static constexpr u32 kSize = 256;
+
+private:
+  RelocKind table_[kSize];
+  RelocKind unknown_;
 };
 
 // The backend for an ELF e_machine, or nullptr.
 const Arch *arch_for_machine(u16 machine);
+// The backend's table of relocation kinds.
+const RelocTable &reloc_table(const Arch &arch);
 // Backends register themselves at start-up from their own file.
 struct ArchRegistration {
   explicit ArchRegistration(const Arch *arch);
 };
 
-// Little-endian field access shared by every backend here.
-u64 read_field(const u8 *p, unsigned width);
-void write_field(u8 *p, unsigned width, u64 value);
+// Little-endian field access shared by every backend here (the hosts are
+// little-endian x86, so a field is the low `width` bytes of the value).
+inline u64 read_field(const u8 *p, unsigned width) {
+  u64 v = 0;
+  __builtin_memcpy(&v, p, width);
+  return v;
+}
+inline void write_field(u8 *p, unsigned width, u64 value) {
+  // Constant sizes, so each is one store rather than a call to memcpy.
+  switch (width) {
+  case 1: *p = (u8)value; break;
+  case 2: { u16 v = (u16)value; __builtin_memcpy(p, &v, 2); break; }
+  case 4: { u32 v = (u32)value; __builtin_memcpy(p, &v, 4); break; }
+  case 8: __builtin_memcpy(p, &value, 8); break;
+  }
+}
 
 } // namespace mk

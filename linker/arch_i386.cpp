@@ -77,6 +77,7 @@ public:
     return RelocKind{};
   }
 
+  bool refines() const override { return true; }
   RelExpr refine(u32 type, RelExpr expr, const u8 *section,
                  u64 field_off) const override {
     // GOT32/GOT32X in an instruction with no base register (ModRM mod=00,

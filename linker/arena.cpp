@@ -113,6 +113,7 @@ Result<ModuleArena::Block> ModuleArena::allocate(u64 size, u64 align) {
       return error(strf("module arena: mprotect: %s", std::strerror(errno)));
     }
     used_ += size;
+    kept_ -= std::min(kept_, size); // roughly: reuse consumes kept pages
     return Block{start, size};
   }
   return error(strf("out of module memory: %llu bytes requested, %llu of "
@@ -125,10 +126,22 @@ void ModuleArena::release(Block b) {
   if (!b.size)
     return;
   mprotect((void *)(uintptr_t)b.addr, b.size, PROT_NONE);
+  // Freed memory must read as zeros when it is allocated again.  Up to
+  // kKeepBytes of it stays resident, zeroed now, so the next load does not
+  // fault every page in afresh; beyond that it goes back to the system.
+  bool keep;
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    keep = kept_ + b.size <= kKeepBytes;
+    if (keep)
+      kept_ += b.size;
+  }
+  if (keep)
+    std::memset(alias_ + (b.addr - base_), 0, b.size);
+  else
+    fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+              (off_t)(b.addr - base_), (off_t)b.size);
   mprotect(alias_ + (b.addr - base_), b.size, PROT_NONE);
-  // Give the pages back to the system: the memfd is sparse again.
-  fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-            (off_t)(b.addr - base_), (off_t)b.size);
   std::lock_guard<std::mutex> g(mu_);
   used_ -= b.size;
   auto [it, _] = free_.emplace(b.addr, b.size);

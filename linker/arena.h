@@ -58,6 +58,8 @@ private:
   mutable std::mutex mu_;
   std::map<u64, u64> free_; // addr -> size, coalesced
   u64 used_ = 0;
+  u64 kept_ = 0; // freed bytes kept resident (zeroed) for reuse
+  static constexpr u64 kKeepBytes = 32ull << 20;
 };
 
 } // namespace mk

@@ -41,6 +41,21 @@ std::string hex_signed(i64 v) {
                : strf("0x%llx", (unsigned long long)v);
 }
 
+// Whether `value` fits the field; check_field_range() says why not.
+inline bool fits_field(i64 value, const RelocHowto &how) {
+  if (how.range == Range::Wrap || how.width >= 8)
+    return true;
+  const unsigned bits = how.width * 8;
+  const i64 smin = -(i64(1) << (bits - 1));
+  switch (how.range) {
+  case Range::Signed: return value >= smin && value < -smin;
+  case Range::Unsigned: return value >= 0 && value < (i64(1) << bits);
+  case Range::Either: return value >= smin && value < (i64(1) << bits);
+  case Range::Wrap: return true;
+  }
+  return true;
+}
+
 } // namespace
 
 Result<void> check_field_range(const ObjectFile &obj, u32 section,
@@ -76,14 +91,19 @@ Result<LinkPlan> plan_link(const ObjectFile &obj, u64 page_size) {
   plan.got_slot.assign(obj.symbols.size(), -1);
 
   // Scan: which symbols need a GOT slot, whether the GOT base is used.
+  const RelocTable &kinds = reloc_table(arch);
+  const bool refines = arch.refines();
   for (const RelocSection &rs : obj.relocs) {
     if (!(obj.sections[rs.target].flags & SHF_ALLOC))
       continue;
+    plan.reloc_count += rs.relocs.size();
+    if (!rs.uses_got)
+      continue; // parsing saw no GOT-relative entry here
     const Section &target = obj.sections[rs.target];
     for (const Reloc &r : rs.relocs) {
-      plan.reloc_count++;
-      RelExpr e = arch.refine(r.type, arch.classify(r.type).howto->expr,
-                              target.data, r.offset);
+      RelExpr e = kinds[r.type].howto->expr;
+      if (refines)
+        e = arch.refine(r.type, e, target.data, r.offset);
       if (needs_got_slot(e)) {
         if (plan.got_slot[r.sym] < 0)
           plan.got_slot[r.sym] = (i32)plan.got_slots++;
@@ -293,6 +313,14 @@ Result<void> relocate(const ObjectFile &obj, const LinkPlan &plan,
       if (plan.got_slot[i] >= 0)
         write_field(pl.got_mem + (u64)plan.got_slot[i] * gsz, gsz, values[i]);
 
+  // Which symbols are probe functions, decided once, not per relocation.
+  std::vector<u8> probe_sym(obj.symbols.size(), 0);
+  if (sites)
+    for (size_t i = 1; i < obj.symbols.size(); i++)
+      probe_sym[i] = obj.symbols[i].shndx == SHN_UNDEF &&
+                     is_sdt_symbol(obj.symbols[i].name);
+  const RelocTable &kinds = reloc_table(arch);
+  const bool refines = arch.refines();
   for (const RelocSection &rs : obj.relocs) {
     u8 *mem = pl.sec_mem[rs.target];
     if (!mem)
@@ -300,8 +328,7 @@ Result<void> relocate(const ObjectFile &obj, const LinkPlan &plan,
     const Section &target = obj.sections[rs.target];
     const u64 base = pl.sec_addr[rs.target];
     for (const Reloc &r : rs.relocs) {
-      const Symbol &sym = obj.symbols[r.sym];
-      if (sites && sym.shndx == SHN_UNDEF && is_sdt_symbol(sym.name)) {
+      if (probe_sym[r.sym]) {
         auto took = (*sites)(
             SiteContext{obj, rs.target, r, base + r.offset, mem, values[r.sym]});
         if (!took)
@@ -309,15 +336,15 @@ Result<void> relocate(const ObjectFile &obj, const LinkPlan &plan,
         if (*took)
           continue;
       }
-      RelocHowto how = *arch.classify(r.type).howto;
-      how.expr = arch.refine(r.type, how.expr, target.data, r.offset);
+      RelocHowto how = *kinds[r.type].howto;
+      if (refines)
+        how.expr = arch.refine(r.type, how.expr, target.data, r.offset);
       const u64 S = values[r.sym];
       const u64 A = (u64)r.addend;
       const u64 P = base + r.offset;
       const u64 GOT = pl.got_addr;
       const u64 G = plan.got_slot[r.sym] >= 0 ? (u64)plan.got_slot[r.sym] * gsz
                                               : 0;
-      const u64 Z = sym.size;
       u64 v = 0;
       switch (how.expr) {
       case RelExpr::None: continue;
@@ -329,7 +356,9 @@ Result<void> relocate(const ObjectFile &obj, const LinkPlan &plan,
       case RelExpr::GotBasePC: v = GOT + A - P; break;
       case RelExpr::GotBaseAbs: v = GOT + A; break;
       case RelExpr::GotRel: v = S + A - GOT; break;
-      case RelExpr::Size:
+      case RelExpr::Size: {
+        const Symbol &sym = obj.symbols[r.sym];
+        const u64 Z = sym.size;
         // Z is the definition's size; a kernel export's or another
         // module's is not known here, and 0 would be silently wrong.
         if (sym.shndx == SHN_UNDEF)
@@ -342,7 +371,9 @@ Result<void> relocate(const ObjectFile &obj, const LinkPlan &plan,
         v = Z + A;
         break;
       }
-      MK_TRY(check_field_range(obj, rs.target, r, (i64)v, how));
+      }
+      if (!fits_field((i64)v, how))
+        return check_field_range(obj, rs.target, r, (i64)v, how);
       write_field(mem + r.offset, how.width, v);
     }
   }

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <memory>
@@ -62,10 +63,10 @@ private:
 };
 
 Result<void> Parser::check_ident() {
-  const auto &b = obj.bytes;
-  if (b.size() < EI_NIDENT)
+  const u8 *b = obj.data;
+  if (obj.size < EI_NIDENT)
     return fail("file too short for an ELF header");
-  if (std::memcmp(b.data(), ELFMAG, SELFMAG) != 0)
+  if (std::memcmp(b, ELFMAG, SELFMAG) != 0)
     return fail("not an ELF file (bad magic)");
   u8 cls = b[EI_CLASS];
   if (cls != ELFCLASS32 && cls != ELFCLASS64)
@@ -76,14 +77,14 @@ Result<void> Parser::check_ident() {
   if (b[EI_VERSION] != EV_CURRENT)
     return fail(strf("unsupported ELF version %u", b[EI_VERSION]));
   size_t ehsize = cls == ELFCLASS64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
-  if (b.size() < ehsize)
+  if (obj.size < ehsize)
     return fail("file too short for an ELF header");
   return {};
 }
 
 Result<void> Parser::read_sections() {
-  const u64 fsize = obj.bytes.size();
-  const bool is64 = obj.bytes[EI_CLASS] == ELFCLASS64;
+  const u64 fsize = obj.size;
+  const bool is64 = obj.data[EI_CLASS] == ELFCLASS64;
   const u64 want_shentsize = is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
   if (eh.e_shoff == 0)
     return fail("no section header table");
@@ -132,7 +133,7 @@ Result<void> Parser::read_sections() {
   const GElf_Shdr &strsh = hdrs[shstrndx];
   if (strsh.sh_type != SHT_STRTAB || strsh.sh_size == 0)
     return fail("section name table is not a string table");
-  const char *shstr = (const char *)obj.bytes.data() + strsh.sh_offset;
+  const char *shstr = (const char *)obj.data + strsh.sh_offset;
   if (shstr[strsh.sh_size - 1] != '\0')
     return fail("section name table is not NUL-terminated");
 
@@ -154,7 +155,7 @@ Result<void> Parser::read_sections() {
     s.info = sh.sh_info;
     s.data = sh.sh_type == SHT_NOBITS || sh.sh_type == SHT_NULL
                  ? nullptr
-                 : obj.bytes.data() + sh.sh_offset;
+                 : obj.data + sh.sh_offset;
     if (sh.sh_type == SHT_SYMTAB) {
       symtabs++;
       obj.symtab_index = i;
@@ -171,7 +172,7 @@ Result<void> Parser::read_sections() {
 
 Result<void> Parser::read_symbols() {
   const Section &st = obj.sections[obj.symtab_index];
-  const bool is64 = obj.bytes[EI_CLASS] == ELFCLASS64;
+  const bool is64 = obj.data[EI_CLASS] == ELFCLASS64;
   const u64 symsize = is64 ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym);
   if (st.entsize != symsize)
     return fail(strf("symbol table entry size %llu, expected %llu",
@@ -196,6 +197,8 @@ Result<void> Parser::read_symbols() {
   size_t n = st.size / symsize;
   if (!data && n)
     return fail("cannot read the symbol table");
+  if (n >= (1u << 24))
+    return fail(strf("%zu symbols (at most 16777215)", n));
   obj.symbols.resize(n);
   for (size_t i = 0; i < n; i++) {
     GElf_Sym sym;
@@ -243,7 +246,7 @@ Result<void> Parser::read_symbols() {
 
 Result<void> Parser::read_relocs() {
   const Arch &arch = *obj.arch;
-  const bool is64 = obj.bytes[EI_CLASS] == ELFCLASS64;
+  const bool is64 = obj.data[EI_CLASS] == ELFCLASS64;
   for (size_t i = 0; i < obj.sections.size(); i++) {
     const Section &rs = obj.sections[i];
     if (rs.type != SHT_REL && rs.type != SHT_RELA)
@@ -272,66 +275,96 @@ Result<void> Parser::read_relocs() {
     // applied; they are still checked so a bad file is refused whole.
     RelocSection out{(u32)i, rs.info, {}};
     size_t n = rs.size / entsize;
-    out.relocs.reserve(n);
-    Elf_Data *data = elf_getdata(elf_getscn(elf.get(), i), nullptr);
-    if (!data && n)
-      return fail(rs.name + ": cannot read relocations");
+    const u8 *ents = rs.data;
+    const RelocTable &kinds = reloc_table(arch);
+    const size_t nsyms = obj.symbols.size();
+    auto site = [&](const Reloc &r) {
+      return strf("%s:(%s+0x%llx)", obj.name.c_str(), target.name.c_str(),
+                  (unsigned long long)r.offset);
+    };
+    // Every entry is checked here, once; this loop runs per relocation.
+    Reloc *decoded = out.relocs.reset(n);
+    size_t kept = 0;
     for (size_t k = 0; k < n; k++) {
-      Reloc r{};
-      u64 info;
-      if (rela) {
-        GElf_Rela e;
-        if (!gelf_getrela(data, k, &e))
-          return fail(strf("%s: cannot read entry %zu", rs.name.c_str(), k));
-        r.offset = e.r_offset;
-        r.addend = e.r_addend;
-        info = e.r_info;
+      const u8 *e = ents + k * entsize;
+      // r_offset, r_info and (RELA) r_addend; a REL addend comes from the
+      // field below.
+      RawReloc raw{0, 0, 0, 0};
+      if (is64) {
+        u64 info;
+        std::memcpy(&raw.offset, e, 8);
+        std::memcpy(&info, e + 8, 8);
+        if (rela)
+          std::memcpy(&raw.addend, e + 16, 8);
+        raw.sym = info >> 32, raw.type = (u32)info;
       } else {
-        GElf_Rel e;
-        if (!gelf_getrel(data, k, &e))
-          return fail(strf("%s: cannot read entry %zu", rs.name.c_str(), k));
-        r.offset = e.r_offset;
-        info = e.r_info;
+        u32 off, info;
+        std::memcpy(&off, e, 4);
+        std::memcpy(&info, e + 4, 4);
+        if (rela) {
+          i32 a;
+          std::memcpy(&a, e + 8, 4);
+          raw.addend = a;
+        }
+        raw.offset = off, raw.sym = info >> 8, raw.type = info & 0xff;
       }
-      // gelf hands ELF32 entries over in the ELF64 r_info layout.
-      r.sym = GELF_R_SYM(info);
-      r.type = GELF_R_TYPE(info);
-      std::string site = strf("%s:(%s+0x%llx)", obj.name.c_str(),
-                              target.name.c_str(), (unsigned long long)r.offset);
-      if (r.sym >= obj.symbols.size())
-        return error(strf("%s: relocation %s: symbol index %u out of range "
-                          "(%zu symbols)",
-                          site.c_str(), arch.type_name(r.type).c_str(), r.sym,
-                          obj.symbols.size()));
-      RelocKind kind = arch.classify(r.type);
+      if (raw.sym >= nsyms)
+        return error(strf("%s:(%s+0x%llx): relocation %s: symbol index %llu "
+                          "out of range (%zu symbols)",
+                          obj.name.c_str(), target.name.c_str(),
+                          (unsigned long long)raw.offset,
+                          arch.type_name((u32)raw.type).c_str(),
+                          (unsigned long long)raw.sym, nsyms));
+      const RelocKind &kind = kinds[(u32)raw.type];
+      const unsigned width = kind.howto ? kind.howto->width : 0;
+      if (kind.howto && !fits(raw.offset, width, target.size))
+        return error(strf("%s:(%s+0x%llx): relocation %s: field of %u bytes "
+                          "lies outside %s (size 0x%llx)",
+                          obj.name.c_str(), target.name.c_str(),
+                          (unsigned long long)raw.offset,
+                          arch.type_name((u32)raw.type).c_str(), width,
+                          target.name.c_str(),
+                          (unsigned long long)target.size));
+      if (raw.offset >= (1ull << 32))
+        return error(strf("%s: relocation offset 0x%llx is beyond 4 GiB",
+                          rs.name.c_str(), (unsigned long long)raw.offset));
+      Reloc r;
+      r.offset = (u32)raw.offset;
+      r.sym = (u32)raw.sym;
+      r.type = raw.type < RelocTable::kSize ? (u32)raw.type : 255;
+      r.addend = raw.addend;
+
       if (!kind.howto && types == RelocTypes::Any) {
-        out.relocs.push_back(r);
+        decoded[kept++] = r;
         continue;
       }
       if (!kind.howto)
-        return error(strf("%s: relocation %s against %s: %s", site.c_str(),
-                          arch.type_name(r.type).c_str(),
+        return error(strf("%s: relocation %s against %s: %s", site(r).c_str(),
+                          arch.type_name((u32)raw.type).c_str(),
                           obj.symbol_label(r.sym).c_str(),
                           kind.refusal ? kind.refusal
                                        : "unknown relocation type"));
-      unsigned width = kind.howto->width;
-      if (!fits(r.offset, width, target.size))
-        return error(strf("%s: relocation %s: field of %u bytes lies outside "
-                          "%s (size 0x%llx)",
-                          site.c_str(), arch.type_name(r.type).c_str(), width,
-                          target.name.c_str(),
-                          (unsigned long long)target.size));
+      switch (kind.howto->expr) {
+      case RelExpr::GotSlotPC: case RelExpr::GotSlotAbs: case RelExpr::GotSlotOff:
+      case RelExpr::GotBasePC: case RelExpr::GotBaseAbs: case RelExpr::GotRel:
+        out.uses_got = true;
+        break;
+      default:
+        break;
+      }
       if (!rela && width) {
         // REL: the addend is what the field holds now (sign-extended).
         if (!target.data)
-          return error(site + ": REL relocation in a section with no contents");
+          return error(site(r) +
+                       ": REL relocation in a section with no contents");
         u64 raw = read_field(target.data + r.offset, width);
         unsigned bits = width * 8;
         r.addend = bits == 64 ? (i64)raw
                               : (i64)(raw << (64 - bits)) >> (64 - bits);
       }
-      out.relocs.push_back(r);
+      decoded[kept++] = r;
     }
+    out.relocs.set_size(kept);
     obj.relocs.push_back(std::move(out));
   }
   return {};
@@ -339,7 +372,7 @@ Result<void> Parser::read_relocs() {
 
 Result<void> Parser::run() {
   MK_TRY(check_ident());
-  elf.reset(elf_memory((char *)obj.bytes.data(), obj.bytes.size()));
+  elf.reset(elf_memory((char *)obj.data, obj.size));
   if (!elf || elf_kind(elf.get()) != ELF_K_ELF)
     return fail(strf("libelf cannot read it: %s", elf_errmsg(-1)));
   if (!gelf_getehdr(elf.get(), &eh))
@@ -349,9 +382,9 @@ Result<void> Parser::run() {
   obj.arch = arch_for_machine(eh.e_machine);
   if (!obj.arch)
     return fail(strf("unsupported machine %u", eh.e_machine));
-  if (obj.arch->elf_class() != obj.bytes[EI_CLASS])
+  if (obj.arch->elf_class() != obj.data[EI_CLASS])
     return fail(strf("ELF class %s does not match machine %s",
-                     obj.bytes[EI_CLASS] == ELFCLASS64 ? "ELF64" : "ELF32",
+                     obj.data[EI_CLASS] == ELFCLASS64 ? "ELF64" : "ELF32",
                      obj.arch->name()));
   if (eh.e_type != ET_REL)
     return fail(strf("not a relocatable object (e_type %s)",
@@ -380,18 +413,25 @@ std::string ObjectFile::symbol_label(u32 sym) const {
   return s.name.empty() ? strf("symbol %u", sym) : s.name;
 }
 
-Result<ObjectFile> parse_object(std::vector<u8> bytes, std::string path,
-                                std::string name, RelocTypes types) {
+static Result<ObjectFile> parse_into(ObjectFile obj, RelocTypes types) {
   static const bool libelf_ok = elf_version(EV_CURRENT) != EV_NONE;
   if (!libelf_ok)
     return error("libelf: version mismatch");
-  ObjectFile obj;
-  obj.bytes = std::move(bytes);
-  obj.path = std::move(path);
-  obj.name = std::move(name);
   Parser p(obj, types);
   MK_TRY(p.run());
   return obj;
+}
+
+Result<ObjectFile> parse_object(std::vector<u8> bytes, std::string path,
+                                std::string name, RelocTypes types) {
+  ObjectFile obj;
+  auto buf = std::make_shared<std::vector<u8>>(std::move(bytes));
+  obj.data = buf->data();
+  obj.size = buf->size();
+  obj.storage = buf;
+  obj.path = std::move(path);
+  obj.name = std::move(name);
+  return parse_into(std::move(obj), types);
 }
 
 Result<ObjectFile> read_object(const std::string &path, RelocTypes types) {
@@ -400,26 +440,33 @@ Result<ObjectFile> read_object(const std::string &path, RelocTypes types) {
   if (fd < 0)
     return error(strf("%s: %s", path.c_str(), std::strerror(errno)));
   struct stat st;
-  std::vector<u8> bytes;
-  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
-    bytes.resize(st.st_size);
-  else {
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
     return error(strf("%s: not a regular file", path.c_str()));
   }
-  size_t got = 0;
-  while (got < bytes.size()) {
-    ssize_t n = ::read(fd, bytes.data() + got, bytes.size() - got);
-    if (n <= 0) {
-      int e = n < 0 ? errno : EIO;
-      ::close(fd);
-      return error(strf("%s: %s", path.c_str(), std::strerror(e)));
-    }
-    got += n;
-  }
+  // Map the file rather than copy it: the loader reads each byte once.
+  // Read-only: nothing (libelf included) writes to it.
+  size_t len = (size_t)st.st_size;
+  void *m = len ? mmap(nullptr, len, PROT_READ,
+                       MAP_PRIVATE, fd, 0)
+                : nullptr;
+  int map_errno = errno;
   ::close(fd);
-  return parse_object(std::move(bytes), path, name, types);
+  if (m == MAP_FAILED)
+    return error(strf("%s: %s", path.c_str(), std::strerror(map_errno)));
+  static const u8 kEmpty[1] = {0};
+  ObjectFile obj;
+  obj.data = m ? (const u8 *)m : kEmpty;
+  obj.size = len;
+  if (m)
+    obj.storage = std::shared_ptr<const void>(
+        m, [len](const void *p) { munmap(const_cast<void *>(p), len); });
+  obj.path = path;
+  obj.name = name;
+  return parse_into(std::move(obj), types);
 }
+
+
 
 std::vector<std::pair<std::string, std::string>>
 read_modinfo(const ObjectFile &obj) {

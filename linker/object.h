@@ -6,6 +6,7 @@
 #include "arch.h"
 #include "base.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -33,24 +34,64 @@ struct Symbol {
   u8 visibility = 0;
 };
 
+// 16 bytes: the loader streams 100 000s of these twice per load.  Offsets
+// are within a section (checked below 4 GiB), symbol indices below 2^24 and
+// type numbers below 256 (a larger one is no type minikern knows).
 struct Reloc {
+  u32 offset;
+  u32 sym : 24;
+  u32 type : 8;
+  i64 addend;
+};
+static_assert(sizeof(Reloc) == 16);
+
+// The relocations of one section, each decoded once at parse time into
+// the record everything downstream uses, with its explicit addend (read
+// from the field for REL, i386).
+class RelocList {
+public:
+  size_t size() const { return n_; }
+  bool empty() const { return n_ == 0; }
+  const Reloc &operator[](size_t i) const { return v_[i]; }
+  const Reloc *begin() const { return v_.get(); }
+  const Reloc *end() const { return v_.get() + n_; }
+
+  // The parser's side: room for `n` records, left uninitialised (every
+  // one is written before it is read), then the count actually kept.
+  Reloc *reset(size_t n) {
+    v_.reset(n ? new Reloc[n] : nullptr);
+    n_ = 0;
+    return v_.get();
+  }
+  void set_size(size_t n) { n_ = n; }
+
+private:
+  std::unique_ptr<Reloc[]> v_;
+  size_t n_ = 0;
+};
+
+// An ELF relocation entry's fields, before they are checked to fit Reloc.
+struct RawReloc {
   u64 offset;
-  u32 type;
-  u32 sym;
+  u64 sym;
+  u64 type;
   i64 addend;
 };
 
 struct RelocSection {
   u32 index;  // the SHT_REL/SHT_RELA section itself
   u32 target; // section the relocations apply to
-  std::vector<Reloc> relocs;
+  RelocList relocs;
+  bool uses_got = false; // some entry is GOT-relative (the scan skips others)
 };
 
 struct ObjectFile {
   std::string path;
   std::string name; // "hello.ko": used in every message
   const Arch *arch = nullptr;
-  std::vector<u8> bytes;
+  const u8 *data = nullptr; // the file's bytes
+  size_t size = 0;
+  std::shared_ptr<const void> storage; // keeps `data` alive: a buffer or a mapping
   std::vector<Section> sections;
   std::vector<Symbol> symbols; // index 0 is the null symbol
   std::vector<RelocSection> relocs;

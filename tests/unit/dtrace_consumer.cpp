@@ -257,3 +257,35 @@ TEST_CASE("dtrace consumer: records of several threads, in time order") {
   CHECK(out.find("            4096 |@@@@@@@@@@@@@@@@                         16384    ") !=
         std::string::npos);
 }
+
+TEST_CASE("dtrace consumer: equal string keys merge, however they were held") {
+  // Two probes in functions of the same name (their names live at two
+  // addresses), a literal, and a copied-in string: one row per content.
+  static const char func[] = "func";
+  ConsumerOptions q;
+  q.quiet = true;
+  ProbeInfo other = probe(12, "test", "func", "tock");
+  Trace t("test:::tick, test:::tock { @[probefunc] = count(); } "
+          "test:::tick { @[\"func\"] = count(); @[stringof(arg0)] = count(); }",
+          {{P10, other}, {P10}}, q);
+  t.fire(10, {(uintptr_t)func});
+  t.fire(12, {(uintptr_t)func});
+  std::thread([&] { t.fire(12); }).join();
+  t.finish();
+  CHECK(t.sink.stdout_ == "\n  func                                                              5\n");
+}
+
+TEST_CASE("dtrace consumer: args[N] widens by the declared type") {
+  ProbeInfo typed = probe(10, "test", "func", "tick");
+  typed.argtypes = {"int", "unsigned char", "long", "char *", "unsigned int"};
+  ConsumerOptions q;
+  q.quiet = true;
+  Trace t("test:::tick { printf(\"%d %d %d %s %d|\", args[0], args[1], args[2], "
+          "args[3], args[4]); trace(args[0]); }",
+          {{typed}}, q);
+  t.fire(10, {(uintptr_t)0xffffffffu, 0x1ff, (uintptr_t)-2, (uintptr_t) "s",
+              (uintptr_t)-1});
+  t.c->drain();
+  // On i386 a long is 4 bytes and arg2 alone would read 4294967294.
+  CHECK(t.sink.stdout_ == "-1 255 -2 s 4294967295|-1");
+}

@@ -243,3 +243,14 @@ TEST_CASE("dtrace compile: code shape") {
   CHECK(p->aggs[1].nvals == 127);
   CHECK(p->aggs[2].nvals == 12);
 }
+
+TEST_CASE("dtrace compile: errors in a script carry file and line") {
+  auto ast = parse("p:::n\n{\n\ttrace(1);\n\tprintf(\"%s\\n\", arg0);\n}\n", "t.d");
+  REQUIRE(ast);
+  std::vector<std::vector<ProbeInfo>> m(1, {probe(10, "f", "n")});
+  auto p = compile(*ast, m);
+  REQUIRE_FALSE(p);
+  CHECK(p.error().message ==
+        "t.d:4: semantic error near \"printf\": printf( ) argument #2 is an "
+        "integer but conversion #1 (%s) wants a string; use stringof( )");
+}

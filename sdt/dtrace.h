@@ -1,0 +1,311 @@
+// The shell's `dtrace`: a small D compiler and the consumer that runs its
+// output.  Four parts, one file each:
+//
+//   dtrace_parse.cpp    D source -> syntax tree (hand-written recursive
+//                       descent), with one-line errors
+//   dtrace_compile.cpp  syntax tree + the probes each clause matched ->
+//                       a Program: per-clause bytecode, record layouts,
+//                       aggregation and printf descriptions
+//   dtrace_consumer.cpp the firing path (per-thread buffers and aggregation
+//                       tables, the bytecode interpreter) and the draining
+//                       side (records in time order, drops, errors, merged
+//                       aggregations)
+//   dtrace_format.cpp   output in DTrace's formats: printf conversions, the
+//                       default record line, aggregations and histograms
+//   dtrace_cmd.cpp      the shell command: options, -l/-S listings,
+//                       foreground, -c and background runs
+//
+// Nothing here is global: a Consumer belongs to one enabling, and the
+// command's state (background enablings) to one Kernel.
+#pragma once
+
+#include "../linker/base.h"
+
+#include <atomic>
+#include <deque>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mk {
+class Kernel;
+struct Probe;
+} // namespace mk
+
+namespace mk::dt {
+
+// ---- limits -------------------------------------------------------------------
+
+constexpr u32 kStrSize = 256;     // longest string a record holds, with NUL
+constexpr u32 kMaxKeys = 8;       // aggregation key components
+constexpr u32 kMaxAggs = 64;      // aggregations in one program
+constexpr u32 kStackDepth = 32;   // interpreter value stack
+constexpr u32 kMaxScratch = 8;    // strings copied in by one clause
+constexpr int kQuantBuckets = 127; // DTrace's quantize(): -2^62 .. 2^62
+constexpr int kQuantZero = 63;    // the bucket of 0
+
+// ---- types and the syntax tree --------------------------------------------------
+
+// D values: 4- and 8-byte integers (how trace() and default printing size
+// them) and strings.
+enum class Type : u8 { Int32, Int64, String };
+
+enum class Builtin : u8 {
+  Timestamp, WallTimestamp, Cpu, Id, Epid, Tid,
+  ProbeProv, ProbeMod, ProbeFunc, ProbeName,
+};
+
+// Operators of Unary and Binary expressions.
+enum ExprOp : u8 {
+  X_ADD, X_SUB, X_MUL, X_DIV, X_MOD, X_SHL, X_SHR,
+  X_LT, X_LE, X_GT, X_GE, X_EQ, X_NE,
+  X_BAND, X_BOR, X_BXOR, X_LAND, X_LOR, X_LXOR,
+  X_NEG, X_LNOT, X_BNOT,
+};
+
+struct Expr;
+using ExprPtr = std::unique_ptr<Expr>;
+
+struct Expr {
+  enum Kind : u8 {
+    Int,     // ival
+    Str,     // sval
+    Var,     // builtin
+    Arg,     // argN: ival = N
+    Args,    // args[N]: ival = N (typed by the probe's argument types)
+    Unary,   // op, kids[0]
+    Binary,  // op, kids[0..1]
+    Ternary, // kids[0] ? kids[1] : kids[2]
+    Call,    // name(kids...): stringof, copyinstr, strlen
+  } kind;
+  ExprOp op = X_ADD; // Unary, Binary
+  i64 ival = 0;
+  std::string sval;
+  Builtin builtin = Builtin::Timestamp;
+  std::string name;
+  std::vector<ExprPtr> kids;
+  std::string near; // source text for error messages
+  int line = 1;
+};
+
+enum class AggFn : u8 { Count, Sum, Min, Max, Avg, Quantize, LQuantize };
+const char *agg_fn_name(AggFn f);
+
+struct Stmt {
+  enum Kind : u8 { Trace, Printf, Printa, Exit, Aggregate } kind;
+  std::vector<ExprPtr> args; // trace/exit: 1; printf: after the format;
+                             // aggregate: the function's arguments
+  std::string fmt;           // printf, printa (has_fmt)
+  bool has_fmt = false;
+  std::string agg;           // aggregate/printa: name without '@' ("" = @)
+  std::vector<ExprPtr> keys; // aggregate: @name[keys]
+  AggFn fn = AggFn::Count;
+  std::string near;
+  int line = 1;
+};
+
+struct ClauseAst {
+  std::vector<std::string> descs; // probe descriptions, as written
+  ExprPtr pred;
+  std::vector<Stmt> stmts;
+  bool has_body = false; // '{ }' present (else: the default action)
+  int line = 1;
+  std::string file; // the script it came from ("" for -n text)
+};
+
+// `#pragma D option` settings a script may carry.
+struct Pragmas {
+  bool quiet = false;
+  u64 bufsize = 0; // 0: not set
+  u64 aggsize = 0;
+};
+
+struct ProgramAst {
+  std::vector<ClauseAst> clauses;
+  Pragmas pragmas;
+};
+
+// Parse D source.  `file` names a script for messages ("" for -n text).
+// Messages are without the "dtrace: " prefix.
+Result<ProgramAst> parse(const std::string &text, const std::string &file = "");
+
+// Check a probe description ("p:m:f:n", fewer fields, globs).
+Result<void> check_desc(const std::string &desc);
+
+// ---- printf formats ---------------------------------------------------------------
+
+struct Conv {
+  std::string before; // literal text preceding the conversion
+  std::string flags;  // any of "-+ #0"
+  int width = -1;     // -1: none, -2: '*'
+  int prec = -1;      // -1: none, -2: '*'
+  int size = 0;       // 0: the argument's own, else 1/2/4/8 (hh/h/l/ll)
+  char conv = 0;      // d i u x X o c s p
+  bool agg = false;   // %@ (printa: the aggregation's value)
+};
+
+struct Format {
+  std::vector<Conv> convs;
+  std::string tail; // literal text after the last conversion
+};
+
+// Parse a printf format; errors name the bad conversion.
+Result<Format> parse_format(const std::string &fmt);
+
+// One argument to format.
+struct Value {
+  Type type = Type::Int64;
+  i64 i = 0;
+  std::string s;
+};
+
+// Format `args` (a '*' width or precision takes one too).  The caller has
+// checked the arguments against the conversions (compile time).
+std::string format(const Format &f, const std::vector<Value> &args);
+
+// ---- compiled programs ---------------------------------------------------------------
+
+// Interpreter operations (a stack machine over i64; a string is a pointer
+// to NUL-terminated memory the interpreter trusts: a literal, the probe's
+// names, or a scratch copy made by stringof()).
+enum Op : u8 {
+  OP_PUSH,     // imm
+  OP_ARG,      // a = N: args[N] zero-extended
+  OP_STRARG,   // a = N: copy the string at args[N] in (may fault)
+  OP_VAR,      // a = Builtin
+  OP_STRINGOF, // pop address, copy the string in (may fault)
+  OP_STRLEN,
+  OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MOD, OP_SHL, OP_SHR,
+  OP_AND, OP_OR, OP_XOR, OP_NEG, OP_BNOT, OP_LNOT, OP_BOOL,
+  OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE,
+  OP_SEQ, OP_SNE, OP_SLT, OP_SLE, OP_SGT, OP_SGE,
+  OP_TRUNC32,  // sign-extend the low 32 bits
+  OP_SEXT,     // a = bits: sign-extend the low a bits (typed args[N])
+  OP_ZEXT,     // a = bits: keep only the low a bits
+  OP_JZ,       // pop; jump to c if zero
+  OP_JNZ,      // pop; jump to c if not zero
+  OP_JMP,      // jump to c
+  OP_DUP,
+  OP_POP,
+  OP_PRED,     // pop; stop the clause if zero
+  OP_RESERVE,  // reserve the record (imm = most bytes it can take)
+  OP_REC_INT,  // pop into the record
+  OP_REC_STR,  // pop a string into the record
+  OP_EXIT,     // pop the status into the record; stop tracing
+  OP_AGG,      // a = aggregation, b = keys on the stack (value above them),
+               // c = the string keys whose memory lives as long as the
+               // program (literals, probe names): a bit per key
+  OP_COUNT0,   // a = aggregation: a keyless count(), the fast path
+  OP_COMMIT,
+  OP_RET,
+};
+
+struct Insn {
+  u8 op;
+  u8 a = 0;
+  u16 b = 0;
+  u32 c = 0;
+  i64 imm = 0;
+};
+
+struct AggDef {
+  std::string name; // without '@'; "" for @
+  AggFn fn = AggFn::Count;
+  std::vector<Type> keys;
+  i64 lq_base = 0, lq_limit = 0, lq_step = 1; // lquantize
+  u32 nvals = 1; // i64 values per entry
+  int line = 0;  // of first use
+};
+
+// What a record's data holds, action by action, for the drain side.
+struct Action {
+  enum Kind : u8 { Trace, Printf, Printa, Exit, Aggregate } kind;
+  std::vector<Type> types; // recorded values, in order
+  const Format *fmt = nullptr;
+  u32 agg = 0;
+};
+
+struct CompiledClause {
+  std::vector<Insn> code;
+  std::vector<u8> action_at; // per instruction: its action number (0: the
+                             // predicate), for error messages
+  // Clauses simple enough to skip the interpreter.
+  enum Fast : u8 { None, Count0 } fast = None;
+  u8 fast_agg = 0;
+  std::vector<Action> actions;
+  bool records = false; // writes a record when it fires
+  std::vector<u32> probes; // matched probe ids
+  std::string descs;       // "a:::b, c:::d" for -j
+};
+
+struct Program {
+  std::vector<CompiledClause> clauses;
+  std::vector<AggDef> aggs;
+  std::deque<std::string> strings; // literals (stable addresses)
+  std::deque<Format> formats;
+  Pragmas pragmas;
+};
+
+// What a clause needs to know about one probe it matched.
+struct ProbeInfo {
+  u32 id = 0;
+  std::string provider, module, function, name;
+  std::vector<std::string> argtypes;
+};
+
+// Compile `ast`; `matched[i]` are the probes clause i matched.
+Result<std::unique_ptr<Program>>
+compile(ProgramAst &ast, const std::vector<std::vector<ProbeInfo>> &matched);
+
+// ---- output formats ------------------------------------------------------------------
+
+// The default per-record prefix, DTrace's "%3d %6d %32s ".
+std::string record_prefix(int cpu, u32 probe, const std::string &func,
+                          const std::string &name);
+std::string record_header(); // "CPU     ID                    FUNCTION:NAME\n"
+
+// A merged aggregation entry.
+struct AggRow {
+  std::vector<Value> keys;
+  std::vector<i64> vals;
+};
+
+// One aggregation in DTrace's default layout (keys left, value right, or a
+// histogram), rows sorted by value then key.
+std::string print_aggregation(const AggDef &a, std::vector<AggRow> rows);
+// The same through printa("fmt", @a).
+std::string printa_format(const AggDef &a, const Format &f,
+                          std::vector<AggRow> rows);
+// The value column of one row (" %16lld", an average, a histogram).
+std::string agg_value_text(const AggDef &a, const std::vector<i64> &vals);
+void sort_rows(const AggDef &a, std::vector<AggRow> &rows);
+// The quantize() bucket of v, and a bucket's lower bound.
+int quantize_bucket(i64 v);
+i64 quantize_value(int bucket);
+
+// ---- the consumer --------------------------------------------------------------------
+
+// Where a consumer's output goes: stdout/stderr in the foreground, a bounded
+// buffer for a background enabling.
+class Sink {
+public:
+  virtual ~Sink() = default;
+  virtual void out(const std::string &s) = 0;
+  virtual void err(const std::string &line) = 0; // one line, no '\n'
+};
+
+struct ConsumerOptions {
+  u64 bufsize = 256 * 1024; // per thread, bytes of records
+  u64 aggsize = 1024 * 1024; // per thread, bytes of aggregation data
+  bool quiet = false;
+  unsigned threads = 0; // thread states to preallocate (0: 16); a thread
+                        // beyond them has its firings dropped and counted
+};
+
+class Consumer;
+
+// Runs the probe callback of `Sdt::enable` for one Consumer.
+void consumer_fire(void *ctx, u32 probe, const uintptr_t *args);
+
+} // namespace mk::dt

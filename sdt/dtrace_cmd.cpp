@@ -1,0 +1,887 @@
+// The shell's `dtrace` command (DESIGN.md, "Shell"):
+//
+//   dtrace -l [-v] [-P prov] [-m mod] [-f func] [-n desc] [-s file]
+//   dtrace -S ...               the probes' sites, disassembled (Capstone)
+//   dtrace [-qZ] [-b size] [-x opt] -n 'desc /pred/ { actions }' ... | -s file
+//          [-c 'shell command'] [&]
+//   dtrace -j | -o ID | -k ID   background enablings: list, read, stop
+//
+// A foreground run prints as DTrace does: "description ... matched N
+// probes" on stderr, records drained every 50 ms, Ctrl-C or exit( ) to
+// stop, then END and the aggregations.  With -c it enables, runs the shell
+// command (draining every 50 ms meanwhile, from a helper thread), drains
+// and stops.  A trailing `&` leaves the enabling running in
+// the background: its output goes to a bounded buffer (1 MiB, oldest lines
+// dropped and counted) that `dtrace -o ID` prints and empties (so each -o
+// shows what is new since the last), drained every 50 ms by a
+// thread of this command (so buffers do not fill while the shell waits for
+// input), stopped by `dtrace -k ID` or when a clause calls exit( ), and at
+// kernel shutdown.  The ID is the Sdt enabling's, the one kernel messages
+// about it use.
+#include "dtrace.h"
+#include "dtrace_consumer.h"
+#include "sdt.h"
+
+#include "../kernel/kernel.h"
+#include "../kernel/sysinit.h"
+
+#include <algorithm>
+#include <capstone/capstone.h>
+#include <condition_variable>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <gelf.h>
+#include <set>
+#include <sstream>
+#include <thread>
+#include <unistd.h>
+
+namespace mk::dt {
+
+namespace {
+
+using Args = std::vector<std::string>;
+
+const char *kUsage =
+    "usage: dtrace [-lqSvZ] [-b size] [-x opt[=val]] [-n desc] [-s file] "
+    "[-P prov] [-m mod] [-f func] [-i id] [-c cmd] [&] | -j | -o id | -k id";
+
+// ---- sinks ----------------------------------------------------------------------------
+
+// The foreground: stdout for records, stderr for DTrace's messages.
+class StdSink : public Sink {
+public:
+  void out(const std::string &s) override {
+    std::fwrite(s.data(), 1, s.size(), stdout);
+    std::fflush(stdout);
+  }
+  void err(const std::string &line) override {
+    std::fflush(stdout);
+    std::fprintf(stderr, "%s\n", line.c_str());
+  }
+};
+
+// A background enabling's output, kept until read; bounded, dropping the
+// oldest whole lines.
+class BufferSink : public Sink {
+public:
+  static constexpr size_t kMax = 1 << 20;
+  void out(const std::string &s) override {
+    std::lock_guard<std::mutex> g(mu_);
+    buf_ += s;
+    if (buf_.size() > kMax) {
+      size_t cut = buf_.size() - kMax;
+      size_t nl = buf_.find('\n', cut);
+      cut = nl == std::string::npos ? cut : nl + 1;
+      discarded_ += cut;
+      buf_.erase(0, cut);
+    }
+  }
+  void err(const std::string &line) override { out(line + "\n"); }
+  std::string take() {
+    std::lock_guard<std::mutex> g(mu_);
+    std::string s;
+    if (discarded_)
+      s = strf("dtrace: %llu bytes of output discarded (more than %zu KiB "
+               "unread)\n",
+               (unsigned long long)discarded_, kMax / 1024);
+    s += buf_;
+    buf_.clear();
+    discarded_ = 0;
+    return s;
+  }
+
+private:
+  std::mutex mu_;
+  std::string buf_;
+  u64 discarded_ = 0;
+};
+
+void notice(const std::string &line) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "%s\n", line.c_str());
+}
+
+// ---- options ---------------------------------------------------------------------------
+
+struct Spec {
+  char kind; // n s P m f i
+  std::string arg;
+};
+
+struct Options {
+  bool list = false, verbose = false, quiet = false, sites = false;
+  bool jobs = false, zdefs = false, background = false;
+  std::vector<Spec> specs;
+  bool has_cmd = false;
+  std::string cmd;
+  u64 bufsize = 0, aggsize = 0;
+  int read_id = 0, kill_id = 0;
+};
+
+Result<u64> parse_size(const std::string &s) {
+  char *end = nullptr;
+  unsigned long long v = std::strtoull(s.c_str(), &end, 10);
+  u64 mul = 1;
+  if (end && *end) {
+    switch (tolower(*end)) {
+    case 'k': mul = 1ull << 10; break;
+    case 'm': mul = 1ull << 20; break;
+    case 'g': mul = 1ull << 30; break;
+    default: mul = 0;
+    }
+    if (end[1])
+      mul = 0;
+  }
+  if (s.empty() || !isdigit((unsigned char)s[0]) || !mul)
+    return error("invalid size '" + s + "' (bytes, or with k, m, g)");
+  u64 n = v * mul;
+  if (n < 4096)
+    return error("size '" + s + "' is below the minimum of 4k");
+  if (n > (1ull << 30))
+    return error("size '" + s + "' is above the maximum of 1g");
+  return n;
+}
+
+Result<int> parse_id(const std::string &s) {
+  char *end = nullptr;
+  long v = std::strtol(s.c_str(), &end, 10);
+  if (s.empty() || *end || v <= 0)
+    return error("invalid enabling id '" + s + "'");
+  return (int)v;
+}
+
+Result<Options> parse_options(const Args &a) {
+  Options o;
+  size_t n = a.size();
+  if (n > 1 && a[n - 1] == "&") {
+    o.background = true;
+    n--;
+  }
+  for (size_t i = 1; i < n; i++) {
+    const std::string &w = a[i];
+    if (w.size() < 2 || w[0] != '-')
+      return error("unexpected argument '" + w + "' (" + kUsage + ")");
+    for (size_t j = 1; j < w.size(); j++) {
+      char c = w[j];
+      if (strchr("lqSvZj", c)) {
+        switch (c) {
+        case 'l': o.list = true; break;
+        case 'q': o.quiet = true; break;
+        case 'S': o.sites = true; break;
+        case 'v': o.verbose = true; break;
+        case 'Z': o.zdefs = true; break;
+        case 'j': o.jobs = true; break;
+        }
+        continue;
+      }
+      if (!strchr("nsPmficbxok", c))
+        return error(strf("illegal option -- %c (%s)", c, kUsage));
+      std::string val;
+      if (j + 1 < w.size())
+        val = w.substr(j + 1);
+      else if (i + 1 < n)
+        val = a[++i];
+      else
+        return error(strf("option requires an argument -- %c (%s)", c, kUsage));
+      switch (c) {
+      case 'c':
+        if (o.has_cmd)
+          return error("only one -c command may be given");
+        o.has_cmd = true;
+        o.cmd = val;
+        break;
+      case 'b': {
+        auto v = parse_size(val);
+        if (!v)
+          return error("-b: " + v.error().message);
+        o.bufsize = *v;
+        break;
+      }
+      case 'x': {
+        std::string name = val, arg;
+        if (size_t eq = val.find('='); eq != std::string::npos)
+          name = val.substr(0, eq), arg = val.substr(eq + 1);
+        if (name == "quiet") {
+          o.quiet = true;
+        } else if (name == "bufsize" || name == "aggsize") {
+          auto v = parse_size(arg);
+          if (!v)
+            return error("-x " + name + ": " + v.error().message);
+          (name == "bufsize" ? o.bufsize : o.aggsize) = *v;
+        } else {
+          return error("-x " + name + ": unsupported option (quiet, bufsize, "
+                       "aggsize)");
+        }
+        break;
+      }
+      case 'o':
+      case 'k': {
+        auto id = parse_id(val);
+        if (!id)
+          return error(strf("-%c: %s", c, id.error().message.c_str()));
+        (c == 'o' ? o.read_id : o.kill_id) = *id;
+        break;
+      }
+      default:
+        o.specs.push_back(Spec{c, val});
+      }
+      break; // the rest of the word was the option's value
+    }
+  }
+  return o;
+}
+
+// The probe description a -P/-m/-f/-i option stands for.
+Result<std::string> spec_desc(Kernel &k, const Spec &s) {
+  auto fields = [](const std::string &v) {
+    return (size_t)std::count(v.begin(), v.end(), ':');
+  };
+  switch (s.kind) {
+  case 'P':
+    if (fields(s.arg))
+      return error("invalid probe description \"" + s.arg + "\": -P takes a "
+                   "provider name");
+    return s.arg + ":::";
+  case 'm':
+    if (fields(s.arg) > 1)
+      return error("invalid probe description \"" + s.arg + "\": -m takes "
+                   "[provider:]module");
+    return (fields(s.arg) ? "" : ":") + s.arg + "::";
+  case 'f':
+    if (fields(s.arg) > 2)
+      return error("invalid probe description \"" + s.arg + "\": -f takes "
+                   "[[provider:]module:]function");
+    return std::string(fields(s.arg) == 0 ? "::" : fields(s.arg) == 1 ? ":" : "") +
+           s.arg + ":";
+  case 'i': {
+    char *end = nullptr;
+    unsigned long v = std::strtoul(s.arg.c_str(), &end, 10);
+    Probe *p = s.arg.empty() || *end ? nullptr : k.sdt->probe((u32)v);
+    if (!p)
+      return error("invalid probe identifier " + s.arg);
+    return p->full();
+  }
+  }
+  return s.arg;
+}
+
+ProbeInfo info_of(const Probe &p) {
+  ProbeInfo i;
+  i.id = p.id;
+  i.provider = p.provider;
+  i.module = p.module;
+  i.function = p.function;
+  i.name = p.name;
+  i.argtypes = p.argtypes;
+  return i;
+}
+
+// All clauses of all -n/-s/-P/-m/-f/-i options, with how to name each
+// option in "matched N probes".
+struct Source {
+  std::string what, name; // "description", "BEGIN " / "script", "x.d"
+  size_t first, count;    // its clauses
+};
+
+Result<ProgramAst> gather(Kernel &k, const Options &o, std::vector<Source> &src) {
+  ProgramAst all;
+  for (const Spec &s : o.specs) {
+    ProgramAst p;
+    Source so;
+    if (s.kind == 'n') {
+      auto r = parse(s.arg);
+      if (!r)
+        return r.take_error();
+      p = std::move(*r);
+      so.what = "description";
+      so.name = s.arg.substr(0, s.arg.find_first_of("{/;"));
+    } else if (s.kind == 's') {
+      std::ifstream f(s.arg);
+      if (!f)
+        return error("failed to open " + s.arg + ": " + std::strerror(errno));
+      std::stringstream ss;
+      ss << f.rdbuf();
+      auto r = parse(ss.str(), s.arg);
+      if (!r)
+        return r.take_error();
+      p = std::move(*r);
+      so.what = "script";
+      so.name = s.arg;
+    } else {
+      auto d = spec_desc(k, s);
+      if (!d)
+        return d.take_error();
+      ClauseAst c;
+      c.descs.push_back(*d);
+      p.clauses.push_back(std::move(c));
+      so.what = "description";
+      so.name = s.arg;
+    }
+    so.first = all.clauses.size();
+    so.count = p.clauses.size();
+    for (auto &c : p.clauses)
+      all.clauses.push_back(std::move(c));
+    all.pragmas.quiet |= p.pragmas.quiet;
+    if (p.pragmas.bufsize)
+      all.pragmas.bufsize = p.pragmas.bufsize;
+    if (p.pragmas.aggsize)
+      all.pragmas.aggsize = p.pragmas.aggsize;
+    src.push_back(so);
+  }
+  return all;
+}
+
+// The probes each clause matched; a description matching none is an error
+// unless -Z.
+Result<std::vector<std::vector<ProbeInfo>>>
+match_all(Kernel &k, const ProgramAst &prog, bool zdefs) {
+  std::vector<std::vector<ProbeInfo>> out;
+  for (const ClauseAst &c : prog.clauses) {
+    std::set<u32> seen;
+    std::vector<ProbeInfo> v;
+    for (const std::string &d : c.descs) {
+      auto m = k.sdt->match(ProbeDesc::parse(d));
+      if (m.empty() && !zdefs)
+        return error("description '" + d + "' matched 0 probes");
+      for (Probe *p : m)
+        if (seen.insert(p->id).second)
+          v.push_back(info_of(*p));
+    }
+    std::sort(v.begin(), v.end(),
+              [](const ProbeInfo &a, const ProbeInfo &b) { return a.id < b.id; });
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+// ---- listing and sites ------------------------------------------------------------------
+
+// The kernel image's function symbols, for "function+offset" of its sites
+// (module sites carry their function's address already).
+class KernelSymbols {
+public:
+  struct Sym {
+    u64 addr, size;
+  };
+  void load(const std::string &path) {
+    if (loaded_)
+      return;
+    loaded_ = true;
+    elf_version(EV_CURRENT);
+    int fd = open(path.c_str(), O_RDONLY);
+    if (fd < 0)
+      return;
+    Elf *e = elf_begin(fd, ELF_C_READ, nullptr);
+    Elf_Scn *scn = nullptr;
+    while (e && (scn = elf_nextscn(e, scn))) {
+      GElf_Shdr sh;
+      if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
+        continue;
+      Elf_Data *d = elf_getdata(scn, nullptr);
+      size_t n = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+      for (size_t i = 0; d && i < n; i++) {
+        GElf_Sym s;
+        if (gelf_getsym(d, (int)i, &s) && GELF_ST_TYPE(s.st_info) == STT_FUNC &&
+            s.st_value)
+          syms_.push_back(Sym{s.st_value, s.st_size});
+      }
+    }
+    if (e)
+      elf_end(e);
+    close(fd);
+    std::sort(syms_.begin(), syms_.end(),
+              [](const Sym &a, const Sym &b) { return a.addr < b.addr; });
+  }
+  // The start of the function containing `addr`, or 0.  Functions do not
+  // overlap; aliases share a start, so the nearest few starts suffice.
+  u64 function_at(u64 addr) const {
+    auto it = std::upper_bound(syms_.begin(), syms_.end(), addr,
+                               [](u64 a, const Sym &s) { return a < s.addr; });
+    for (int n = 0; n < 8 && it != syms_.begin(); n++) {
+      --it;
+      if (addr < it->addr + std::max<u64>(it->size, 1))
+        return it->addr;
+    }
+    return 0;
+  }
+
+private:
+  bool loaded_ = false;
+  std::vector<Sym> syms_;
+};
+
+void list_line(std::string &out, const Probe &p) {
+  out += strf("%5u %10s %17s %33s %s\n", p.id, p.provider.c_str(),
+              p.module.c_str(), p.function.c_str(), p.name.c_str());
+}
+
+void list_types(std::string &out, const Probe &p) {
+  out += "\n\tArgument Types\n";
+  for (size_t i = 0; i < p.argtypes.size(); i++)
+    out += strf("\t\targs[%zu]: %s\n", i, p.argtypes[i].c_str());
+  if (p.argtypes.empty())
+    out += "\t\tNone\n";
+  out += "\n";
+}
+
+const char *site_kind(SiteKind k) {
+  switch (k) {
+  case SiteKind::Call: return "call";
+  case SiteKind::TailJump: return "tail call";
+  case SiteKind::IsEnabled: return "is-enabled";
+  case SiteKind::IsEnabledTail: return "is-enabled tail";
+  }
+  return "?";
+}
+
+void list_sites(std::string &out, const Probe &p, KernelSymbols &ksyms,
+                Kernel &k) {
+  if (p.sites.empty()) {
+    out += "        (no sites: fired by the consumer)\n";
+    return;
+  }
+  csh cs;
+#if defined(__x86_64__)
+  cs_mode mode = CS_MODE_64;
+#else
+  cs_mode mode = CS_MODE_32;
+#endif
+  bool have_cs = cs_open(CS_ARCH_X86, mode, &cs) == CS_ERR_OK;
+  if (have_cs)
+    cs_option(cs, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
+  for (const ProbeSite *s : p.sites) {
+    u8 bytes[8] = {};
+    std::memcpy(bytes, (const void *)(uintptr_t)s->addr, s->len);
+    u64 func = s->func_addr;
+    if (!func) {
+      ksyms.load(k.self_path.empty() ? "/proc/self/exe" : k.self_path);
+      func = ksyms.function_at(s->addr);
+    }
+    std::string where = func ? strf("%s+0x%llx", s->function.c_str(),
+                                    (unsigned long long)(s->addr - func))
+                             : s->function;
+    const char *state = std::memcmp(bytes, s->disabled, s->len) == 0 ? "disabled"
+                        : bytes[0] == 0xcc ? "enabled (breakpoint)"
+                                           : "enabled";
+    out += strf("        0x%0*llx %s: %s site, %u bytes, %s\n",
+                (int)sizeof(void *) * 2, (unsigned long long)s->addr,
+                where.c_str(), site_kind(s->kind), s->len, state);
+    cs_insn *insn = nullptr;
+    size_t n = have_cs ? cs_disasm(cs, bytes, s->len, s->addr, 0, &insn) : 0;
+    size_t done = 0;
+    for (size_t i = 0; i < n; i++) {
+      std::string hex;
+      for (u16 b = 0; b < insn[i].size; b++)
+        hex += strf("%02x ", insn[i].bytes[b]);
+      out += strf("            %0*llx:  %-21s %s%s%s\n", (int)sizeof(void *) * 2,
+                  (unsigned long long)insn[i].address, hex.c_str(),
+                  insn[i].mnemonic, insn[i].op_str[0] ? " " : "",
+                  insn[i].op_str);
+      done += insn[i].size;
+    }
+    if (n)
+      cs_free(insn, n);
+    if (done < s->len) {
+      std::string hex;
+      for (u8 b = (u8)done; b < s->len; b++)
+        hex += strf("%02x ", bytes[b]);
+      out += strf("            %0*llx:  %-21s (not decoded)\n",
+                  (int)sizeof(void *) * 2,
+                  (unsigned long long)(s->addr + done), hex.c_str());
+    }
+  }
+  if (have_cs)
+    cs_close(&cs);
+}
+
+// ---- enablings -------------------------------------------------------------------------
+
+// One enabling: its consumer and, in the background, its output buffer.
+struct Job {
+  int id = 0; // the Sdt enabling
+  std::string descs;
+  std::unique_ptr<BufferSink> buffer;
+  std::unique_ptr<Consumer> consumer;
+  std::mutex mu;       // drain/stop/read: the drainer thread and the shell
+  bool stopped = false;
+  bool exited = false; // stopped by exit( )
+};
+
+volatile sig_atomic_t g_interrupted = 0;
+extern "C" void on_sigint(int) { g_interrupted = 1; }
+
+// SIGINT stops the foreground enabling while it runs (and only then).
+class InterruptScope {
+public:
+  InterruptScope() {
+    g_interrupted = 0;
+    struct sigaction sa {};
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = 0; // no SA_RESTART: sleeps end early
+    sigaction(SIGINT, &sa, &old_);
+  }
+  ~InterruptScope() {
+    sigaction(SIGINT, &old_, nullptr);
+    g_interrupted = 0;
+  }
+
+private:
+  struct sigaction old_ {};
+};
+
+class Dtrace {
+public:
+  explicit Dtrace(Kernel &k) : k_(k) {}
+  ~Dtrace();
+  int command(Args &a);
+
+private:
+  int fail(const std::string &msg) {
+    k_.error_line("dtrace: " + msg);
+    return 1;
+  }
+  int list(const Options &o);
+  int enable(const Options &o);
+  int jobs();
+  int read(int id);
+  int kill(int id);
+  // Stop a job: no more recording, sites restored, END, final output.
+  void finish(Job &j);
+  void drainer();
+  std::shared_ptr<Job> find(int id);
+
+  Kernel &k_;
+  KernelSymbols ksyms_;
+  std::mutex mu_; // jobs_
+  std::vector<std::shared_ptr<Job>> jobs_;
+  std::thread drainer_;
+  std::condition_variable cv_;
+  bool quit_ = false;
+};
+
+Dtrace::~Dtrace() {
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    quit_ = true;
+  }
+  cv_.notify_all();
+  if (drainer_.joinable())
+    drainer_.join();
+  for (auto &j : jobs_) {
+    std::lock_guard<std::mutex> g(j->mu);
+    if (!j->stopped) {
+      j->consumer->stop();
+      if (k_.sdt)
+        k_.sdt->disable(j->id);
+      j->stopped = true;
+      k_.log("dtrace: enabling %d stopped at shutdown\n", j->id);
+    }
+  }
+}
+
+std::shared_ptr<Job> Dtrace::find(int id) {
+  std::lock_guard<std::mutex> g(mu_);
+  for (auto &j : jobs_)
+    if (j->id == id)
+      return j;
+  return nullptr;
+}
+
+int Dtrace::list(const Options &o) {
+  std::vector<Source> src;
+  auto prog = gather(k_, o, src);
+  if (!prog)
+    return fail(prog.error().message);
+  std::vector<std::string> descs;
+  for (const ClauseAst &c : prog->clauses)
+    descs.insert(descs.end(), c.descs.begin(), c.descs.end());
+  std::string out = strf("%5s %10s %17s %33s %s\n", "ID", "PROVIDER", "MODULE",
+                         "FUNCTION", "NAME");
+  std::vector<std::string> errors;
+  std::set<u32> shown;
+  auto show = [&](const Probe &p) {
+    if (!shown.insert(p.id).second)
+      return;
+    list_line(out, p);
+    if (o.verbose)
+      list_types(out, p);
+    if (o.sites)
+      list_sites(out, p, ksyms_, k_);
+  };
+  if (descs.empty()) {
+    for (Probe *p : k_.sdt->probes())
+      show(*p);
+  }
+  for (const std::string &d : descs) {
+    auto m = k_.sdt->match(ProbeDesc::parse(d));
+    if (m.empty())
+      errors.push_back("dtrace: description '" + d + "' matched 0 probes");
+    for (Probe *p : m)
+      show(*p);
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  std::fflush(stdout);
+  for (const std::string &e : errors)
+    k_.error_line(e);
+  return errors.empty() ? 0 : 1;
+}
+
+void Dtrace::finish(Job &j) {
+  // Called with j.mu held.
+  if (j.stopped)
+    return;
+  j.consumer->drain();
+  j.consumer->stop();
+  k_.sdt->disable(j.id); // on return no firing of it runs
+  j.consumer->end();
+  j.consumer->drain();
+  j.consumer->print_end();
+  j.stopped = true;
+  j.exited = j.consumer->exited();
+}
+
+int Dtrace::enable(const Options &o) {
+  std::vector<Source> src;
+  auto ast = gather(k_, o, src);
+  if (!ast)
+    return fail(ast.error().message);
+  if (ast->clauses.empty())
+    return fail("no probes specified");
+  auto matched = match_all(k_, *ast, o.zdefs);
+  if (!matched)
+    return fail(matched.error().message);
+  auto prog = compile(*ast, *matched);
+  if (!prog)
+    return fail(prog.error().message);
+  std::vector<EcbInfo> ecbs;
+  for (size_t c = 0; c < matched->size(); c++)
+    for (const ProbeInfo &p : (*matched)[c]) {
+      EcbInfo e;
+      e.epid = (u32)ecbs.size() + 1;
+      e.clause = (u32)c;
+      e.probe = p;
+      e.full = p.provider + ":" + p.module + ":" + p.function + ":" + p.name;
+      ecbs.push_back(std::move(e));
+    }
+  std::string descs;
+  for (const CompiledClause &c : (*prog)->clauses)
+    descs += (descs.empty() ? "" : ", ") + c.descs;
+  bool quiet = o.quiet || (*prog)->pragmas.quiet;
+
+  auto probe_id = [&](const char *d) {
+    auto m = k_.sdt->match(ProbeDesc::parse(d));
+    return m.empty() ? 0u : m.front()->id;
+  };
+  ConsumerOptions co;
+  co.quiet = o.quiet;
+  if (o.bufsize)
+    co.bufsize = o.bufsize;
+  if (o.aggsize)
+    co.aggsize = o.aggsize;
+  co.threads = k_.cpus.count() + 8;
+
+  auto job = std::make_shared<Job>();
+  job->descs = descs;
+  StdSink std_sink;
+  Sink *sink = &std_sink;
+  if (o.background) {
+    job->buffer = std::make_unique<BufferSink>();
+    sink = job->buffer.get();
+  }
+  job->consumer = std::make_unique<Consumer>(
+      std::move(*prog), std::move(ecbs), co, *sink, probe_id("dtrace:::BEGIN"),
+      probe_id("dtrace:::END"), probe_id("dtrace:::ERROR"));
+  Consumer &c = *job->consumer;
+  if (auto r = c.init(); !r)
+    return fail(r.error().message);
+
+  if (!quiet)
+    for (const Source &s : src) {
+      size_t n = 0;
+      for (size_t i = s.first; i < s.first + s.count; i++)
+        n += (*matched)[i].size();
+      notice(strf("dtrace: %s '%s' matched %zu probe%s", s.what.c_str(),
+                  s.name.c_str(), n, n == 1 ? "" : "s"));
+    }
+
+  auto en = k_.sdt->enable(c.sdt_probes(), consumer_fire, &c, PatchMode::Call);
+  if (!en)
+    return fail("could not enable tracing: " + en.error().message);
+  job->id = *en;
+
+  if (o.background) {
+    {
+      std::lock_guard<std::mutex> g(job->mu);
+      c.begin();
+      c.drain();
+    }
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      jobs_.push_back(job);
+      if (!drainer_.joinable())
+        drainer_ = std::thread([this] { drainer(); });
+    }
+    k_.printf("dtrace: enabling %d started in the background\n", job->id);
+    return 0;
+  }
+
+  // The foreground: until exit( ), Ctrl-C, or the end of the -c command.
+  InterruptScope intr;
+  c.begin();
+  c.drain();
+  if (o.has_cmd) {
+    // The command runs on this (the shell's) thread; records are drained
+    // and printed while it runs, as DTrace does for its -c process.
+    if (!c.exited()) {
+      std::mutex mu;
+      std::condition_variable cv;
+      bool done = false;
+      std::thread drain([&] {
+        std::unique_lock<std::mutex> lk(mu);
+        while (!cv.wait_for(lk, std::chrono::milliseconds(50), [&] { return done; }))
+          c.drain();
+      });
+      k_.shell.run_line(o.cmd);
+      {
+        std::lock_guard<std::mutex> g(mu);
+        done = true;
+      }
+      cv.notify_all();
+      drain.join();
+    }
+  } else {
+    while (!c.exited() && !g_interrupted) {
+      struct timespec ts {0, 50 * 1000 * 1000};
+      nanosleep(&ts, nullptr);
+      c.drain();
+    }
+    if (g_interrupted)
+      sink->out("\n"); // ends the "^C" line, as DTrace does
+  }
+  std::lock_guard<std::mutex> g(job->mu);
+  finish(*job);
+  return c.exited() ? c.exit_status() : 0;
+}
+
+void Dtrace::drainer() {
+  std::unique_lock<std::mutex> lk(mu_);
+  while (!quit_) {
+    cv_.wait_for(lk, std::chrono::milliseconds(50));
+    if (quit_)
+      break;
+    auto jobs = jobs_;
+    lk.unlock();
+    for (auto &j : jobs) {
+      std::lock_guard<std::mutex> g(j->mu);
+      if (j->stopped)
+        continue;
+      j->consumer->drain();
+      if (j->consumer->exited())
+        finish(*j);
+    }
+    lk.lock();
+  }
+}
+
+int Dtrace::jobs() {
+  std::vector<std::shared_ptr<Job>> jobs;
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    jobs = jobs_;
+  }
+  if (jobs.empty())
+    return 0;
+  std::string out = strf("%5s %-8s %10s %8s %s\n", "ID", "STATE", "RECORDS",
+                         "DROPS", "DESCRIPTION");
+  for (auto &j : jobs) {
+    std::lock_guard<std::mutex> g(j->mu);
+    out += strf("%5d %-8s %10llu %8llu %s\n", j->id,
+                j->stopped ? "exited" : "running",
+                (unsigned long long)j->consumer->records(),
+                (unsigned long long)j->consumer->drops(), j->descs.c_str());
+  }
+  k_.console.write(out);
+  return 0;
+}
+
+int Dtrace::read(int id) {
+  auto j = find(id);
+  if (!j)
+    return fail(strf("no background enabling %d (dtrace -j lists them)", id));
+  std::string s;
+  {
+    std::lock_guard<std::mutex> g(j->mu);
+    if (!j->stopped)
+      j->consumer->drain();
+    s = j->buffer->take();
+  }
+  std::fwrite(s.data(), 1, s.size(), stdout);
+  std::fflush(stdout);
+  return 0;
+}
+
+int Dtrace::kill(int id) {
+  auto j = find(id);
+  if (!j)
+    return fail(strf("no background enabling %d (dtrace -j lists them)", id));
+  std::string s;
+  {
+    std::lock_guard<std::mutex> g(j->mu);
+    finish(*j);
+    s = j->buffer->take();
+  }
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    jobs_.erase(std::remove(jobs_.begin(), jobs_.end(), j), jobs_.end());
+  }
+  std::fwrite(s.data(), 1, s.size(), stdout);
+  std::fflush(stdout);
+  return j->exited ? j->consumer->exit_status() : 0;
+}
+
+int Dtrace::command(Args &a) {
+  auto o = parse_options(a);
+  if (!o)
+    return fail(o.error().message);
+  int modes = o->jobs + (o->read_id > 0) + (o->kill_id > 0);
+  if (modes > 1 || (modes && (!o->specs.empty() || o->list || o->sites ||
+                              o->background || o->has_cmd)))
+    return fail("-j, -o and -k stand alone");
+  if (o->jobs)
+    return jobs();
+  if (o->read_id)
+    return read(o->read_id);
+  if (o->kill_id)
+    return kill(o->kill_id);
+  if (o->list || o->sites) {
+    if (o->background || o->has_cmd)
+      return fail("-l and -S list probes; -c and & are for enabling them");
+    return list(*o);
+  }
+  if (o->specs.empty())
+    return fail(kUsage);
+  if (o->background && o->has_cmd)
+    return fail("-c runs in the foreground; drop the '&' or the -c");
+  return enable(*o);
+}
+
+bool init_dtrace(Kernel &k) {
+  // The command's state lives as long as the command (so, the shell): its
+  // destructor stops background enablings before the probes go away.
+  auto d = std::make_shared<Dtrace>(k);
+  k.shell.add(Shell::Command{
+      "dtrace",
+      "dtrace [-lqSvZ] [-n desc] [-s file] [-c cmd] [&] | -j | -o id | -k id",
+      "list probes, enable them with D actions, read what they report",
+      [d](Kernel &, Args &a) { return d->command(a); }, nullptr});
+  return true;
+}
+SYSINIT(dtrace, SI_SUB_SHELL, 10, init_dtrace);
+
+} // namespace
+
+} // namespace mk::dt

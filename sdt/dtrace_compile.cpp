@@ -1,0 +1,686 @@
+// From the syntax tree and the probes each clause matched to a Program the
+// consumer runs: type checking (integers of 4 and 8 bytes, strings), one
+// bytecode sequence per clause, the layout of the clause's records, and the
+// aggregations' definitions, which every use must agree on.
+//
+// A clause compiles to
+//
+//   [predicate] PRED  [RESERVE]  { <action> }  [COMMIT]  RET
+//
+// where a recording action pushes its values and moves them into the
+// record, and an aggregation pushes its keys and value and updates the
+// firing thread's table.  A keyless count() becomes COUNT0, one increment;
+// a clause that is nothing but that is marked Fast::Count0 and never
+// reaches the interpreter.  Which action an instruction belongs to (for
+// "in action #2" in error messages) is kept beside the code, not in it.
+#include "dtrace.h"
+
+#include <algorithm>
+#include <climits>
+#include <optional>
+
+namespace mk::dt {
+
+namespace {
+
+bool is_int(Type t) { return t != Type::String; }
+
+const char *type_name(Type t) {
+  switch (t) {
+  case Type::Int32: return "int";
+  case Type::Int64: return "int64_t";
+  case Type::String: return "string";
+  }
+  return "?";
+}
+
+// A probe argument type that D reads as a string (args[N] of it is copied
+// in like stringof(argN)).
+bool string_argtype(const std::string &t) {
+  std::string s;
+  for (char c : t)
+    if (c != ' ')
+      s += c;
+  return s == "char*" || s == "constchar*" || s == "string";
+}
+
+// An integer argument type's size and sign, from its C name: how args[N]
+// of it is widened from the raw argument (a uintptr_t).  Unknown names are
+// taken as 64-bit.
+struct IntType {
+  int bytes;
+  bool is_signed;
+};
+
+IntType int_argtype(const std::string &t) {
+  std::string s;
+  for (char c : t)
+    if (c != ' ' || (!s.empty() && s.back() != ' '))
+      s += c;
+  while (!s.empty() && s.back() == ' ')
+    s.pop_back();
+  if (s.rfind("const ", 0) == 0)
+    s = s.substr(6);
+  const int ptr = (int)sizeof(void *);
+  if (s.find('*') != std::string::npos)
+    return {ptr, false};
+  static const struct {
+    const char *name;
+    int bytes; // 0: pointer-sized
+    bool is_signed;
+  } types[] = {
+      {"char", 1, true},           {"signed char", 1, true},
+      {"int8_t", 1, true},         {"unsigned char", 1, false},
+      {"uint8_t", 1, false},       {"bool", 1, false},
+      {"_Bool", 1, false},         {"short", 2, true},
+      {"int16_t", 2, true},        {"unsigned short", 2, false},
+      {"uint16_t", 2, false},      {"int", 4, true},
+      {"signed", 4, true},         {"int32_t", 4, true},
+      {"unsigned", 4, false},      {"unsigned int", 4, false},
+      {"uint32_t", 4, false},      {"long", 0, true},
+      {"ssize_t", 0, true},        {"intptr_t", 0, true},
+      {"ptrdiff_t", 0, true},      {"unsigned long", 0, false},
+      {"size_t", 0, false},        {"uintptr_t", 0, false},
+      {"long long", 8, true},      {"int64_t", 8, true},
+      {"unsigned long long", 8, false}, {"uint64_t", 8, false},
+  };
+  for (const auto &t : types)
+    if (s == t.name)
+      return {t.bytes ? t.bytes : ptr, t.is_signed};
+  return {8, true};
+}
+
+class Compiler {
+public:
+  Compiler(ProgramAst &ast, const std::vector<std::vector<ProbeInfo>> &m,
+           Program &out)
+      : ast_(ast), matched_(m), prog_(out) {}
+
+  Result<void> run();
+
+private:
+  Error sem(const std::string &near, int line, const std::string &why) {
+    std::string where = file_.empty() ? "" : strf("%s:%d: ", file_.c_str(), line);
+    return error(where + "semantic error near \"" + near + "\": " + why);
+  }
+  Result<void> define_aggs();
+  Result<void> clause(size_t i);
+  Result<Type> expr(const Expr &e);
+  Result<void> check_format(const Stmt &s, const Format &f,
+                            const std::vector<Type> &args, bool printa);
+  Result<i64> constant(const Expr &e);
+
+  void emit(u8 op, u8 a = 0, u16 b = 0, u32 c = 0, i64 imm = 0) {
+    code_->push_back(Insn{op, a, b, c, imm});
+  }
+  u32 here() const { return (u32)code_->size(); }
+
+  ProgramAst &ast_;
+  const std::vector<std::vector<ProbeInfo>> &matched_;
+  Program &prog_;
+  std::map<std::string, u32> agg_ids_;
+  std::vector<Insn> *code_ = nullptr;
+  const std::vector<ProbeInfo> *probes_ = nullptr; // the clause's
+  u32 scratch_ = 0;
+  std::vector<bool> key_types_set_;
+  std::string file_; // of the clause being compiled
+};
+
+Result<i64> Compiler::constant(const Expr &e) {
+  if (e.kind == Expr::Int)
+    return e.ival;
+  if (e.kind == Expr::Unary && e.op == X_NEG) {
+    auto v = constant(*e.kids[0]);
+    if (!v)
+      return v;
+    return -*v;
+  }
+  return sem(e.near, e.line, "expected an integer constant");
+}
+
+// Every use of an aggregation must agree on function and keys; collect the
+// definitions first so printa( ) may come before the aggregating clause.
+Result<void> Compiler::define_aggs() {
+  for (ClauseAst &c : ast_.clauses) {
+    file_ = c.file;
+    for (Stmt &s : c.stmts) {
+      if (s.kind != Stmt::Aggregate)
+        continue;
+      AggDef d;
+      d.name = s.agg;
+      d.fn = s.fn;
+      d.line = s.line;
+      // Key types need the expressions' types: compiled per clause below,
+      // recorded here as unknown until then.
+      if (s.fn == AggFn::LQuantize) {
+        auto lo = constant(*s.args[1]);
+        if (!lo)
+          return lo.take_error();
+        auto hi = constant(*s.args[2]);
+        if (!hi)
+          return hi.take_error();
+        i64 step = 1;
+        if (s.args.size() > 3) {
+          auto st = constant(*s.args[3]);
+          if (!st)
+            return st.take_error();
+          step = *st;
+        }
+        if (step <= 0)
+          return sem(s.near, s.line, "lquantize( ) step must be greater than zero");
+        if (*hi <= *lo)
+          return sem(s.near, s.line,
+                     "lquantize( ) upper bound must be greater than lower bound");
+        if (*lo < INT32_MIN || *hi > INT32_MAX)
+          return sem(s.near, s.line, "lquantize( ) bounds must fit in 32 bits");
+        i64 levels = (*hi - *lo) / step;
+        if (levels < 1 || levels > 65535)
+          return sem(s.near, s.line,
+                     strf("lquantize( ) would have %lld levels (1..65535)",
+                          (long long)levels));
+        d.lq_base = *lo, d.lq_limit = *hi, d.lq_step = step;
+        d.nvals = (u32)levels + 2;
+      } else if (s.fn == AggFn::Quantize) {
+        d.nvals = kQuantBuckets;
+      } else if (s.fn == AggFn::Avg) {
+        d.nvals = 2; // count, total
+      }
+      auto it = agg_ids_.find(s.agg);
+      if (it == agg_ids_.end()) {
+        if (prog_.aggs.size() >= kMaxAggs)
+          return sem(s.near, s.line, strf("more than %u aggregations", kMaxAggs));
+        agg_ids_[s.agg] = (u32)prog_.aggs.size();
+        prog_.aggs.push_back(d);
+        continue;
+      }
+      AggDef &old = prog_.aggs[it->second];
+      std::string at = "@" + s.agg;
+      if (old.fn != d.fn)
+        return sem(at, s.line, strf("@%s is used with %s( ) and with %s( )",
+                                    s.agg.c_str(), agg_fn_name(old.fn),
+                                    agg_fn_name(d.fn)));
+      if (old.fn == AggFn::LQuantize &&
+          (old.lq_base != d.lq_base || old.lq_limit != d.lq_limit ||
+           old.lq_step != d.lq_step))
+        return sem(at, s.line, strf("@%s is used with different lquantize( ) "
+                                    "bounds",
+                                    s.agg.c_str()));
+    }
+  }
+  return {};
+}
+
+Result<Type> Compiler::expr(const Expr &e) {
+  switch (e.kind) {
+  case Expr::Int:
+    emit(OP_PUSH, 0, 0, 0, e.ival);
+    return e.ival >= INT32_MIN && e.ival <= INT32_MAX ? Type::Int32 : Type::Int64;
+  case Expr::Str:
+    prog_.strings.push_back(e.sval);
+    emit(OP_PUSH, 0, 0, 0, (i64)(uintptr_t)prog_.strings.back().c_str());
+    return Type::String;
+  case Expr::Var:
+    emit(OP_VAR, (u8)e.builtin);
+    switch (e.builtin) {
+    case Builtin::Timestamp:
+    case Builtin::WallTimestamp:
+      return Type::Int64;
+    case Builtin::Cpu:
+    case Builtin::Id:
+    case Builtin::Epid:
+    case Builtin::Tid:
+      return Type::Int32;
+    default:
+      return Type::String;
+    }
+  case Expr::Arg:
+    emit(OP_ARG, (u8)e.ival);
+    return Type::Int64;
+  case Expr::Args: {
+    // Typed by the probes' argument types: char * reads as a string.
+    int strings = 0, ints = 0;
+    std::string sname, iname;
+    for (const ProbeInfo &p : *probes_) {
+      if ((size_t)e.ival >= p.argtypes.size())
+        continue;
+      if (string_argtype(p.argtypes[e.ival]))
+        strings++, sname = p.argtypes[e.ival];
+      else
+        ints++, iname = p.argtypes[e.ival];
+    }
+    if (strings && ints)
+      return sem(e.near, e.line, "the probes matched disagree on its type (" +
+                                     sname + " and " + iname + ")");
+    if (strings) {
+      if (++scratch_ > kMaxScratch)
+        return sem(e.near, e.line,
+                   strf("more than %u strings copied in one clause", kMaxScratch));
+      emit(OP_STRARG, (u8)e.ival);
+      return Type::String;
+    }
+    // An integer: widened by its declared size and sign (a 4-byte long on
+    // i386 sign-extends, as DTrace's typed args[] do), if the probes agree.
+    emit(OP_ARG, (u8)e.ival);
+    std::optional<IntType> it;
+    for (const ProbeInfo &p : *probes_) {
+      if ((size_t)e.ival >= p.argtypes.size())
+        continue;
+      IntType t = int_argtype(p.argtypes[e.ival]);
+      if (it && (it->bytes != t.bytes || it->is_signed != t.is_signed)) {
+        it.reset();
+        break;
+      }
+      it = t;
+    }
+    if (!it || it->bytes >= 8)
+      return Type::Int64;
+    emit(it->is_signed ? OP_SEXT : OP_ZEXT, (u8)(it->bytes * 8));
+    return it->bytes == 4 && it->is_signed ? Type::Int32 : Type::Int64;
+  }
+  case Expr::Call: {
+    auto t = expr(*e.kids[0]);
+    if (!t)
+      return t;
+    if (e.name == "strlen") {
+      if (*t != Type::String)
+        return sem(e.near, e.line, "strlen( ) needs a string, not an integer");
+      emit(OP_STRLEN);
+      return Type::Int64;
+    }
+    // stringof( ), copyinstr( ): an address is copied in; a string stays.
+    if (*t == Type::String)
+      return Type::String;
+    if (++scratch_ > kMaxScratch)
+      return sem(e.near, e.line,
+                 strf("more than %u strings copied in one clause", kMaxScratch));
+    emit(OP_STRINGOF);
+    return Type::String;
+  }
+  case Expr::Unary: {
+    auto t = expr(*e.kids[0]);
+    if (!t)
+      return t;
+    if (!is_int(*t))
+      return sem(e.near, e.line, "operator " + e.near + " needs an integer, not a string");
+    emit(e.op == X_NEG ? OP_NEG : e.op == X_BNOT ? OP_BNOT : OP_LNOT);
+    if (e.op == X_LNOT)
+      return Type::Int32;
+    if (*t == Type::Int32)
+      emit(OP_TRUNC32);
+    return *t;
+  }
+  case Expr::Ternary: {
+    auto c = expr(*e.kids[0]);
+    if (!c)
+      return c;
+    if (!is_int(*c))
+      return sem(e.near, e.line, "the condition of ?: must be an integer");
+    u32 jz = here();
+    emit(OP_JZ);
+    auto a = expr(*e.kids[1]);
+    if (!a)
+      return a;
+    u32 jmp = here();
+    emit(OP_JMP);
+    (*code_)[jz].c = here();
+    auto b = expr(*e.kids[2]);
+    if (!b)
+      return b;
+    (*code_)[jmp].c = here();
+    if (is_int(*a) != is_int(*b))
+      return sem(e.near, e.line, strf("?: has a %s and a %s branch",
+                                      type_name(*a), type_name(*b)));
+    if (!is_int(*a))
+      return Type::String;
+    return *a == Type::Int64 || *b == Type::Int64 ? Type::Int64 : Type::Int32;
+  }
+  case Expr::Binary:
+    break;
+  }
+  // Binary operators.
+  if (e.op == X_LAND || e.op == X_LOR) {
+    auto l = expr(*e.kids[0]);
+    if (!l)
+      return l;
+    if (!is_int(*l))
+      return sem(e.near, e.line, "operator " + e.near + " needs integers, not strings");
+    u32 j = here();
+    emit(e.op == X_LAND ? OP_JZ : OP_JNZ);
+    auto r = expr(*e.kids[1]);
+    if (!r)
+      return r;
+    if (!is_int(*r))
+      return sem(e.near, e.line, "operator " + e.near + " needs integers, not strings");
+    emit(OP_BOOL);
+    u32 jend = here();
+    emit(OP_JMP);
+    (*code_)[j].c = here();
+    emit(OP_PUSH, 0, 0, 0, e.op == X_LAND ? 0 : 1);
+    (*code_)[jend].c = here();
+    return Type::Int32;
+  }
+  auto l = expr(*e.kids[0]);
+  if (!l)
+    return l;
+  if (e.op == X_LXOR)
+    emit(OP_BOOL);
+  auto r = expr(*e.kids[1]);
+  if (!r)
+    return r;
+  bool cmp = e.op == X_LT || e.op == X_LE || e.op == X_GT || e.op == X_GE ||
+             e.op == X_EQ || e.op == X_NE;
+  if (cmp && *l == Type::String && *r == Type::String) {
+    static const u8 sops[] = {OP_SLT, OP_SLE, OP_SGT, OP_SGE, OP_SEQ, OP_SNE};
+    emit(sops[e.op - X_LT]);
+    return Type::Int32;
+  }
+  if (!is_int(*l) || !is_int(*r)) {
+    if (cmp)
+      return sem(e.near, e.line, strf("operands of %s have incompatible types: "
+                                      "%s and %s",
+                                      e.near.c_str(), type_name(*l), type_name(*r)));
+    return sem(e.near, e.line, "operator " + e.near + " needs integers, not strings");
+  }
+  if (cmp) {
+    static const u8 iops[] = {OP_LT, OP_LE, OP_GT, OP_GE, OP_EQ, OP_NE};
+    emit(iops[e.op - X_LT]);
+    return Type::Int32;
+  }
+  switch (e.op) {
+  case X_ADD: emit(OP_ADD); break;
+  case X_SUB: emit(OP_SUB); break;
+  case X_MUL: emit(OP_MUL); break;
+  case X_DIV: emit(OP_DIV); break;
+  case X_MOD: emit(OP_MOD); break;
+  case X_SHL: emit(OP_SHL); break;
+  case X_SHR: emit(OP_SHR); break;
+  case X_BAND: emit(OP_AND); break;
+  case X_BOR: emit(OP_OR); break;
+  case X_BXOR: emit(OP_XOR); break;
+  case X_LXOR:
+    emit(OP_BOOL);
+    emit(OP_XOR);
+    return Type::Int32;
+  default: break;
+  }
+  if (*l == Type::Int64 || *r == Type::Int64)
+    return Type::Int64;
+  emit(OP_TRUNC32);
+  return Type::Int32;
+}
+
+// Check printf/printa arguments against the conversions.  For printa the
+// keys feed the conversions in order and %@ (or the first conversion past
+// the keys) takes the value.
+Result<void> Compiler::check_format(const Stmt &s, const Format &f,
+                                    const std::vector<Type> &args, bool printa) {
+  const char *what = printa ? "printa( )" : "printf( )";
+  size_t next = 0, conv_no = 0;
+  bool value_used = false;
+  for (const Conv &c : f.convs) {
+    conv_no++;
+    std::string spec = "%";
+    spec += c.agg ? "@" : "";
+    spec += c.conv;
+    auto take = [&](bool want_string, const char *role) -> Result<void> {
+      if (printa) {
+        if (next >= args.size()) {
+          if (value_used)
+            return sem(s.near, s.line,
+                       strf("%s conversion #%zu (%s) has no key or value left "
+                            "to print",
+                            what, conv_no, spec.c_str()));
+          value_used = true; // the value, after the keys
+          if (want_string)
+            return sem(s.near, s.line,
+                       strf("%s conversion #%zu (%s) takes the aggregation's "
+                            "value, an integer",
+                            what, conv_no, spec.c_str()));
+          return {};
+        }
+      } else if (next >= args.size()) {
+        return sem(s.near, s.line,
+                   strf("%s format needs more arguments (conversion #%zu, %s, "
+                        "has none)",
+                        what, conv_no, spec.c_str()));
+      }
+      Type t = args[next++];
+      if (want_string && t != Type::String)
+        return sem(s.near, s.line,
+                   strf("%s argument #%zu is an integer but conversion #%zu "
+                        "(%s) %s a string; use stringof( )",
+                        what, next + (printa ? 0 : 1), conv_no, spec.c_str(), role));
+      if (!want_string && t == Type::String)
+        return sem(s.near, s.line,
+                   strf("%s argument #%zu is a string but conversion #%zu "
+                        "(%s) %s an integer",
+                        what, next + (printa ? 0 : 1), conv_no, spec.c_str(), role));
+      return {};
+    };
+    if (c.width == -2)
+      MK_TRY(take(false, "width wants"));
+    if (c.prec == -2)
+      MK_TRY(take(false, "precision wants"));
+    if (c.agg) {
+      if (!printa)
+        return sem(s.near, s.line, "%@ conversions are for printa( ) only");
+      if (value_used)
+        return sem(s.near, s.line, "printa( ) format prints the value twice");
+      if (c.conv == 's' || c.conv == 'c')
+        return sem(s.near, s.line,
+                   strf("printa( ) conversion %s: the value is an integer",
+                        spec.c_str()));
+      value_used = true;
+      continue;
+    }
+    MK_TRY(take(c.conv == 's', "wants"));
+  }
+  if (!printa && next < args.size())
+    return sem(s.near, s.line,
+               strf("printf( ) has %zu argument%s but its format uses %zu",
+                    args.size(), args.size() == 1 ? "" : "s", next));
+  return {};
+}
+
+Result<void> Compiler::clause(size_t ci) {
+  ClauseAst &c = ast_.clauses[ci];
+  file_ = c.file;
+  CompiledClause cc;
+  probes_ = &matched_[ci];
+  for (const ProbeInfo &p : *probes_)
+    cc.probes.push_back(p.id);
+  for (size_t i = 0; i < c.descs.size(); i++)
+    cc.descs += (i ? ", " : "") + c.descs[i];
+  code_ = &cc.code;
+  scratch_ = 0;
+  if (c.pred) {
+    auto t = expr(*c.pred);
+    if (!t)
+      return t.take_error();
+    if (!is_int(*t))
+      return sem(c.pred->near, c.pred->line, "a predicate must be an integer, "
+                                             "not a string");
+    emit(OP_PRED);
+  }
+  cc.records = c.stmts.empty();
+  for (const Stmt &s : c.stmts)
+    if (s.kind != Stmt::Aggregate)
+      cc.records = true;
+  u32 reserve_at = here();
+  if (cc.records)
+    emit(OP_RESERVE);
+  i64 size = 24; // the record header
+  auto rec = [&](Type t) {
+    if (t == Type::String) {
+      emit(OP_REC_STR);
+      size += 8 + kStrSize;
+    } else {
+      emit(OP_REC_INT);
+      size += 8;
+    }
+  };
+  int action = 0;
+  for (const Stmt &s : c.stmts) {
+    ++action;
+    cc.action_at.resize(here(), (u8)(action - 1));
+    Action a;
+    switch (s.kind) {
+    case Stmt::Trace:
+    case Stmt::Exit: {
+      auto t = expr(*s.args[0]);
+      if (!t)
+        return t.take_error();
+      a.kind = s.kind == Stmt::Trace ? Action::Trace : Action::Exit;
+      if (s.kind == Stmt::Exit) {
+        if (!is_int(*t))
+          return sem(s.near, s.line, "exit( ) needs an integer status");
+        emit(OP_EXIT);
+        size += 8;
+        a.types.push_back(Type::Int32);
+      } else {
+        if (*t == Type::Int32)
+          emit(OP_TRUNC32);
+        rec(*t);
+        a.types.push_back(*t);
+      }
+      break;
+    }
+    case Stmt::Printf: {
+      a.kind = Action::Printf;
+      auto f = parse_format(s.fmt);
+      if (!f)
+        return sem(s.near, s.line, "printf( ) " + f.error().message);
+      prog_.formats.push_back(std::move(*f));
+      a.fmt = &prog_.formats.back();
+      for (const ExprPtr &e : s.args) {
+        auto t = expr(*e);
+        if (!t)
+          return t.take_error();
+        if (*t == Type::Int32)
+          emit(OP_TRUNC32);
+        rec(*t);
+        a.types.push_back(*t);
+      }
+      MK_TRY(check_format(s, *a.fmt, a.types, false));
+      break;
+    }
+    case Stmt::Printa: {
+      a.kind = Action::Printa;
+      auto it = agg_ids_.find(s.agg);
+      if (it == agg_ids_.end())
+        return sem("@" + s.agg, s.line, "printa( ) of an aggregation that is "
+                                        "never assigned");
+      a.agg = it->second;
+      if (s.has_fmt) {
+        auto f = parse_format(s.fmt);
+        if (!f)
+          return sem(s.near, s.line, "printa( ) " + f.error().message);
+        prog_.formats.push_back(std::move(*f));
+        a.fmt = &prog_.formats.back();
+        // Key types are known once every aggregating clause compiled: the
+        // check runs after them (see run()).
+      }
+      break;
+    }
+    case Stmt::Aggregate: {
+      a.kind = Action::Aggregate;
+      u32 id = agg_ids_.at(s.agg);
+      a.agg = id;
+      AggDef &d = prog_.aggs[id];
+      std::vector<Type> keys;
+      u32 stable = 0;
+      for (const ExprPtr &k : s.keys) {
+        if (k->kind == Expr::Str ||
+            (k->kind == Expr::Var && k->builtin >= Builtin::ProbeProv))
+          stable |= 1u << keys.size();
+        auto t = expr(*k);
+        if (!t)
+          return t.take_error();
+        if (*t == Type::Int32)
+          emit(OP_TRUNC32);
+        keys.push_back(*t);
+      }
+      std::string at = "@" + s.agg;
+      // The first use defines the keys; later ones must agree.
+      if (!key_types_set_[id]) {
+        d.keys = keys;
+        key_types_set_[id] = true;
+      } else if (d.keys != keys) {
+        auto sig = [](const std::vector<Type> &v) {
+          std::string r = "[";
+          for (size_t i = 0; i < v.size(); i++)
+            r += std::string(i ? ", " : "") + type_name(v[i]);
+          return r + "]";
+        };
+        return sem(at, s.line, strf("@%s is used with keys %s and %s",
+                                    s.agg.c_str(), sig(d.keys).c_str(),
+                                    sig(keys).c_str()));
+      }
+      if (s.fn == AggFn::Count) {
+        if (keys.empty()) {
+          emit(OP_COUNT0, (u8)id);
+          break;
+        }
+        emit(OP_AGG, (u8)id, (u16)keys.size(), stable);
+        break;
+      }
+      auto t = expr(*s.args[0]);
+      if (!t)
+        return t.take_error();
+      if (!is_int(*t))
+        return sem(s.near, s.line,
+                   strf("%s( ) needs an integer value, not a string",
+                        agg_fn_name(s.fn)));
+      emit(OP_AGG, (u8)id, (u16)keys.size(), stable);
+      break;
+    }
+    }
+    cc.actions.push_back(std::move(a));
+  }
+  if (cc.records) {
+    (*code_)[reserve_at].imm = size;
+    emit(OP_COMMIT);
+  }
+  emit(OP_RET);
+  cc.action_at.resize(here(), (u8)std::min(action, 255));
+  if (!c.pred && c.stmts.size() == 1 && cc.code.size() == 2 &&
+      cc.code[0].op == OP_COUNT0) {
+    cc.fast = CompiledClause::Count0;
+    cc.fast_agg = cc.code[0].a;
+  }
+  prog_.clauses.push_back(std::move(cc));
+  return {};
+}
+
+Result<void> Compiler::run() {
+  MK_TRY(define_aggs());
+  key_types_set_.assign(prog_.aggs.size(), false);
+  for (size_t i = 0; i < ast_.clauses.size(); i++)
+    MK_TRY(clause(i));
+  // printa( ) formats, now that every aggregation's keys are known.
+  for (size_t i = 0; i < ast_.clauses.size(); i++) {
+    const ClauseAst &c = ast_.clauses[i];
+    file_ = c.file;
+    for (size_t j = 0; j < c.stmts.size(); j++) {
+      const Action &a = prog_.clauses[i].actions[j];
+      if (a.kind != Action::Printa || !a.fmt)
+        continue;
+      const AggDef &d = prog_.aggs[a.agg];
+      MK_TRY(check_format(c.stmts[j], *a.fmt, d.keys, true));
+    }
+  }
+  return {};
+}
+
+} // namespace
+
+Result<std::unique_ptr<Program>>
+compile(ProgramAst &ast, const std::vector<std::vector<ProbeInfo>> &matched) {
+  auto prog = std::make_unique<Program>();
+  prog->pragmas = ast.pragmas;
+  Compiler c(ast, matched, *prog);
+  MK_TRY(c.run());
+  return prog;
+}
+
+} // namespace mk::dt

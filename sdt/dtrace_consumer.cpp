@@ -1,0 +1,1041 @@
+// The consumer: the firing path (thread states, the interpreter, records,
+// aggregation tables) and the draining side.  See dtrace_consumer.h.
+#include "dtrace_consumer.h"
+
+#include "../kernel/kernel.h"
+
+#include <algorithm>
+#include <cstring>
+#include <ctime>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+namespace mk::dt {
+
+// ---- layout ---------------------------------------------------------------------------
+
+// A record in a ring: this header, then the clause's values in action order
+// (an integer in 8 bytes; a string as a 4-byte length in an 8-byte slot,
+// then its bytes, padded to 8).  A header with size 0 marks the unused end
+// of the ring before a record that wrapped to the start.
+struct RecHeader {
+  u32 size;  // bytes, header included, a multiple of 8
+  u32 epid;  // 0: an error record (ErrorData follows)
+  u64 ts;    // ns, CLOCK_MONOTONIC
+  i32 cpu;
+  u32 pad;
+};
+static_assert(sizeof(RecHeader) == 24);
+
+struct ErrorData {
+  u32 epid;
+  i32 action; // 0: the predicate
+  u32 fault;
+  u32 pad;
+  u64 addr;
+};
+
+// DTrace's fault codes, as arg4 of dtrace:::ERROR.
+enum Fault : u32 { FLT_BADADDR = 1, FLT_DIVZERO = 4 };
+
+struct AggEntry {
+  std::atomic<u32> tag; // hash | 1 once published; 0: free
+  u32 agg;
+  u32 keylen;
+  u32 key_off; // in the arena
+  u32 val_off;
+};
+
+struct alignas(64) ThreadState {
+  // Written by the firing thread.
+  std::atomic<u64> head{0};
+  std::atomic<u64> drops{0};
+  std::atomic<u64> agg_drops{0};
+  u8 *ring = nullptr;
+  u64 ring_size = 0;
+  AggEntry *entries = nullptr;
+  u32 cap_mask = 0;
+  u32 used = 0;
+  u8 *arena = nullptr;
+  u64 arena_size = 0;
+  u64 arena_used = 0;
+  std::atomic<const void *> owner{nullptr};
+  int cpu = 0;
+  i64 *keyless[kMaxAggs] = {};
+  // The interpreter's buffers, by depth (0; 1 for dtrace:::ERROR clauses
+  // run from a fault): strings copied in, aggregation keys.
+  char scratch[2][kMaxScratch][kStrSize];
+  u8 keybuf[2][kMaxKeys * (kStrSize + 8)];
+  // Written by the consumer.
+  alignas(64) std::atomic<u64> tail{0};
+  u64 drops_seen = 0, agg_drops_seen = 0;
+};
+
+struct EcbRt {
+  const Insn *code;
+  const u8 *action_at;
+  u32 epid;
+  u32 clause;
+  u8 fast; // CompiledClause::Fast
+  u8 fast_agg;
+  const char *pstr[4]; // provider, module, function, name
+};
+
+namespace {
+
+// Consumers are told apart in the thread-local caches by a number never
+// reused in the process.
+std::atomic<u64> g_next_gen{1};
+
+struct TlsSlot {
+  u64 gen;
+  ThreadState *ts;
+};
+thread_local TlsSlot t_states[4];
+thread_local char t_token; // its address names the thread
+thread_local u32 t_tid;
+
+u64 align8(u64 v) { return (v + 7) & ~(u64)7; }
+
+// A string aggregation key held by value starts with this byte (see OP_AGG).
+constexpr u8 kCopiedKey = 0;
+
+u64 pow2_at_least(u64 v) {
+  u64 p = 1;
+  while (p < v)
+    p <<= 1;
+  return p;
+}
+
+// Aggregation values: the firing thread is the only writer, the consumer
+// reads concurrently.  On x86_64 these are relaxed atomic loads and stores
+// (plain moves).  On i386 a 64-bit atomic goes through the x87 unit
+// (fildll/fistpll), whose store-to-load forwarding stalls cost tens of ns
+// per update; there a value is two 32-bit moves, and a reader racing a
+// carry into the high word may see a torn value while tracing runs (the
+// final print happens after disable, when nothing writes).
+#if defined(__x86_64__)
+inline i64 rd(const i64 *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+inline void wr(i64 *p, i64 v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+#else
+inline i64 rd(const i64 *p) { return *(const volatile i64 *)p; }
+inline void wr(i64 *p, i64 v) { *(volatile i64 *)p = v; }
+#endif
+// Two's complement sums, as DTrace's (no undefined overflow).
+inline i64 add(i64 a, i64 b) { return (i64)((u64)a + (u64)b); }
+inline void bump(std::atomic<u64> &c) {
+  c.store(c.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+}
+
+// Keys are short (8 bytes per integer, 9 per string held by address): hash
+// and compare them a word at a time, without calls into libc.
+inline u64 word_at(const u8 *p, u32 n) {
+  u64 w = 0;
+  if (n >= 8)
+    __builtin_memcpy(&w, p, 8);
+  else
+    for (u32 i = 0; i < n; i++)
+      w |= (u64)p[i] << (8 * i);
+  return w;
+}
+
+u32 hash_key(u32 agg, const u8 *k, u32 len) {
+  u64 h = 0x9e3779b97f4a7c15ull ^ ((u64)agg << 32) ^ len;
+  for (u32 i = 0; i < len; i += 8) {
+    h ^= word_at(k + i, len - i);
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 29;
+  }
+  return (u32)(h ^ (h >> 32)) | 1;
+}
+
+bool keys_equal(const u8 *a, const u8 *b, u32 len) {
+  for (u32 i = 0; i < len; i += 8)
+    if (word_at(a + i, len - i) != word_at(b + i, len - i))
+      return false;
+  return true;
+}
+
+// Copy the NUL-terminated string at `src` (untrusted) into dst[kStrSize]
+// without faulting: a bad address is reported, never dereferenced.
+bool copy_string_in(int pid, uintptr_t src, char *dst) {
+  const size_t page = 4096;
+  size_t got = 0;
+  while (got < kStrSize - 1) {
+    uintptr_t at = src + got;
+    size_t chunk = std::min<size_t>(kStrSize - 1 - got, page - (at & (page - 1)));
+    iovec l{dst + got, chunk}, r{(void *)at, chunk};
+    ssize_t n = process_vm_readv(pid, &l, 1, &r, 1, 0);
+    if (n <= 0) {
+      if (got == 0)
+        return false;
+      break;
+    }
+    if (memchr(dst + got, 0, (size_t)n))
+      return true;
+    got += (size_t)n;
+    if ((size_t)n < chunk)
+      break;
+  }
+  dst[got] = '\0';
+  return true;
+}
+
+const char *fault_text(u32 f) {
+  switch (f) {
+  case FLT_BADADDR: return "invalid address";
+  case FLT_DIVZERO: return "divide-by-zero";
+  }
+  return "fault";
+}
+
+} // namespace
+
+// ---- construction --------------------------------------------------------------------
+
+Consumer::Consumer(std::unique_ptr<Program> prog, std::vector<EcbInfo> ecbs,
+                   ConsumerOptions o, Sink &sink, u32 begin, u32 end, u32 error)
+    : prog_(std::move(prog)), ecbs_(std::move(ecbs)), opts_(o), sink_(sink),
+      begin_id_(begin), end_id_(end), error_id_(error), pid_(getpid()),
+      gen_(g_next_gen.fetch_add(1)) {
+  if (prog_->pragmas.quiet)
+    opts_.quiet = true;
+  if (prog_->pragmas.bufsize)
+    opts_.bufsize = prog_->pragmas.bufsize;
+  if (prog_->pragmas.aggsize)
+    opts_.aggsize = prog_->pragmas.aggsize;
+  printed_.assign(prog_->aggs.size(), false);
+  // The runtime table: per probe id, its ECBs in EPID order.
+  u32 maxid = std::max({begin_id_, end_id_, error_id_});
+  for (const EcbInfo &e : ecbs_)
+    maxid = std::max(maxid, e.probe.id);
+  by_probe_.resize(maxid + 1);
+  std::vector<EcbInfo *> sorted;
+  for (EcbInfo &e : ecbs_)
+    sorted.push_back(&e);
+  std::stable_sort(sorted.begin(), sorted.end(), [](auto *a, auto *b) {
+    return a->probe.id < b->probe.id;
+  });
+  rt_.reserve(ecbs_.size());
+  for (EcbInfo *e : sorted) {
+    EcbRt r;
+    const CompiledClause &cc = prog_->clauses[e->clause];
+    r.code = cc.code.data();
+    r.action_at = cc.action_at.data();
+    r.fast = cc.fast;
+    r.fast_agg = cc.fast_agg;
+    r.epid = e->epid;
+    r.clause = e->clause;
+    r.pstr[0] = e->probe.provider.c_str();
+    r.pstr[1] = e->probe.module.c_str();
+    r.pstr[2] = e->probe.function.c_str();
+    r.pstr[3] = e->probe.name.c_str();
+    rt_.push_back(r);
+  }
+  for (size_t i = 0; i < rt_.size(); i++) {
+    u32 id = sorted[i]->probe.id;
+    if (!by_probe_[id].n)
+      by_probe_[id].ecbs = &rt_[i];
+    by_probe_[id].n++;
+  }
+  probes_ = by_probe_.data();
+  nprobes_ = (u32)by_probe_.size();
+}
+
+Consumer::~Consumer() {
+  delete[] states_;
+  if (mem_)
+    munmap(mem_, mem_size_);
+}
+
+Result<void> Consumer::init() {
+  nstates_ = opts_.threads ? opts_.threads : 16;
+  u64 ring = pow2_at_least(std::max<u64>(opts_.bufsize, 4096));
+  u64 arena = align8(std::max<u64>(opts_.aggsize, 4096));
+  u32 cap = (u32)std::clamp<u64>(pow2_at_least(opts_.aggsize / 128), 256, 1u << 16);
+  const u64 page = 4096;
+  u64 per = align_up(ring, page) + align_up(cap * sizeof(AggEntry), page) +
+            align_up(arena, page);
+  mem_size_ = per * nstates_;
+  // Address space only: pages are touched as threads record.
+  void *m = mmap(nullptr, mem_size_, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (m == MAP_FAILED)
+    return error(strf("cannot map %llu bytes of buffers for %u threads (-b "
+                      "sets the size per thread)",
+                      (unsigned long long)mem_size_, nstates_));
+  mem_ = m;
+  states_ = new ThreadState[nstates_];
+  u8 *p = (u8 *)m;
+  for (u32 i = 0; i < nstates_; i++) {
+    ThreadState &s = states_[i];
+    s.ring = p;
+    s.ring_size = ring;
+    p += align_up(ring, page);
+    s.entries = (AggEntry *)p;
+    s.cap_mask = cap - 1;
+    p += align_up(cap * sizeof(AggEntry), page);
+    s.arena = p;
+    s.arena_size = arena;
+    p += align_up(arena, page);
+  }
+  return {};
+}
+
+std::vector<u32> Consumer::sdt_probes() const {
+  std::vector<u32> ids;
+  for (const EcbInfo &e : ecbs_)
+    if (e.probe.provider != "dtrace" &&
+        std::find(ids.begin(), ids.end(), e.probe.id) == ids.end())
+      ids.push_back(e.probe.id);
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+u64 Consumer::drops() const {
+  u64 n = 0;
+  u32 used = std::min(next_state_.load(), nstates_);
+  for (u32 i = 0; i < used; i++)
+    n += states_[i].drops.load(std::memory_order_relaxed);
+  for (const auto &u : unclaimed_drops_)
+    n += u.load(std::memory_order_relaxed);
+  return n;
+}
+
+// ---- the firing path ------------------------------------------------------------------
+
+ThreadState *Consumer::thread_state() {
+  TlsSlot &c = t_states[gen_ & 3];
+  if (__builtin_expect(c.gen == gen_, 1))
+    return c.ts;
+  return claim();
+}
+
+ThreadState *Consumer::claim() {
+  // Once per thread (or after the cache slot was taken by another
+  // consumer): find the state this thread already owns, or take a new one.
+  ThreadState *ts = nullptr;
+  u32 used = std::min(next_state_.load(std::memory_order_acquire), nstates_);
+  for (u32 i = 0; i < used; i++)
+    if (states_[i].owner.load(std::memory_order_acquire) == &t_token) {
+      ts = &states_[i];
+      break;
+    }
+  if (!ts) {
+    u32 i = next_state_.fetch_add(1);
+    if (i >= nstates_)
+      return nullptr;
+    ts = &states_[i];
+    ts->cpu = current_cpu();
+    ts->owner.store(&t_token, std::memory_order_release);
+  }
+  t_states[gen_ & 3] = TlsSlot{gen_, ts};
+  return ts;
+}
+
+void consumer_fire(void *ctx, u32 probe, const uintptr_t *args) {
+  static_cast<Consumer *>(ctx)->fire(probe, args);
+}
+
+void Consumer::fire(u32 probe, const uintptr_t *args) {
+  if (__builtin_expect(activity_.load(std::memory_order_relaxed) != Active, 0))
+    return;
+  if (__builtin_expect(probe >= nprobes_, 0))
+    return;
+  const ProbeEcbs &pe = probes_[probe];
+  // The fast path: one clause, `@ = count()` alone, the thread known and
+  // its entry made.  No register is saved, no call made.
+  TlsSlot &c = t_states[gen_ & 3];
+  if (__builtin_expect(c.gen == gen_ && pe.n == 1, 1)) {
+    const EcbRt &e = pe.ecbs[0];
+    if (e.fast == CompiledClause::Count0)
+      if (i64 *v = c.ts->keyless[e.fast_agg]) {
+        wr(v, rd(v) + 1);
+        return;
+      }
+  }
+  fire_slow(pe, probe, args);
+}
+
+void Consumer::fire_slow(const ProbeEcbs &pe, u32 probe, const uintptr_t *args) {
+  ThreadState *ts = thread_state();
+  if (__builtin_expect(!ts, 0)) {
+    int c = std::clamp(current_cpu() + 1, 0, 3);
+    unclaimed_drops_[c].fetch_add(pe.n, std::memory_order_relaxed);
+    return;
+  }
+  for (u32 i = 0; i < pe.n; i++) {
+    const EcbRt &e = pe.ecbs[i];
+    if (e.fast == CompiledClause::Count0)
+      if (i64 *v = ts->keyless[e.fast_agg]) {
+        wr(v, rd(v) + 1);
+        continue;
+      }
+    run(e, ts, args, probe, 0);
+  }
+}
+
+void Consumer::fire_special(u32 probe) {
+  if (probe >= by_probe_.size() || !by_probe_[probe].n)
+    return;
+  const uintptr_t args[6] = {};
+  ThreadState *ts = thread_state();
+  if (!ts) {
+    unclaimed_drops_[0].fetch_add(1);
+    return;
+  }
+  const ProbeEcbs &pe = by_probe_[probe];
+  for (u32 i = 0; i < pe.n; i++)
+    run(pe.ecbs[i], ts, args, probe, 0);
+}
+
+i64 *Consumer::agg_lookup(ThreadState *ts, u32 agg, const u8 *key, u32 len) {
+  u32 h = hash_key(agg, key, len);
+  u32 i = h & ts->cap_mask;
+  for (u32 n = 0; n <= ts->cap_mask; n++, i = (i + 1) & ts->cap_mask) {
+    AggEntry &e = ts->entries[i];
+    u32 tag = e.tag.load(std::memory_order_relaxed);
+    if (tag == 0) {
+      // Insert: key and initial values first, then publish the tag.
+      const AggDef &d = prog_->aggs[agg];
+      u64 koff = ts->arena_used;
+      u64 voff = align8(koff + len);
+      u64 end = voff + (u64)d.nvals * 8;
+      if (ts->used * 4 >= (ts->cap_mask + 1) * 3 || end > ts->arena_size) {
+        bump(ts->agg_drops);
+        return nullptr;
+      }
+      if (len)
+        std::memcpy(ts->arena + koff, key, len);
+      i64 *v = (i64 *)(ts->arena + voff);
+      i64 init = d.fn == AggFn::Min ? INT64_MAX : d.fn == AggFn::Max ? INT64_MIN : 0;
+      for (u32 j = 0; j < d.nvals; j++)
+        wr(&v[j], init);
+      ts->arena_used = end;
+      ts->used++;
+      e.agg = agg;
+      e.keylen = len;
+      e.key_off = (u32)koff;
+      e.val_off = (u32)voff;
+      e.tag.store(h, std::memory_order_release);
+      return v;
+    }
+    if (tag == h && e.agg == agg && e.keylen == len &&
+        keys_equal(ts->arena + e.key_off, key, len))
+      return (i64 *)(ts->arena + e.val_off);
+  }
+  bump(ts->agg_drops);
+  return nullptr;
+}
+
+void Consumer::fault(const EcbRt &e, ThreadState *ts, u32 probe, int action,
+                     u32 kind, u64 addr, int depth) {
+  // An error record in place of the clause's own (not committed).
+  u64 size = sizeof(RecHeader) + sizeof(ErrorData);
+  u64 h = ts->head.load(std::memory_order_relaxed);
+  u64 t = ts->tail.load(std::memory_order_acquire);
+  u64 pos = h & (ts->ring_size - 1);
+  if (pos + size > ts->ring_size) {
+    u64 pad = ts->ring_size - pos;
+    if (h + pad + size - t <= ts->ring_size) {
+      ((RecHeader *)(ts->ring + pos))->size = 0;
+      h += pad;
+      pos = 0;
+    }
+  }
+  if (h + size - t > ts->ring_size) {
+    bump(ts->drops);
+  } else {
+    auto *hdr = (RecHeader *)(ts->ring + pos);
+    hdr->size = (u32)size;
+    hdr->epid = 0;
+    hdr->ts = now_ns();
+    hdr->cpu = ts->cpu;
+    hdr->pad = 0;
+    auto *ed = (ErrorData *)(hdr + 1);
+    ed->epid = e.epid;
+    ed->action = action;
+    ed->fault = kind;
+    ed->pad = 0;
+    ed->addr = addr;
+    ts->head.store(h + size, std::memory_order_release);
+  }
+  // The program's own dtrace:::ERROR clauses, as DTrace fires them.
+  if (depth == 0 && error_id_ < by_probe_.size() && by_probe_[error_id_].n) {
+    const uintptr_t args[6] = {0, (uintptr_t)e.epid, (uintptr_t)action,
+                               (uintptr_t)-1, (uintptr_t)kind, (uintptr_t)addr};
+    const ProbeEcbs &pe = by_probe_[error_id_];
+    for (u32 i = 0; i < pe.n; i++)
+      run(pe.ecbs[i], ts, args, error_id_, depth + 1);
+  }
+  (void)probe;
+}
+
+// The interpreter.  One call runs one clause for one firing.  Direct
+// threaded: every instruction ends by jumping through the label table to
+// the next, so each has its own well-predicted indirect branch.
+void Consumer::run(const EcbRt &e, ThreadState *ts, const uintptr_t *args,
+                   u32 probe, int depth) {
+  static const void *const L[] = {
+      &&op_push,    &&op_arg,     &&op_strarg,  &&op_var,     &&op_stringof,
+      &&op_strlen,  &&op_add,     &&op_sub,     &&op_mul,     &&op_div,
+      &&op_mod,     &&op_shl,     &&op_shr,     &&op_and,     &&op_or,
+      &&op_xor,     &&op_neg,     &&op_bnot,    &&op_lnot,    &&op_bool,
+      &&op_eq,      &&op_ne,      &&op_lt,      &&op_le,      &&op_gt,
+      &&op_ge,      &&op_seq,     &&op_sne,     &&op_slt,     &&op_sle,
+      &&op_sgt,     &&op_sge,     &&op_trunc32, &&op_sext,    &&op_zext,
+      &&op_jz,      &&op_jnz,
+      &&op_jmp,     &&op_dup,     &&op_pop,     &&op_pred,    &&op_reserve,
+      &&op_rec_int, &&op_rec_str, &&op_exit,    &&op_agg,     &&op_count0,
+      &&op_commit,  &&op_ret,
+  };
+  static_assert(sizeof L / sizeof L[0] == OP_RET + 1, "label per Op, in order");
+  i64 st[kStackDepth];
+  int sp = 0;
+  u32 nscratch = 0;
+  u8 *rec = nullptr;
+  u64 rec_head = 0, roff = 0, now = 0;
+  const Insn *code = e.code;
+  const Insn *pc = code;
+  const Insn *in;
+  int cmp;
+  auto stamp = [&]() {
+    if (!now)
+      now = now_ns();
+    return now;
+  };
+  auto fail = [&](u32 kind, u64 addr) {
+    fault(e, ts, probe, e.action_at[in - code], kind, addr, depth);
+  };
+#define NEXT                                                                   \
+  do {                                                                         \
+    in = pc++;                                                                 \
+    goto *L[in->op];                                                           \
+  } while (0)
+#define BINARY(expr)                                                           \
+  do {                                                                         \
+    sp--;                                                                      \
+    i64 a = st[sp - 1], b = st[sp];                                            \
+    (void)a, (void)b;                                                          \
+    st[sp - 1] = (expr);                                                       \
+    NEXT;                                                                      \
+  } while (0)
+  NEXT;
+op_push:
+  st[sp++] = in->imm;
+  NEXT;
+op_arg:
+  st[sp++] = (i64)(u64)args[in->a];
+  NEXT;
+op_strarg:
+op_stringof: {
+  uintptr_t a = in->op == OP_STRARG ? args[in->a] : (uintptr_t)st[--sp];
+  char *dst = ts->scratch[depth][nscratch++];
+  if (!copy_string_in(pid_, a, dst)) {
+    fail(FLT_BADADDR, (u64)a);
+    return;
+  }
+  st[sp++] = (i64)(uintptr_t)dst;
+  NEXT;
+}
+op_var:
+  switch ((Builtin)in->a) {
+  case Builtin::Timestamp:
+    st[sp++] = (i64)stamp();
+    break;
+  case Builtin::WallTimestamp: {
+    timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    st[sp++] = (i64)t.tv_sec * 1000000000 + t.tv_nsec;
+    break;
+  }
+  case Builtin::Cpu: st[sp++] = ts->cpu; break;
+  case Builtin::Id: st[sp++] = probe; break;
+  case Builtin::Epid: st[sp++] = e.epid; break;
+  case Builtin::Tid:
+    if (!t_tid)
+      t_tid = (u32)syscall(SYS_gettid);
+    st[sp++] = t_tid;
+    break;
+  default:
+    st[sp++] = (i64)(uintptr_t)e.pstr[in->a - (u8)Builtin::ProbeProv];
+  }
+  NEXT;
+op_strlen:
+  st[sp - 1] = (i64)strlen((const char *)(uintptr_t)st[sp - 1]);
+  NEXT;
+op_add: BINARY((i64)((u64)a + (u64)b));
+op_sub: BINARY((i64)((u64)a - (u64)b));
+op_mul: BINARY((i64)((u64)a * (u64)b));
+op_div:
+op_mod: {
+  i64 b = st[--sp], a = st[sp - 1];
+  if (b == 0) {
+    fail(FLT_DIVZERO, 0);
+    return;
+  }
+  if (b == -1)
+    st[sp - 1] = in->op == OP_DIV ? (i64)(0 - (u64)a) : 0;
+  else
+    st[sp - 1] = in->op == OP_DIV ? a / b : a % b;
+  NEXT;
+}
+op_shl: BINARY((i64)((u64)a << (b & 63)));
+op_shr: BINARY(a >> (b & 63));
+op_and: BINARY(a & b);
+op_or: BINARY(a | b);
+op_xor: BINARY(a ^ b);
+op_neg:
+  st[sp - 1] = (i64)(0 - (u64)st[sp - 1]);
+  NEXT;
+op_bnot:
+  st[sp - 1] = ~st[sp - 1];
+  NEXT;
+op_lnot:
+  st[sp - 1] = !st[sp - 1];
+  NEXT;
+op_bool:
+  st[sp - 1] = st[sp - 1] != 0;
+  NEXT;
+op_eq: BINARY(a == b);
+op_ne: BINARY(a != b);
+op_lt: BINARY(a < b);
+op_le: BINARY(a <= b);
+op_gt: BINARY(a > b);
+op_ge: BINARY(a >= b);
+#define STRCMP                                                                 \
+  sp--;                                                                        \
+  cmp = strcmp((const char *)(uintptr_t)st[sp - 1],                            \
+               (const char *)(uintptr_t)st[sp]);
+op_seq:
+  STRCMP st[sp - 1] = cmp == 0;
+  NEXT;
+op_sne:
+  STRCMP st[sp - 1] = cmp != 0;
+  NEXT;
+op_slt:
+  STRCMP st[sp - 1] = cmp < 0;
+  NEXT;
+op_sle:
+  STRCMP st[sp - 1] = cmp <= 0;
+  NEXT;
+op_sgt:
+  STRCMP st[sp - 1] = cmp > 0;
+  NEXT;
+op_sge:
+  STRCMP st[sp - 1] = cmp >= 0;
+  NEXT;
+#undef STRCMP
+op_trunc32:
+  st[sp - 1] = (i32)st[sp - 1];
+  NEXT;
+op_sext: {
+  int sh = 64 - in->a;
+  st[sp - 1] = (i64)((u64)st[sp - 1] << sh) >> sh;
+  NEXT;
+}
+op_zext:
+  st[sp - 1] = (i64)((u64)st[sp - 1] & ((1ull << in->a) - 1));
+  NEXT;
+op_jz:
+  if (!st[--sp])
+    pc = code + in->c;
+  NEXT;
+op_jnz:
+  if (st[--sp])
+    pc = code + in->c;
+  NEXT;
+op_jmp:
+  pc = code + in->c;
+  NEXT;
+op_dup:
+  st[sp] = st[sp - 1];
+  sp++;
+  NEXT;
+op_pop:
+  sp--;
+  NEXT;
+op_pred:
+  if (!st[--sp])
+    return;
+  NEXT;
+op_reserve: {
+  u64 need = (u64)in->imm;
+  u64 h = ts->head.load(std::memory_order_relaxed);
+  u64 t = ts->tail.load(std::memory_order_acquire);
+  u64 pos = h & (ts->ring_size - 1);
+  if (pos + need > ts->ring_size) {
+    u64 pad = ts->ring_size - pos;
+    if (need > ts->ring_size || h + pad + need - t > ts->ring_size) {
+      bump(ts->drops);
+      return; // DTrace drops the whole enabled probe's work
+    }
+    ((RecHeader *)(ts->ring + pos))->size = 0;
+    h += pad;
+    pos = 0;
+  } else if (h + need - t > ts->ring_size) {
+    bump(ts->drops);
+    return;
+  }
+  rec = ts->ring + pos;
+  rec_head = h;
+  roff = sizeof(RecHeader);
+  stamp();
+  NEXT;
+}
+op_rec_int:
+  std::memcpy(rec + roff, &st[--sp], 8);
+  roff += 8;
+  NEXT;
+op_rec_str: {
+  const char *s = (const char *)(uintptr_t)st[--sp];
+  u32 len = (u32)strnlen(s, kStrSize - 1);
+  std::memcpy(rec + roff, &len, 4);
+  std::memcpy(rec + roff + 8, s, len);
+  roff += 8 + align8(len);
+  NEXT;
+}
+op_exit: {
+  i64 v = st[--sp];
+  std::memcpy(rec + roff, &v, 8);
+  roff += 8;
+  u32 want = Active;
+  if (activity_.compare_exchange_strong(want, Exiting) || want == Stopped) {
+    exit_status_.store((int)v);
+    exit_.store(true, std::memory_order_release);
+  }
+  NEXT;
+}
+op_count0: {
+  i64 *v = ts->keyless[in->a];
+  if (__builtin_expect(!v, 0)) {
+    v = agg_lookup(ts, in->a, nullptr, 0);
+    if (!v)
+      NEXT;
+    ts->keyless[in->a] = v;
+  }
+  wr(v, rd(v) + 1);
+  NEXT;
+}
+op_agg: {
+  const AggDef &d = prog_->aggs[in->a];
+  i64 val = d.fn == AggFn::Count ? 1 : st[--sp];
+  sp -= in->b;
+  i64 *v;
+  if (in->b == 0) {
+    v = ts->keyless[in->a];
+    if (!v && (v = agg_lookup(ts, in->a, nullptr, 0)))
+      ts->keyless[in->a] = v;
+  } else {
+    // The key's bytes: an integer as 8 bytes; a string either by address,
+    // as the 8-byte word address | 1, when its memory lives as long as the
+    // program (literals, probe names: equal strings mostly share it), or
+    // as a 0 byte, its characters and NUL.  One thread's table may so hold
+    // a string twice; the merge when printing joins them by content.
+    u8 *key = ts->keybuf[depth];
+    u32 len = 0;
+    for (u32 k = 0; k < in->b; k++) {
+      if (d.keys[k] == Type::String) {
+        const char *s = (const char *)(uintptr_t)st[sp + k];
+        if ((in->c & (1u << k)) && !((uintptr_t)s & 1)) {
+          u64 w = (u64)(uintptr_t)s | 1;
+          std::memcpy(key + len, &w, 8);
+          len += 8;
+          continue;
+        }
+        u32 n = (u32)strnlen(s, kStrSize - 1);
+        key[len] = kCopiedKey;
+        std::memcpy(key + len + 1, s, n);
+        key[len + 1 + n] = 0;
+        len += n + 2;
+      } else {
+        std::memcpy(key + len, &st[sp + k], 8);
+        len += 8;
+      }
+    }
+    v = agg_lookup(ts, in->a, key, len);
+  }
+  if (!v)
+    NEXT;
+  switch (d.fn) {
+  case AggFn::Count: wr(v, rd(v) + 1); break;
+  case AggFn::Sum: wr(v, add(rd(v), val)); break;
+  case AggFn::Min: if (val < rd(v)) wr(v, val); break;
+  case AggFn::Max: if (val > rd(v)) wr(v, val); break;
+  case AggFn::Avg:
+    wr(&v[0], rd(&v[0]) + 1);
+    wr(&v[1], add(rd(&v[1]), val));
+    break;
+  case AggFn::Quantize: {
+    int b = quantize_bucket(val);
+    wr(&v[b], rd(&v[b]) + 1);
+    break;
+  }
+  case AggFn::LQuantize: {
+    i64 levels = (i64)d.nvals - 2;
+    i64 b = val < d.lq_base ? 0
+          : val >= d.lq_base + levels * d.lq_step ? levels + 1
+          : 1 + (val - d.lq_base) / d.lq_step;
+    wr(&v[b], rd(&v[b]) + 1);
+    break;
+  }
+  }
+  NEXT;
+}
+op_commit: {
+  auto *hdr = (RecHeader *)rec;
+  hdr->size = (u32)align8(roff);
+  hdr->epid = e.epid;
+  hdr->ts = now;
+  hdr->cpu = ts->cpu;
+  hdr->pad = 0;
+  ts->head.store(rec_head + hdr->size, std::memory_order_release);
+  NEXT;
+}
+op_ret:
+  return;
+#undef NEXT
+#undef BINARY
+}
+
+// ---- the consumer thread --------------------------------------------------------------
+
+void Consumer::begin() { fire_special(begin_id_); }
+
+void Consumer::stop() { activity_.store(Stopped); }
+
+void Consumer::end() { fire_special(end_id_); }
+
+void Consumer::flush(std::string &out) {
+  if (!out.empty()) {
+    sink_.out(out);
+    out.clear();
+  }
+}
+
+void Consumer::drain() {
+  struct Item {
+    u64 ts;
+    u32 state;
+    u32 seq;
+    std::vector<u8> bytes;
+  };
+  std::vector<Item> items;
+  u32 used = std::min(next_state_.load(std::memory_order_acquire), nstates_);
+  u32 seq = 0;
+  for (u32 i = 0; i < used; i++) {
+    ThreadState &s = states_[i];
+    u64 t = s.tail.load(std::memory_order_relaxed);
+    u64 h = s.head.load(std::memory_order_acquire);
+    while (t < h) {
+      u64 pos = t & (s.ring_size - 1);
+      const auto *hdr = (const RecHeader *)(s.ring + pos);
+      if (hdr->size == 0) { // the unused end before a wrap
+        t += s.ring_size - pos;
+        continue;
+      }
+      Item it{hdr->ts, i, seq++, {}};
+      it.bytes.assign(s.ring + pos, s.ring + pos + hdr->size);
+      items.push_back(std::move(it));
+      t += hdr->size;
+    }
+    s.tail.store(t, std::memory_order_release);
+  }
+  std::stable_sort(items.begin(), items.end(),
+                   [](const Item &a, const Item &b) { return a.ts < b.ts; });
+  std::string out;
+  for (const Item &it : items)
+    process(it.bytes.data(), out);
+  flush(out);
+  // Drops since the last drain, as DTrace reports them.
+  for (u32 i = 0; i < used; i++) {
+    ThreadState &s = states_[i];
+    u64 d = s.drops.load(std::memory_order_relaxed);
+    if (d > s.drops_seen) {
+      u64 n = d - s.drops_seen;
+      s.drops_seen = d;
+      sink_.err(strf("dtrace: %llu drop%s on CPU %d", (unsigned long long)n,
+                     n == 1 ? "" : "s", s.cpu));
+    }
+    u64 a = s.agg_drops.load(std::memory_order_relaxed);
+    if (a > s.agg_drops_seen) {
+      u64 n = a - s.agg_drops_seen;
+      s.agg_drops_seen = a;
+      sink_.err(strf("dtrace: %llu aggregation drop%s on CPU %d",
+                     (unsigned long long)n, n == 1 ? "" : "s", s.cpu));
+    }
+  }
+  for (int c = 0; c < 4; c++) {
+    u64 n = unclaimed_drops_[c].exchange(0);
+    if (n)
+      sink_.err(strf("dtrace: %llu drop%s on CPU %d (more firing threads than "
+                     "buffers)",
+                     (unsigned long long)n, n == 1 ? "" : "s", c - 1));
+  }
+}
+
+void Consumer::process(const u8 *rec, std::string &out) {
+  const auto *hdr = (const RecHeader *)rec;
+  const u8 *p = rec + sizeof(RecHeader);
+  if (hdr->epid == 0) {
+    ErrorData ed;
+    std::memcpy(&ed, p, sizeof ed);
+    const EcbInfo *e = ed.epid >= 1 && ed.epid <= ecbs_.size() ? &ecbs_[ed.epid - 1] : nullptr;
+    std::string where = ed.action ? strf("in action #%d", ed.action) : "in predicate";
+    std::string what = fault_text(ed.fault);
+    if (ed.fault == FLT_BADADDR)
+      what += strf(" (0x%llx)", (unsigned long long)ed.addr);
+    flush(out);
+    sink_.err(strf("dtrace: error on enabled probe ID %u (ID %u: %s): %s %s",
+                   ed.epid, e ? e->probe.id : 0, e ? e->full.c_str() : "?",
+                   what.c_str(), where.c_str()));
+    return;
+  }
+  if (hdr->epid > ecbs_.size())
+    return;
+  records_++;
+  const EcbInfo &e = ecbs_[hdr->epid - 1];
+  const CompiledClause &c = prog_->clauses[e.clause];
+  bool quiet = opts_.quiet;
+  if (!quiet) {
+    if (!header_done_) {
+      out += record_header();
+      header_done_ = true;
+    }
+    out += record_prefix(hdr->cpu, e.probe.id, e.probe.function, e.probe.name);
+  }
+  auto value = [&](Type t) {
+    Value v;
+    v.type = t;
+    if (t == Type::String) {
+      u32 len;
+      std::memcpy(&len, p, 4);
+      v.s.assign((const char *)p + 8, len);
+      p += 8 + align8(len);
+    } else {
+      std::memcpy(&v.i, p, 8);
+      p += 8;
+    }
+    return v;
+  };
+  for (const Action &a : c.actions) {
+    switch (a.kind) {
+    case Action::Trace: {
+      Value v = value(a.types[0]);
+      if (v.type == Type::String)
+        out += quiet ? v.s : strf("  %-33s", v.s.c_str());
+      else if (v.type == Type::Int32)
+        out += strf(quiet ? "%d" : " %8d", (int)v.i);
+      else
+        out += strf(quiet ? "%lld" : " %16lld", (long long)v.i);
+      break;
+    }
+    case Action::Printf: {
+      std::vector<Value> vals;
+      for (Type t : a.types)
+        vals.push_back(value(t));
+      out += format(*a.fmt, vals);
+      break;
+    }
+    case Action::Printa: {
+      const AggDef &d = prog_->aggs[a.agg];
+      if (a.fmt)
+        out += printa_format(d, *a.fmt, merged(a.agg));
+      else
+        out += "\n" + print_aggregation(d, merged(a.agg));
+      printed_[a.agg] = true;
+      break;
+    }
+    case Action::Exit: {
+      Value v = value(Type::Int64);
+      // The status was taken when exit( ) ran; the record is the
+      // consumer's cue as in DTrace.
+      (void)v;
+      break;
+    }
+    case Action::Aggregate:
+      break;
+    }
+  }
+  if (!quiet)
+    out += "\n";
+}
+
+std::vector<AggRow> Consumer::merged(u32 agg) const {
+  const AggDef &d = prog_->aggs[agg];
+  // Keyed by content: the same key may be held by address in one table
+  // and by value (or at another address) in another.
+  std::map<std::string, AggRow> m;
+  u32 used = std::min(next_state_.load(std::memory_order_acquire), nstates_);
+  for (u32 i = 0; i < used; i++) {
+    const ThreadState &s = states_[i];
+    for (u32 j = 0; j <= s.cap_mask; j++) {
+      const AggEntry &e = s.entries[j];
+      if (e.tag.load(std::memory_order_acquire) == 0 || e.agg != agg)
+        continue;
+      std::vector<Value> keys;
+      std::string canon;
+      const u8 *p = s.arena + e.key_off;
+      for (Type t : d.keys) {
+        Value v;
+        v.type = t;
+        if (t == Type::String && (*p & 1)) { // by address (see OP_AGG)
+          u64 w;
+          std::memcpy(&w, p, 8);
+          const char *str = (const char *)(uintptr_t)(w & ~(u64)1);
+          v.s = std::string(str, strnlen(str, kStrSize - 1));
+          p += 8;
+        } else if (t == Type::String) {
+          v.s = (const char *)p + 1;
+          p += v.s.size() + 2;
+        } else {
+          std::memcpy(&v.i, p, 8);
+          p += 8;
+        }
+        if (t == Type::String)
+          canon.append(v.s).push_back('\0');
+        else
+          canon.append((const char *)&v.i, 8);
+        keys.push_back(std::move(v));
+      }
+      const i64 *v = (const i64 *)(s.arena + e.val_off);
+      auto [it, fresh] = m.try_emplace(canon);
+      AggRow &row = it->second;
+      if (fresh) {
+        row.keys = std::move(keys);
+        for (u32 k = 0; k < d.nvals; k++)
+          row.vals.push_back(rd(&v[k]));
+        continue;
+      }
+      for (u32 k = 0; k < d.nvals; k++) {
+        i64 x = rd(&v[k]);
+        if (d.fn == AggFn::Min)
+          row.vals[k] = std::min(row.vals[k], x);
+        else if (d.fn == AggFn::Max)
+          row.vals[k] = std::max(row.vals[k], x);
+        else
+          row.vals[k] = add(row.vals[k], x);
+      }
+    }
+  }
+  std::vector<AggRow> rows;
+  for (auto &[canon, row] : m)
+    rows.push_back(std::move(row));
+  return rows;
+}
+
+void Consumer::print_end() {
+  std::string out = "\n";
+  for (u32 a = 0; a < prog_->aggs.size(); a++) {
+    if (printed_[a])
+      continue;
+    auto rows = merged(a);
+    if (!rows.empty())
+      out += print_aggregation(prog_->aggs[a], std::move(rows));
+  }
+  flush(out);
+}
+
+} // namespace mk::dt

@@ -1,0 +1,129 @@
+// A Consumer runs one compiled Program: the probe callback every enabled
+// site reaches (fire), and the draining side the consumer thread calls.
+//
+// Firing path.  Each thread that fires gets a ThreadState of its own (a
+// "CPU buffer": DTrace's per-CPU buffers, one per firing thread here since
+// several threads may share a CPU number), claimed on its first firing from
+// a preallocated array and then found through a small thread-local cache.
+// A ThreadState holds a single-producer ring of records and the thread's
+// aggregation table; the firing thread is their only writer, so the path
+// takes no lock, makes no allocation and no system call (stringof( )
+// excepted, which reads through process_vm_readv so a bad pointer faults
+// softly).  A full ring drops the record and counts it; a full aggregation
+// table counts an aggregation drop.
+//
+// Draining side.  drain() copies every thread's new records out, sorts them
+// by time, prints them through the Sink and reports new drops as DTrace
+// does ("dtrace: 3 drops on CPU 1").  Aggregations are merged across
+// threads when printed (printa( ), or at the end).
+#pragma once
+
+#include "dtrace.h"
+
+#include <atomic>
+#include <mutex>
+
+namespace mk::dt {
+
+// One clause enabled on one probe: an enabled probe id (EPID), as DTrace
+// numbers them.
+struct EcbInfo {
+  u32 epid = 0;
+  u32 clause = 0;
+  ProbeInfo probe;
+  std::string full; // provider:module:function:name
+};
+
+struct AggEntry;
+struct ThreadState;
+struct EcbRt;
+
+class Consumer {
+public:
+  // `ecbs` in EPID order (1, 2, ...); `begin`, `end`, `error`: the ids of
+  // dtrace:::BEGIN, END and ERROR, which the consumer fires itself.
+  Consumer(std::unique_ptr<Program> prog, std::vector<EcbInfo> ecbs,
+           ConsumerOptions o, Sink &sink, u32 begin, u32 end, u32 error);
+  ~Consumer();
+  Consumer(const Consumer &) = delete;
+
+  Result<void> init(); // the threads' buffers (address space, touched lazily)
+
+  // Probes to enable through Sdt: every matched probe but dtrace:::*.
+  std::vector<u32> sdt_probes() const;
+  const Program &program() const { return *prog_; }
+  const std::vector<EcbInfo> &ecbs() const { return ecbs_; }
+
+  // ---- the firing side (any thread)
+  void fire(u32 probe, const uintptr_t *args);
+
+  // ---- the consumer thread
+  void begin();          // fire BEGIN
+  void drain();          // print new records, report drops
+  void stop();           // no more firings are recorded (END still is)
+  void end();            // fire END (after the probes are disabled)
+  void print_end();      // DTrace's closing: "\n", then the aggregations
+                         // not printed with printa( )
+  bool exited() const { return exit_.load(std::memory_order_acquire); }
+  int exit_status() const { return exit_status_.load(); }
+
+  u64 records() const { return records_.load(); }
+  u64 drops() const; // records dropped, every thread
+
+private:
+  friend void consumer_fire(void *, u32, const uintptr_t *);
+  enum Activity : u32 { Active, Exiting, Stopped };
+  struct ProbeEcbs;
+  ThreadState *thread_state();
+  ThreadState *claim();
+  void fire_slow(const ProbeEcbs &pe, u32 probe, const uintptr_t *args)
+      __attribute__((noinline));
+  void fire_special(u32 probe);
+  void run(const EcbRt &e, ThreadState *ts, const uintptr_t *args, u32 probe,
+           int depth);
+  void fault(const EcbRt &e, ThreadState *ts, u32 probe, int action,
+             u32 kind, u64 addr, int depth);
+  i64 *agg_lookup(ThreadState *ts, u32 agg, const u8 *key, u32 len);
+  std::vector<AggRow> merged(u32 agg) const;
+  void process(const u8 *rec, std::string &out);
+  void flush(std::string &out);
+
+  std::unique_ptr<Program> prog_;
+  std::vector<EcbInfo> ecbs_;
+  ConsumerOptions opts_;
+  Sink &sink_;
+  u32 begin_id_, end_id_, error_id_;
+  int pid_;
+  u64 gen_; // identifies this consumer in the thread-local caches
+
+  // Per probe id: its enabled clauses.
+  struct ProbeEcbs {
+    const EcbRt *ecbs = nullptr;
+    u32 n = 0;
+  };
+  std::vector<EcbRt> rt_;
+  std::vector<ProbeEcbs> by_probe_;
+  const ProbeEcbs *probes_ = nullptr; // by_probe_, for the firing path
+  u32 nprobes_ = 0;
+  std::vector<std::vector<u32>> agg_keys_; // per aggregation: key kinds
+
+  // Thread states, preallocated; claimed in order.
+  ThreadState *states_ = nullptr;
+  u32 nstates_ = 0;
+  std::atomic<u32> next_state_{0};
+  void *mem_ = nullptr;
+  size_t mem_size_ = 0;
+  std::atomic<u64> unclaimed_drops_[4]{}; // firings with no state left,
+                                          // by cpu + 1 (clamped)
+
+  std::atomic<u32> activity_{Active};
+  std::atomic<bool> exit_{false};
+  std::atomic<int> exit_status_{0};
+
+  // Drain side.
+  bool header_done_ = false;
+  std::vector<bool> printed_; // aggregations printed with printa( )
+  std::atomic<u64> records_{0};
+};
+
+} // namespace mk::dt

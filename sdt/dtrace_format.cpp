@@ -1,0 +1,400 @@
+// Output in DTrace's formats, byte for byte where DTrace defines them:
+//
+//   default record line   "%3d %6d %32s " (CPU, ID, FUNCTION:NAME), then the
+//                         traced data, then "\n"
+//   trace(int)            " %16lld" (8-byte) or " %8d" (4-byte)
+//   trace(string)         "  %-33s"
+//   aggregation rows      keys " %16lld" / " %8d" / "  %-50s", then the value
+//                         " %16lld", or for quantize/lquantize a histogram:
+//                         "\n%16s %41s %-9s\n" and rows "%16lld |@@@...   %-9lld"
+//
+// and printf( ) with C's conversions over D's integers and strings.
+#include "dtrace.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+
+namespace mk::dt {
+
+namespace {
+
+std::string vfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+std::string vfmt(const char *fmt, ...) {
+  va_list ap, ap2;
+  va_start(ap, fmt);
+  va_copy(ap2, ap);
+  char small[256];
+  int n = std::vsnprintf(small, sizeof small, fmt, ap);
+  va_end(ap);
+  if (n < (int)sizeof small) {
+    va_end(ap2);
+    return std::string(small, n < 0 ? 0 : n);
+  }
+  std::string s(n + 1, '\0');
+  std::vsnprintf(s.data(), s.size(), fmt, ap2);
+  va_end(ap2);
+  s.resize(n);
+  return s;
+}
+
+} // namespace
+
+// ---- printf -----------------------------------------------------------------------
+
+Result<Format> parse_format(const std::string &fmt) {
+  Format f;
+  std::string lit;
+  for (size_t i = 0; i < fmt.size(); i++) {
+    if (fmt[i] != '%') {
+      lit += fmt[i];
+      continue;
+    }
+    size_t start = i++;
+    if (i < fmt.size() && fmt[i] == '%') {
+      lit += '%';
+      continue;
+    }
+    Conv c;
+    auto bad = [&](const std::string &why) {
+      size_t end = std::min(i + 1, fmt.size());
+      return error("conversion \"" + fmt.substr(start, end - start) + "\" " + why);
+    };
+    for (; i < fmt.size() && strchr("-+ #0@", fmt[i]); i++) {
+      if (fmt[i] == '@')
+        c.agg = true;
+      else if (c.flags.find(fmt[i]) == std::string::npos)
+        c.flags += fmt[i];
+    }
+    if (i < fmt.size() && fmt[i] == '*') {
+      c.width = -2;
+      i++;
+    } else if (i < fmt.size() && isdigit((unsigned char)fmt[i])) {
+      c.width = 0;
+      for (; i < fmt.size() && isdigit((unsigned char)fmt[i]); i++)
+        c.width = std::min(c.width * 10 + (fmt[i] - '0'), 4096);
+    }
+    if (i < fmt.size() && fmt[i] == '@') { // "%10@d" as well as "%@10d"
+      c.agg = true;
+      i++;
+    }
+    if (i < fmt.size() && fmt[i] == '.') {
+      i++;
+      if (i < fmt.size() && fmt[i] == '*') {
+        c.prec = -2;
+        i++;
+      } else {
+        c.prec = 0;
+        for (; i < fmt.size() && isdigit((unsigned char)fmt[i]); i++)
+          c.prec = std::min(c.prec * 10 + (fmt[i] - '0'), 4096);
+      }
+    }
+    if (fmt.compare(i, 2, "hh") == 0)
+      c.size = 1, i += 2;
+    else if (fmt.compare(i, 2, "ll") == 0)
+      c.size = 8, i += 2;
+    else if (i < fmt.size() && fmt[i] == 'h')
+      c.size = 2, i++;
+    else if (i < fmt.size() && strchr("ljzt", fmt[i]))
+      c.size = 8, i++;
+    if (i >= fmt.size())
+      return error("format ends inside conversion \"" + fmt.substr(start) + "\"");
+    char k = fmt[i];
+    if (strchr("eEfFgGaA", k))
+      return bad("is not supported: D here has no floating point");
+    if (!strchr("diuxXocsp", k))
+      return bad("is not valid (use %d %i %u %x %X %o %c %s %p)");
+    if (k == 's' && c.size)
+      return bad("is not valid: %s takes no size");
+    c.conv = k;
+    c.before = lit;
+    lit.clear();
+    f.convs.push_back(c);
+  }
+  f.tail = lit;
+  return f;
+}
+
+std::string format(const Format &f, const std::vector<Value> &args) {
+  std::string out;
+  size_t next = 0;
+  auto arg = [&]() -> const Value & {
+    static const Value none;
+    return next < args.size() ? args[next++] : none;
+  };
+  for (const Conv &c : f.convs) {
+    out += c.before;
+    int width = c.width, prec = c.prec;
+    std::string flags = c.flags;
+    if (width == -2) {
+      i64 w = arg().i;
+      if (w < 0) {
+        flags += '-';
+        w = -w;
+      }
+      width = (int)std::min<i64>(w, 4096);
+    }
+    if (prec == -2) {
+      i64 p = arg().i;
+      prec = p < 0 ? -1 : (int)std::min<i64>(p, 4096);
+    }
+    const Value &v = arg();
+    std::string spec = "%" + flags;
+    if (width >= 0)
+      spec += std::to_string(width);
+    if (prec >= 0 && c.conv != 'c' && c.conv != 'p')
+      spec += "." + std::to_string(prec);
+    if (v.type == Type::String) {
+      // A string (or, in printa, a histogram for %@).
+      if (c.agg) {
+        out += v.s;
+        continue;
+      }
+      out += vfmt((spec + "s").c_str(), v.s.c_str());
+      continue;
+    }
+    int size = c.size ? c.size : v.type == Type::Int32 ? 4 : 8;
+    i64 sv = v.i;
+    u64 uv = (u64)v.i;
+    switch (size) {
+    case 1: sv = (i8)sv, uv = (u8)uv; break;
+    case 2: sv = (i16)sv, uv = (u16)uv; break;
+    case 4: sv = (i32)sv, uv = (u32)uv; break;
+    default: break;
+    }
+    switch (c.conv) {
+    case 'd':
+    case 'i':
+      out += vfmt((spec + "lld").c_str(), (long long)sv);
+      break;
+    case 'u':
+    case 'x':
+    case 'X':
+    case 'o':
+      out += vfmt((spec + "ll" + c.conv).c_str(), (unsigned long long)uv);
+      break;
+    case 'c':
+      out += vfmt((spec + "c").c_str(), (int)(unsigned char)uv);
+      break;
+    case 'p': {
+      std::string hex = vfmt("0x%llx", (unsigned long long)(u64)v.i);
+      std::string sp = "%";
+      if (flags.find('-') != std::string::npos)
+        sp += '-';
+      if (width >= 0)
+        sp += std::to_string(width);
+      out += vfmt((sp + "s").c_str(), hex.c_str());
+      break;
+    }
+    default: // 's' with an integer: excluded by the compiler
+      out += vfmt("%lld", (long long)sv);
+    }
+  }
+  out += f.tail;
+  return out;
+}
+
+// ---- records ---------------------------------------------------------------------
+
+std::string record_header() {
+  return vfmt("%3s %6s %32s\n", "CPU", "ID", "FUNCTION:NAME");
+}
+
+std::string record_prefix(int cpu, u32 probe, const std::string &func,
+                          const std::string &name) {
+  std::string fn = func + ":" + name;
+  return vfmt("%3d %6u %32s ", cpu, probe, fn.c_str());
+}
+
+// ---- aggregations ------------------------------------------------------------------
+
+int quantize_bucket(i64 v) {
+  if (v == 0)
+    return kQuantZero;
+  if (v > 0)
+    return kQuantZero + 1 + (63 - __builtin_clzll((u64)v));
+  u64 m = 0 - (u64)v;
+  int b = kQuantZero - 1 - (63 - __builtin_clzll(m));
+  return b < 0 ? 0 : b;
+}
+
+i64 quantize_value(int b) {
+  if (b < kQuantZero)
+    return -(i64)(1ull << (kQuantZero - 1 - b));
+  if (b == kQuantZero)
+    return 0;
+  return (i64)(1ull << (b - kQuantZero - 1));
+}
+
+namespace {
+
+i64 lq_levels(const AggDef &a) { return (a.lq_limit - a.lq_base) / a.lq_step; }
+
+// The value DTrace sorts a histogram by: the sum of bucket value x count.
+long double histogram_weight(const AggDef &a, const std::vector<i64> &v) {
+  long double w = 0;
+  if (a.fn == AggFn::Quantize) {
+    for (int i = 0; i < kQuantBuckets && i < (int)v.size(); i++)
+      w += (long double)quantize_value(i) * v[i];
+  } else {
+    i64 levels = lq_levels(a);
+    for (i64 i = 0; i < (i64)v.size(); i++) {
+      i64 at = i == 0 ? a.lq_base - 1
+               : i == levels + 1 ? a.lq_base + levels * a.lq_step
+                                 : a.lq_base + (i - 1) * a.lq_step;
+      w += (long double)at * v[i];
+    }
+  }
+  return w;
+}
+
+long double sort_value(const AggDef &a, const std::vector<i64> &v) {
+  switch (a.fn) {
+  case AggFn::Avg:
+    return v[0] ? (long double)v[1] / v[0] : 0;
+  case AggFn::Quantize:
+  case AggFn::LQuantize:
+    return histogram_weight(a, v);
+  default:
+    return v[0];
+  }
+}
+
+int compare_keys(const std::vector<Value> &a, const std::vector<Value> &b) {
+  for (size_t i = 0; i < a.size() && i < b.size(); i++) {
+    if (a[i].type == Type::String) {
+      int c = a[i].s.compare(b[i].s);
+      if (c)
+        return c < 0 ? -1 : 1;
+    } else if (a[i].i != b[i].i) {
+      return a[i].i < b[i].i ? -1 : 1;
+    }
+  }
+  return 0;
+}
+
+std::string histogram(const AggDef &a, const std::vector<i64> &data) {
+  int n = (int)data.size();
+  int first = 0, last = n - 1;
+  while (first < n - 1 && data[first] == 0)
+    first++;
+  if (first > 0)
+    first--;
+  while (last > 0 && data[last] == 0)
+    last--;
+  if (last < n - 1)
+    last++;
+  long double total = 0;
+  for (int i = 0; i < n; i++)
+    total += std::fabs((long double)data[i]);
+  static const char ats[] = "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@";
+  static const char spaces[] = "                                        ";
+  std::string out = vfmt("\n%16s %41s %-9s\n", "value",
+                         "------------- Distribution -------------", "count");
+  i64 levels = a.fn == AggFn::LQuantize ? lq_levels(a) : 0;
+  for (int i = first; i <= last; i++) {
+    if (a.fn == AggFn::Quantize) {
+      out += vfmt("%16lld ", (long long)quantize_value(i));
+    } else if (i == 0) {
+      out += vfmt("%16s ", vfmt("< %lld", (long long)a.lq_base).c_str());
+    } else if (i == levels + 1) {
+      out += vfmt("%16s ", vfmt(">= %lld", (long long)(a.lq_base + levels * a.lq_step)).c_str());
+    } else {
+      out += vfmt("%16lld ", (long long)(a.lq_base + (i - 1) * a.lq_step));
+    }
+    unsigned depth = 0;
+    if (total > 0)
+      depth = (unsigned)(std::fabs((long double)data[i]) * 40 / total + 0.5L);
+    depth = std::min(depth, 40u);
+    out += vfmt("|%s%s %-9lld\n", ats + 40 - depth, spaces + depth,
+                (long long)data[i]);
+  }
+  return out;
+}
+
+std::string key_text(const AggDef &a, const Value &k) {
+  if (k.type == Type::String)
+    return vfmt("  %-50s", k.s.c_str());
+  if (k.type == Type::Int32)
+    return vfmt(" %8d", (int)k.i);
+  return vfmt(" %16lld", (long long)k.i);
+}
+
+} // namespace
+
+void sort_rows(const AggDef &a, std::vector<AggRow> &rows) {
+  std::stable_sort(rows.begin(), rows.end(), [&](const AggRow &x, const AggRow &y) {
+    long double vx = sort_value(a, x.vals), vy = sort_value(a, y.vals);
+    if (vx != vy)
+      return vx < vy;
+    return compare_keys(x.keys, y.keys) < 0;
+  });
+}
+
+std::string agg_value_text(const AggDef &a, const std::vector<i64> &vals) {
+  switch (a.fn) {
+  case AggFn::Avg:
+    return vfmt(" %16lld", (long long)(vals[0] ? vals[1] / vals[0] : 0));
+  case AggFn::Quantize:
+  case AggFn::LQuantize:
+    return histogram(a, vals);
+  default:
+    return vfmt(" %16lld", (long long)vals[0]);
+  }
+}
+
+std::string print_aggregation(const AggDef &a, std::vector<AggRow> rows) {
+  sort_rows(a, rows);
+  std::string out;
+  for (const AggRow &r : rows) {
+    for (const Value &k : r.keys)
+      out += key_text(a, k);
+    out += agg_value_text(a, r.vals);
+    out += "\n";
+  }
+  return out;
+}
+
+std::string printa_format(const AggDef &a, const Format &f,
+                          std::vector<AggRow> rows) {
+  sort_rows(a, rows);
+  std::string out;
+  for (const AggRow &r : rows) {
+    Value val;
+    if (a.fn == AggFn::Quantize || a.fn == AggFn::LQuantize) {
+      val.type = Type::String;
+      val.s = histogram(a, r.vals);
+    } else {
+      val.type = Type::Int64;
+      val.i = a.fn == AggFn::Avg ? (r.vals[0] ? r.vals[1] / r.vals[0] : 0)
+                                 : r.vals[0];
+    }
+    // Keys feed the conversions in order; %@ (or the first conversion past
+    // the keys) takes the value.  A histogram prints as is wherever the
+    // value goes.
+    std::vector<Value> args;
+    Format g = f;
+    size_t key = 0;
+    for (Conv &c : g.convs) {
+      auto next = [&](bool agg) {
+        if (agg || key >= r.keys.size()) {
+          if (val.type == Type::String)
+            c.agg = true;
+          return val;
+        }
+        return r.keys[key++];
+      };
+      if (c.width == -2)
+        args.push_back(next(false));
+      if (c.prec == -2)
+        args.push_back(next(false));
+      args.push_back(next(c.agg));
+    }
+    out += format(g, args);
+  }
+  return out;
+}
+
+} // namespace mk::dt

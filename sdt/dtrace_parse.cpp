@@ -1,0 +1,916 @@
+// The D subset's parser: a lexer and a recursive-descent parser producing
+// the syntax tree of dtrace.h.  The grammar, top down:
+//
+//   program    := { pragma | clause }
+//   clause     := desc { ',' desc } [ '/' expr '/' ] [ '{' stmts '}' ]
+//   stmts      := [ stmt { ';' stmt } [ ';' ] ]
+//   stmt       := '@'name [ '[' expr { ',' expr } ']' ] '=' aggfn '(' args ')'
+//               | trace '(' expr ')' | exit '(' expr ')'
+//               | printf '(' string { ',' expr } ')'
+//               | printa '(' [ string ',' ] '@'name ')'
+//   expr       := C's operators and precedence, ?: down to unary - ! ~,
+//                 primaries: integers, "strings", 'c', builtin variables,
+//                 argN, args[N], stringof(), copyinstr(), strlen(), ( expr )
+//
+// A probe description is lexed raw (globs and '-' are part of it), as
+// DTrace's lexer does at the start of a clause.  Inside a predicate a '/'
+// outside parentheses closes it; division there needs parentheses, as in
+// DTrace.  A clause without a body is allowed only at the end of the text
+// (dtrace -n 'BEGIN').
+#include "dtrace.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+
+namespace mk::dt {
+
+const char *agg_fn_name(AggFn f) {
+  switch (f) {
+  case AggFn::Count: return "count";
+  case AggFn::Sum: return "sum";
+  case AggFn::Min: return "min";
+  case AggFn::Max: return "max";
+  case AggFn::Avg: return "avg";
+  case AggFn::Quantize: return "quantize";
+  case AggFn::LQuantize: return "lquantize";
+  }
+  return "?";
+}
+
+namespace {
+
+enum Tok {
+  T_EOF, T_INT, T_STR, T_IDENT, T_AGG, // '@' name
+  T_LPAREN, T_RPAREN, T_LBRACE, T_RBRACE, T_LBRACK, T_RBRACK,
+  T_COMMA, T_SEMI, T_QUESTION, T_COLON, T_ASSIGN,
+  T_PLUS, T_MINUS, T_STAR, T_SLASH, T_PERCENT,
+  T_SHL, T_SHR, T_LT, T_LE, T_GT, T_GE, T_EQ, T_NE,
+  T_AMP, T_PIPE, T_CARET, T_ANDAND, T_OROR, T_XORXOR,
+  T_BANG, T_TILDE,
+};
+
+struct Token {
+  Tok kind = T_EOF;
+  std::string text; // as written
+  i64 ival = 0;
+  std::string sval; // string literal, escapes resolved; T_AGG/T_IDENT name
+  int line = 1;
+  bool pred_end = false; // a '/' that closes a predicate
+};
+
+class Parser {
+public:
+  Parser(const std::string &text, const std::string &file)
+      : s_(text), file_(file) {}
+
+  Result<ProgramAst> run();
+
+private:
+  // ---- errors
+  Error err_at(const Token &t, const std::string &why) {
+    std::string near = t.kind == T_EOF ? "" : t.text;
+    std::string where = file_.empty() ? "" : strf("%s:%d: ", file_.c_str(), t.line);
+    if (t.kind == T_EOF)
+      return error(where + "syntax error at end of input: " + why);
+    return error(where + "syntax error near \"" + near + "\": " + why);
+  }
+  Error lex_err(const std::string &why) {
+    std::string where = file_.empty() ? "" : strf("%s:%d: ", file_.c_str(), line_);
+    return error(where + why);
+  }
+
+  // ---- characters
+  bool at_end() const { return p_ >= s_.size(); }
+  char ch(size_t ahead = 0) const {
+    return p_ + ahead < s_.size() ? s_[p_ + ahead] : '\0';
+  }
+  // Skip blanks and comments (/* */, //, and # lines other than pragmas are
+  // handled by the caller at clause level).
+  Result<void> skip_space();
+
+  // ---- tokens
+  Result<Token> lex();
+  Result<void> advance() {
+    auto t = lex();
+    if (!t)
+      return t.take_error();
+    tok_ = std::move(*t);
+    return {};
+  }
+  bool is(Tok k) const { return tok_.kind == k; }
+  Result<void> expect(Tok k, const char *what) {
+    if (!is(k))
+      return err_at(tok_, std::string("expected ") + what);
+    return advance();
+  }
+
+  // ---- grammar
+  Result<void> pragma();
+  Result<void> clause(ProgramAst &prog);
+  Result<std::string> desc();
+  Result<void> stmt(ClauseAst &c);
+  Result<ExprPtr> expr();
+  Result<ExprPtr> ternary();
+  Result<ExprPtr> binary(int level);
+  Result<ExprPtr> unary();
+  Result<ExprPtr> primary();
+  Result<std::vector<ExprPtr>> call_args();
+
+  ExprPtr node(Expr::Kind k, const Token &at) {
+    auto e = std::make_unique<Expr>();
+    e->kind = k;
+    e->near = at.text;
+    e->line = at.line;
+    return e;
+  }
+
+  const std::string &s_;
+  std::string file_;
+  size_t p_ = 0;
+  int line_ = 1;
+  Token tok_;
+  int paren_ = 0;        // parentheses/brackets open inside a predicate
+  bool in_pred_ = false; // a '/' at depth 0 closes the predicate
+  Pragmas pragmas_;
+};
+
+Result<void> Parser::skip_space() {
+  for (;;) {
+    while (!at_end() && isspace((unsigned char)ch())) {
+      if (ch() == '\n')
+        line_++;
+      p_++;
+    }
+    if (ch() == '/' && ch(1) == '*') {
+      size_t end = s_.find("*/", p_ + 2);
+      if (end == std::string::npos)
+        return lex_err("syntax error: unterminated comment");
+      for (size_t i = p_; i < end; i++)
+        if (s_[i] == '\n')
+          line_++;
+      p_ = end + 2;
+      continue;
+    }
+    if (ch() == '/' && ch(1) == '/') {
+      while (!at_end() && ch() != '\n')
+        p_++;
+      continue;
+    }
+    return {};
+  }
+}
+
+// Resolve one escape after a backslash at s_[p_]; appends to out.
+static bool unescape(const std::string &s, size_t &p, std::string &out) {
+  char c = p < s.size() ? s[p] : '\0';
+  p++;
+  switch (c) {
+  case 'n': out += '\n'; return true;
+  case 't': out += '\t'; return true;
+  case 'r': out += '\r'; return true;
+  case 'a': out += '\a'; return true;
+  case 'b': out += '\b'; return true;
+  case 'f': out += '\f'; return true;
+  case 'v': out += '\v'; return true;
+  case '\\': out += '\\'; return true;
+  case '"': out += '"'; return true;
+  case '\'': out += '\''; return true;
+  case '?': out += '?'; return true;
+  case 'x': {
+    int v = 0, n = 0;
+    while (n < 2 && p < s.size() && isxdigit((unsigned char)s[p])) {
+      char d = s[p++];
+      v = v * 16 + (isdigit((unsigned char)d) ? d - '0' : (tolower(d) - 'a' + 10));
+      n++;
+    }
+    if (!n)
+      return false;
+    out += (char)v;
+    return true;
+  }
+  default:
+    if (c >= '0' && c <= '7') {
+      int v = c - '0', n = 1;
+      while (n < 3 && p < s.size() && s[p] >= '0' && s[p] <= '7')
+        v = v * 8 + (s[p++] - '0'), n++;
+      out += (char)v;
+      return true;
+    }
+    return false;
+  }
+}
+
+Result<Token> Parser::lex() {
+  MK_TRY(skip_space());
+  Token t;
+  t.line = line_;
+  if (at_end())
+    return t;
+  size_t start = p_;
+  char c = ch();
+  auto one = [&](Tok k, size_t n) {
+    t.kind = k;
+    t.text = s_.substr(start, n);
+    p_ += n;
+    return t;
+  };
+  if (isdigit((unsigned char)c)) {
+    size_t i = p_;
+    int base = 10;
+    if (c == '0' && (ch(1) == 'x' || ch(1) == 'X'))
+      base = 16, i += 2;
+    else if (c == '0')
+      base = 8;
+    unsigned long long v = 0;
+    bool any = base == 8;
+    for (; i < s_.size(); i++) {
+      char d = s_[i];
+      int dv;
+      if (isdigit((unsigned char)d))
+        dv = d - '0';
+      else if (base == 16 && isxdigit((unsigned char)d))
+        dv = tolower(d) - 'a' + 10;
+      else
+        break;
+      if (dv >= base) {
+        t.text = s_.substr(start, i + 1 - start);
+        return (lex_err(strf("syntax error near \"%s\": invalid digit in "
+                                  "a base-%d integer",
+                                  t.text.c_str(), base)));
+      }
+      v = v * base + dv;
+      any = true;
+    }
+    while (i < s_.size() && strchr("uUlL", s_[i]))
+      i++; // suffixes: every integer is 64-bit here
+    if (i < s_.size() && (isalpha((unsigned char)s_[i]) || s_[i] == '_')) {
+      any = false;
+      while (i < s_.size() && (isalnum((unsigned char)s_[i]) || s_[i] == '_'))
+        i++;
+    }
+    t.text = s_.substr(start, i - start);
+    if (!any)
+      return (lex_err("syntax error near \"" + t.text +
+                           "\": invalid integer constant"));
+    p_ = i;
+    t.kind = T_INT;
+    t.ival = (i64)v;
+    return t;
+  }
+  if (isalpha((unsigned char)c) || c == '_' || c == '`') {
+    size_t i = p_;
+    while (i < s_.size() &&
+           (isalnum((unsigned char)s_[i]) || s_[i] == '_' || s_[i] == '`'))
+      i++;
+    t.kind = T_IDENT;
+    t.text = t.sval = s_.substr(start, i - start);
+    p_ = i;
+    return t;
+  }
+  if (c == '@') {
+    size_t i = p_ + 1;
+    while (i < s_.size() && (isalnum((unsigned char)s_[i]) || s_[i] == '_'))
+      i++;
+    t.kind = T_AGG;
+    t.text = s_.substr(start, i - start);
+    t.sval = s_.substr(start + 1, i - start - 1);
+    p_ = i;
+    return t;
+  }
+  if (c == '"' || c == '\'') {
+    char q = c;
+    size_t i = p_ + 1;
+    std::string v;
+    while (i < s_.size() && s_[i] != q) {
+      if (s_[i] == '\n')
+        return (lex_err(std::string("syntax error near \"") +
+                             s_.substr(start, i - start) +
+                             "\": newline in a string"));
+      if (s_[i] == '\\') {
+        size_t at = i++;
+        if (!unescape(s_, i, v))
+          return (lex_err("syntax error near \"" +
+                               s_.substr(at, std::min<size_t>(2, s_.size() - at)) +
+                               "\": invalid escape sequence"));
+        continue;
+      }
+      v += s_[i++];
+    }
+    if (i >= s_.size())
+      return (lex_err(std::string("syntax error near \"") +
+                      s_.substr(start + 1, std::min<size_t>(20, s_.size() - start - 1)) +
+                      "\": unterminated " +
+                      (q == '"' ? "string" : "character constant")));
+    t.text = s_.substr(start, i + 1 - start);
+    p_ = i + 1;
+    if (q == '"') {
+      t.kind = T_STR;
+      t.sval = v;
+    } else {
+      if (v.size() != 1)
+        return (lex_err("syntax error near \"" + t.text +
+                             "\": a character constant holds one character"));
+      t.kind = T_INT;
+      t.ival = (unsigned char)v[0];
+    }
+    return t;
+  }
+  auto two = [&](char a, char b) { return c == a && ch(1) == b; };
+  if (two('<', '<')) return one(T_SHL, 2);
+  if (two('>', '>')) return one(T_SHR, 2);
+  if (two('<', '=')) return one(T_LE, 2);
+  if (two('>', '=')) return one(T_GE, 2);
+  if (two('=', '=')) return one(T_EQ, 2);
+  if (two('!', '=')) return one(T_NE, 2);
+  if (two('&', '&')) return one(T_ANDAND, 2);
+  if (two('|', '|')) return one(T_OROR, 2);
+  if (two('^', '^')) return one(T_XORXOR, 2);
+  switch (c) {
+  case '(':
+    if (in_pred_)
+      paren_++;
+    return one(T_LPAREN, 1);
+  case ')':
+    if (in_pred_ && paren_ > 0)
+      paren_--;
+    return one(T_RPAREN, 1);
+  case '[':
+    if (in_pred_)
+      paren_++;
+    return one(T_LBRACK, 1);
+  case ']':
+    if (in_pred_ && paren_ > 0)
+      paren_--;
+    return one(T_RBRACK, 1);
+  case '{': return one(T_LBRACE, 1);
+  case '}': return one(T_RBRACE, 1);
+  case ',': return one(T_COMMA, 1);
+  case ';': return one(T_SEMI, 1);
+  case '?': return one(T_QUESTION, 1);
+  case ':': return one(T_COLON, 1);
+  case '=': return one(T_ASSIGN, 1);
+  case '+': return one(T_PLUS, 1);
+  case '-': return one(T_MINUS, 1);
+  case '*': return one(T_STAR, 1);
+  case '/':
+    t.pred_end = in_pred_ && paren_ == 0;
+    return one(T_SLASH, 1);
+  case '%': return one(T_PERCENT, 1);
+  case '<': return one(T_LT, 1);
+  case '>': return one(T_GT, 1);
+  case '&': return one(T_AMP, 1);
+  case '|': return one(T_PIPE, 1);
+  case '^': return one(T_CARET, 1);
+  case '!': return one(T_BANG, 1);
+  case '~': return one(T_TILDE, 1);
+  }
+  t.text = std::string(1, c);
+  return (lex_err("syntax error near \"" + t.text + "\": invalid character"));
+}
+
+// ---- clauses --------------------------------------------------------------------
+
+// #pragma D option name[=value]
+Result<void> Parser::pragma() {
+  size_t eol = s_.find('\n', p_);
+  std::string line = s_.substr(p_, eol == std::string::npos ? eol : eol - p_);
+  p_ = eol == std::string::npos ? s_.size() : eol;
+  std::string where = file_.empty() ? "" : strf("%s:%d: ", file_.c_str(), line_);
+  if (line.rfind("#!", 0) == 0)
+    return {}; // #!/usr/sbin/dtrace -s
+  char word[3][64] = {};
+  int n = sscanf(line.c_str(), "#pragma %63s %63s %63s", word[0], word[1], word[2]);
+  if (n < 1)
+    return error(where + "syntax error near \"" + line + "\": expected #pragma");
+  if (strcmp(word[0], "D") != 0)
+    return {}; // other pragmas are ignored, as by DTrace's cpp-less mode
+  if (n < 3 || strcmp(word[1], "option") != 0)
+    return error(where + "syntax error near \"" + line +
+                 "\": expected #pragma D option name[=value]");
+  std::string opt = word[2], val;
+  if (size_t eq = opt.find('='); eq != std::string::npos)
+    val = opt.substr(eq + 1), opt.resize(eq);
+  auto size_of = [&](u64 &out) -> Result<void> {
+    char *end = nullptr;
+    unsigned long long v = strtoull(val.c_str(), &end, 0);
+    u64 mul = 1;
+    if (end && *end) {
+      switch (tolower(*end)) {
+      case 'k': mul = 1024; break;
+      case 'm': mul = 1024 * 1024; break;
+      case 'g': mul = 1024ull * 1024 * 1024; break;
+      default: mul = 0;
+      }
+      if (end[1])
+        mul = 0;
+    }
+    if (val.empty() || !mul || v == 0)
+      return error(where + "invalid value for option " + opt + ": \"" + val + "\"");
+    out = v * mul;
+    return {};
+  };
+  if (opt == "quiet")
+    pragmas_.quiet = true;
+  else if (opt == "bufsize")
+    MK_TRY(size_of(pragmas_.bufsize));
+  else if (opt == "aggsize")
+    MK_TRY(size_of(pragmas_.aggsize));
+  else if (opt == "switchrate" || opt == "strsize" || opt == "dynvarsize")
+    ; // accepted, fixed here
+  else
+    return error(where + "unsupported option \"" + opt + "\" in #pragma D option");
+  return {};
+}
+
+// A probe description, raw: up to a blank, or ',', '{', '/' or ';' outside
+// a glob's brackets.
+Result<std::string> Parser::desc() {
+  MK_TRY(skip_space());
+  size_t start = p_;
+  int brackets = 0;
+  while (!at_end()) {
+    char c = ch();
+    if (c == '[')
+      brackets++;
+    else if (c == ']' && brackets > 0)
+      brackets--;
+    else if (isspace((unsigned char)c) || (!brackets && strchr(",{/;", c)))
+      break;
+    p_++;
+  }
+  std::string d = s_.substr(start, p_ - start);
+  if (d.empty()) {
+    Token t;
+    t.line = line_;
+    if (!at_end()) {
+      t.kind = T_IDENT;
+      t.text = std::string(1, ch());
+    }
+    return err_at(t, "expected a probe description");
+  }
+  if (auto r = check_desc(d); !r) {
+    std::string where = file_.empty() ? "" : strf("%s:%d: ", file_.c_str(), line_);
+    return error(where + r.error().message);
+  }
+  return d;
+}
+
+Result<void> Parser::clause(ProgramAst &prog) {
+  ClauseAst c;
+  c.line = line_;
+  c.file = file_;
+  for (;;) {
+    auto d = desc();
+    if (!d)
+      return d.take_error();
+    c.descs.push_back(*d);
+    MK_TRY(skip_space());
+    if (ch() != ',')
+      break;
+    p_++;
+  }
+  MK_TRY(skip_space());
+  bool body = false;
+  if (ch() == '/') {
+    p_++;
+    in_pred_ = true;
+    paren_ = 0;
+    MK_TRY(advance());
+    auto e = expr();
+    if (!e)
+      return e.take_error();
+    c.pred = std::move(*e);
+    in_pred_ = false;
+    if (!is(T_SLASH))
+      return err_at(tok_, "expected '/' to close the predicate");
+    MK_TRY(advance());
+    if (is(T_LBRACE))
+      body = true;
+    else if (!is(T_EOF))
+      return err_at(tok_, "expected '{'");
+  } else if (ch() == '{') {
+    p_++;
+    body = true;
+  } else if (!at_end()) {
+    Token t;
+    t.kind = T_IDENT;
+    t.line = line_;
+    size_t e = p_;
+    while (e < s_.size() && !isspace((unsigned char)s_[e]))
+      e++;
+    t.text = s_.substr(p_, e - p_);
+    return err_at(t, "expected '/', '{' or ',' after the probe description");
+  }
+  if (body) {
+    c.has_body = true;
+    MK_TRY(advance());
+    while (!is(T_RBRACE)) {
+      if (is(T_EOF))
+        return err_at(tok_, "expected '}'");
+      if (is(T_SEMI)) {
+        MK_TRY(advance());
+        continue;
+      }
+      MK_TRY(stmt(c));
+      if (!is(T_SEMI) && !is(T_RBRACE))
+        return err_at(tok_, "expected ';' or '}' after a statement");
+    }
+    // The '}' ends the clause; the next clause starts with a raw
+    // description, so nothing further is lexed here.
+  }
+  prog.clauses.push_back(std::move(c));
+  return {};
+}
+
+Result<std::vector<ExprPtr>> Parser::call_args() {
+  std::vector<ExprPtr> args;
+  MK_TRY(expect(T_LPAREN, "'('"));
+  if (is(T_RPAREN)) {
+    MK_TRY(advance());
+    return args;
+  }
+  for (;;) {
+    auto e = expr();
+    if (!e)
+      return e.take_error();
+    args.push_back(std::move(*e));
+    if (is(T_COMMA)) {
+      MK_TRY(advance());
+      continue;
+    }
+    MK_TRY(expect(T_RPAREN, "',' or ')'"));
+    return args;
+  }
+}
+
+Result<void> Parser::stmt(ClauseAst &c) {
+  Stmt s;
+  s.line = tok_.line;
+  s.near = tok_.text;
+  if (is(T_AGG)) {
+    s.kind = Stmt::Aggregate;
+    s.agg = tok_.sval;
+    MK_TRY(advance());
+    if (is(T_LBRACK)) {
+      MK_TRY(advance());
+      for (;;) {
+        auto e = expr();
+        if (!e)
+          return e.take_error();
+        s.keys.push_back(std::move(*e));
+        if (is(T_COMMA)) {
+          MK_TRY(advance());
+          continue;
+        }
+        MK_TRY(expect(T_RBRACK, "',' or ']'"));
+        break;
+      }
+      if (s.keys.size() > kMaxKeys)
+        return err_at(tok_, strf("an aggregation takes at most %u keys", kMaxKeys));
+    }
+    if (!is(T_ASSIGN))
+      return err_at(tok_, "expected '=' and an aggregating function");
+    MK_TRY(advance());
+    if (!is(T_IDENT))
+      return err_at(tok_, "expected an aggregating function (count, sum, min, "
+                          "max, avg, quantize, lquantize)");
+    Token fn = tok_;
+    static const struct {
+      const char *name;
+      AggFn fn;
+      size_t lo, hi;
+    } fns[] = {{"count", AggFn::Count, 0, 0},      {"sum", AggFn::Sum, 1, 1},
+               {"min", AggFn::Min, 1, 1},          {"max", AggFn::Max, 1, 1},
+               {"avg", AggFn::Avg, 1, 1},          {"quantize", AggFn::Quantize, 1, 1},
+               {"lquantize", AggFn::LQuantize, 3, 4}};
+    const auto *f = std::find_if(std::begin(fns), std::end(fns),
+                                 [&](auto &x) { return fn.sval == x.name; });
+    if (f == std::end(fns))
+      return err_at(fn, "unknown aggregating function (count, sum, min, max, "
+                        "avg, quantize, lquantize)");
+    s.fn = f->fn;
+    MK_TRY(advance());
+    auto args = call_args();
+    if (!args)
+      return args.take_error();
+    if (args->size() < f->lo || args->size() > f->hi) {
+      std::string want = f->lo == f->hi ? strf("%zu", f->lo)
+                                         : strf("%zu or %zu", f->lo, f->hi);
+      return err_at(fn, strf("%s( ) takes %s argument%s, %zu given", f->name,
+                             want.c_str(), f->hi == 1 && f->lo == 1 ? "" : "s",
+                             args->size()));
+    }
+    s.args = std::move(*args);
+    c.stmts.push_back(std::move(s));
+    return {};
+  }
+  if (!is(T_IDENT))
+    return err_at(tok_, "expected an action (trace, printf, printa, exit) or "
+                        "an aggregation");
+  Token name = tok_;
+  MK_TRY(advance());
+  if (!is(T_LPAREN))
+    return err_at(name, "expected an action (trace, printf, printa, exit) or "
+                        "an aggregation");
+  if (name.sval == "printf" || name.sval == "printa") {
+    bool pa = name.sval == "printa";
+    s.kind = pa ? Stmt::Printa : Stmt::Printf;
+    MK_TRY(advance());
+    if (is(T_STR)) {
+      s.fmt = tok_.sval;
+      s.has_fmt = true;
+      MK_TRY(advance());
+      if (pa || !is(T_RPAREN))
+        MK_TRY(expect(T_COMMA, "','"));
+    } else if (!pa) {
+      return err_at(tok_, "printf( ) needs a format string first");
+    }
+    if (pa) {
+      if (!is(T_AGG))
+        return err_at(tok_, "printa( ) needs an aggregation (@name)");
+      s.agg = tok_.sval;
+      MK_TRY(advance());
+      MK_TRY(expect(T_RPAREN, "')' (printa( ) prints one aggregation)"));
+    } else {
+      while (!is(T_RPAREN)) {
+        auto e = expr();
+        if (!e)
+          return e.take_error();
+        s.args.push_back(std::move(*e));
+        if (is(T_COMMA))
+          MK_TRY(advance());
+        else if (!is(T_RPAREN))
+          return err_at(tok_, "expected ',' or ')'");
+      }
+      MK_TRY(advance());
+    }
+    c.stmts.push_back(std::move(s));
+    return {};
+  }
+  if (name.sval == "trace" || name.sval == "exit") {
+    s.kind = name.sval == "trace" ? Stmt::Trace : Stmt::Exit;
+    auto args = call_args();
+    if (!args)
+      return args.take_error();
+    if (args->size() != 1)
+      return err_at(name, strf("%s( ) takes 1 argument, %zu given",
+                               name.sval.c_str(), args->size()));
+    s.args = std::move(*args);
+    c.stmts.push_back(std::move(s));
+    return {};
+  }
+  return err_at(name, "unknown action (trace, printf, printa, exit)");
+}
+
+Result<ExprPtr> Parser::expr() { return ternary(); }
+
+Result<ExprPtr> Parser::ternary() {
+  auto c = binary(0);
+  if (!c || !is(T_QUESTION))
+    return c;
+  Token q = tok_;
+  MK_TRY(advance());
+  auto a = expr();
+  if (!a)
+    return a.take_error();
+  MK_TRY(expect(T_COLON, "':'"));
+  auto b = ternary();
+  if (!b)
+    return b.take_error();
+  auto e = node(Expr::Ternary, q);
+  e->kids.push_back(std::move(*c));
+  e->kids.push_back(std::move(*a));
+  e->kids.push_back(std::move(*b));
+  return e;
+}
+
+// Binary operators by precedence, lowest first.
+static bool binop_at(int level, Tok t) {
+  switch (level) {
+  case 0: return t == T_OROR;
+  case 1: return t == T_XORXOR;
+  case 2: return t == T_ANDAND;
+  case 3: return t == T_PIPE;
+  case 4: return t == T_CARET;
+  case 5: return t == T_AMP;
+  case 6: return t == T_EQ || t == T_NE;
+  case 7: return t == T_LT || t == T_LE || t == T_GT || t == T_GE;
+  case 8: return t == T_SHL || t == T_SHR;
+  case 9: return t == T_PLUS || t == T_MINUS;
+  case 10: return t == T_STAR || t == T_SLASH || t == T_PERCENT;
+  }
+  return false;
+}
+
+static ExprOp binop(Tok t) {
+  switch (t) {
+  case T_PLUS: return X_ADD;
+  case T_MINUS: return X_SUB;
+  case T_STAR: return X_MUL;
+  case T_SLASH: return X_DIV;
+  case T_PERCENT: return X_MOD;
+  case T_SHL: return X_SHL;
+  case T_SHR: return X_SHR;
+  case T_LT: return X_LT;
+  case T_LE: return X_LE;
+  case T_GT: return X_GT;
+  case T_GE: return X_GE;
+  case T_EQ: return X_EQ;
+  case T_NE: return X_NE;
+  case T_AMP: return X_BAND;
+  case T_PIPE: return X_BOR;
+  case T_CARET: return X_BXOR;
+  case T_ANDAND: return X_LAND;
+  case T_OROR: return X_LOR;
+  default: return X_LXOR;
+  }
+}
+
+Result<ExprPtr> Parser::binary(int level) {
+  if (level > 10)
+    return unary();
+  auto l = binary(level + 1);
+  if (!l)
+    return l;
+  while (binop_at(level, tok_.kind) && !(tok_.kind == T_SLASH && tok_.pred_end)) {
+    Token op = tok_;
+    MK_TRY(advance());
+    auto r = binary(level + 1);
+    if (!r)
+      return r;
+    auto e = node(Expr::Binary, op);
+    e->op = binop(op.kind);
+    e->kids.push_back(std::move(*l));
+    e->kids.push_back(std::move(*r));
+    l = std::move(e);
+  }
+  return l;
+}
+
+Result<ExprPtr> Parser::unary() {
+  if (is(T_BANG) || is(T_MINUS) || is(T_TILDE) || is(T_PLUS)) {
+    Token op = tok_;
+    MK_TRY(advance());
+    auto k = unary();
+    if (!k)
+      return k;
+    if (op.kind == T_PLUS)
+      return k;
+    auto e = node(Expr::Unary, op);
+    e->op = op.kind == T_BANG ? X_LNOT : op.kind == T_MINUS ? X_NEG : X_BNOT;
+    e->kids.push_back(std::move(*k));
+    return e;
+  }
+  return primary();
+}
+
+Result<ExprPtr> Parser::primary() {
+  Token t = tok_;
+  switch (t.kind) {
+  case T_INT: {
+    auto e = node(Expr::Int, t);
+    e->ival = t.ival;
+    MK_TRY(advance());
+    return e;
+  }
+  case T_STR: {
+    auto e = node(Expr::Str, t);
+    e->sval = t.sval;
+    MK_TRY(advance());
+    return e;
+  }
+  case T_LPAREN: {
+    MK_TRY(advance());
+    auto e = expr();
+    if (!e)
+      return e;
+    MK_TRY(expect(T_RPAREN, "')'"));
+    return e;
+  }
+  case T_AGG:
+    return err_at(t, "an aggregation is not a value; print it with printa( )");
+  case T_IDENT:
+    break;
+  default:
+    return err_at(t, "expected an expression");
+  }
+  MK_TRY(advance());
+  const std::string &n = t.sval;
+  if (is(T_LPAREN)) {
+    if (n != "stringof" && n != "copyinstr" && n != "strlen") {
+      if (n == "trace" || n == "printf" || n == "printa" || n == "exit")
+        return err_at(t, n + "( ) is an action, not a value");
+      return err_at(t, "unknown function (stringof, copyinstr, strlen)");
+    }
+    auto e = node(Expr::Call, t);
+    e->name = n;
+    auto args = call_args();
+    if (!args)
+      return args.take_error();
+    if (args->size() != 1)
+      return err_at(t, strf("%s( ) takes 1 argument, %zu given", n.c_str(),
+                            args->size()));
+    e->kids = std::move(*args);
+    return e;
+  }
+  if (n.size() == 4 && n.compare(0, 3, "arg") == 0 && isdigit((unsigned char)n[3])) {
+    if (n[3] > '5')
+      return err_at(t, "probes here have at most 6 arguments (arg0..arg5)");
+    auto e = node(Expr::Arg, t);
+    e->ival = n[3] - '0';
+    return e;
+  }
+  if (n == "args") {
+    if (!is(T_LBRACK))
+      return err_at(t, "expected args[N]");
+    MK_TRY(advance());
+    if (!is(T_INT) || tok_.ival < 0 || tok_.ival > 5)
+      return err_at(tok_, "args[ ] takes an integer constant 0..5");
+    auto e = node(Expr::Args, t);
+    e->ival = tok_.ival;
+    e->near = "args[" + tok_.text + "]";
+    MK_TRY(advance());
+    MK_TRY(expect(T_RBRACK, "']'"));
+    return e;
+  }
+  static const struct {
+    const char *name;
+    Builtin b;
+  } vars[] = {{"timestamp", Builtin::Timestamp},
+              {"walltimestamp", Builtin::WallTimestamp},
+              {"cpu", Builtin::Cpu},
+              {"id", Builtin::Id},
+              {"epid", Builtin::Epid},
+              {"tid", Builtin::Tid},
+              {"probeprov", Builtin::ProbeProv},
+              {"probemod", Builtin::ProbeMod},
+              {"probefunc", Builtin::ProbeFunc},
+              {"probename", Builtin::ProbeName}};
+  for (const auto &v : vars)
+    if (n == v.name) {
+      auto e = node(Expr::Var, t);
+      e->builtin = v.b;
+      return e;
+    }
+  return err_at(t, "undefined variable");
+}
+
+Result<ProgramAst> Parser::run() {
+  ProgramAst prog;
+  for (;;) {
+    MK_TRY(skip_space());
+    if (at_end())
+      break;
+    if (ch() == '#') {
+      MK_TRY(pragma());
+      continue;
+    }
+    MK_TRY(clause(prog));
+  }
+  prog.pragmas = pragmas_;
+  return prog;
+}
+
+} // namespace
+
+Result<void> check_desc(const std::string &d) {
+  auto bad = [&](const std::string &why) {
+    return error("invalid probe description \"" + d + "\": " + why);
+  };
+  if (d.empty())
+    return bad("empty");
+  if (std::count(d.begin(), d.end(), ':') > 3)
+    return bad("too many fields (provider:module:function:name)");
+  int brackets = 0;
+  for (char c : d) {
+    if (c == '[')
+      brackets++;
+    else if (c == ']')
+      brackets--;
+    else if (!(isalnum((unsigned char)c) || strchr("_-.*?!~$+:`", c)))
+      return bad(strf("invalid character '%c'", c));
+    if (brackets < 0 || brackets > 1)
+      return bad("unbalanced '[' ']' in a glob");
+  }
+  if (brackets)
+    return bad("unbalanced '[' ']' in a glob");
+  return {};
+}
+
+Result<ProgramAst> parse(const std::string &text, const std::string &file) {
+  Parser p(text, file);
+  auto r = p.run();
+  if (!r) {
+    // One line, whatever text the error quotes.
+    std::string m;
+    for (char c : r.error().message)
+      m += c == '\n' ? std::string("\\n") : c == '\t' ? std::string("\\t")
+           : (unsigned char)c < ' ' ? strf("\\x%02x", (unsigned char)c)
+                                    : std::string(1, c);
+    return error(m);
+  }
+  return r;
+}
+
+} // namespace mk::dt
