@@ -92,8 +92,9 @@ template <class T>
 std::vector<T *> image_set(const ObjectFile &obj, const Placement &pl,
                            const std::string &set) {
   std::vector<T *> out;
+  const std::string name = "set_" + set;
   for (size_t i = 0; i < obj.sections.size(); i++) {
-    if (obj.sections[i].name != "set_" + set || !pl.sec_addr[i])
+    if (obj.sections[i].name != name || !pl.sec_addr[i])
       continue;
     auto **p = (T **)(uintptr_t)pl.sec_addr[i];
     size_t n = obj.sections[i].size / sizeof(void *);
