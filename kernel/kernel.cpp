@@ -121,6 +121,9 @@ void Kernel::shutdown() {
   if (shut_down_)
     return;
   shut_down_ = true;
+  for (auto it = shutdown_hooks_.rbegin(); it != shutdown_hooks_.rend(); ++it)
+    (*it)();
+  shutdown_hooks_.clear();
   linker.unload_all();
   cpus.stop();
   std::lock_guard<std::mutex> g(kthreads_mu);

@@ -249,6 +249,12 @@ public:
   // An error line for the shell: to stderr and dmesg.
   void error_line(const std::string &line);
 
+  // Run `fn` when the kernel shuts down, before any module is unloaded
+  // (hooks run newest first).
+  void on_shutdown(std::function<void()> fn) {
+    shutdown_hooks_.push_back(std::move(fn));
+  }
+
   MallocStats *new_mstats(const std::string &name);
   MallocStats *mstats_for_caller(u64 pc);
   std::vector<MallocStats *> all_mstats();
@@ -271,6 +277,7 @@ public:
 private:
   std::mutex mstats_mu_;
   std::deque<MallocStats> mstats_;
+  std::vector<std::function<void()>> shutdown_hooks_;
   bool shut_down_ = false;
 };
 

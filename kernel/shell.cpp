@@ -3,6 +3,8 @@
 // a pipe, or interactively with readline (editing, history, completion).
 #include "kernel.h"
 
+#include "../sdt/sdt.h"
+
 #include <sys/sdt.h>
 #include <sys/shell.h>
 
@@ -143,6 +145,22 @@ char *complete_generator(const char *text, int state) {
       for (const auto *n : k.sysctl.list(""))
         if (!t.empty() && n->name.compare(0, t.size(), t) == 0)
           matches.push_back(n->name);
+      // Probe descriptions, for dtrace -n / -l.
+      if (line.compare(line.find_first_not_of(' '), 7, "dtrace ") == 0 &&
+          k.sdt) {
+        std::string q = t;
+        if (!q.empty() && (q[0] == '\'' || q[0] == '"'))
+          q.erase(0, 1);
+        // Full names, and provider:::name as people usually type them.
+        for (const Probe *p : k.sdt->probes())
+          for (std::string cand :
+               {p->full(), p->provider + ":::" + p->name})
+            if (cand.compare(0, q.size(), q) == 0 &&
+                std::find(matches.begin(), matches.end(),
+                          t.substr(0, t.size() - q.size()) + cand) ==
+                    matches.end())
+              matches.push_back(t.substr(0, t.size() - q.size()) + cand);
+      }
     }
   }
   if (idx < matches.size())

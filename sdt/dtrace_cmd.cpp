@@ -537,6 +537,8 @@ class Dtrace {
 public:
   explicit Dtrace(Kernel &k) : k_(k) {}
   ~Dtrace();
+  // Stop every background enabling (at kernel shutdown, before modules go).
+  void shutdown();
   int command(Args &a);
 
 private:
@@ -563,9 +565,13 @@ private:
   bool quit_ = false;
 };
 
-Dtrace::~Dtrace() {
+Dtrace::~Dtrace() { shutdown(); }
+
+void Dtrace::shutdown() {
   {
     std::lock_guard<std::mutex> g(mu_);
+    if (quit_)
+      return;
     quit_ = true;
   }
   cv_.notify_all();
@@ -873,6 +879,7 @@ bool init_dtrace(Kernel &k) {
   // The command's state lives as long as the command (so, the shell): its
   // destructor stops background enablings before the probes go away.
   auto d = std::make_shared<Dtrace>(k);
+  k.on_shutdown([d] { d->shutdown(); });
   k.shell.add(Shell::Command{
       "dtrace",
       "dtrace [-lqSvZ] [-n desc] [-s file] [-c cmd] [&] | -j | -o id | -k id",

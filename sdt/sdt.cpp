@@ -36,8 +36,10 @@ namespace mk {
 
 namespace {
 
+// The sequence is a machine word: on i386 a 64-bit atomic costs x87
+// loads and stores on the firing path; parity and change are all it needs.
 struct alignas(64) DispatchSlot {
-  std::atomic<u64> seq{0};
+  std::atomic<uintptr_t> seq{0};
 };
 
 std::mutex g_slots_mu;
@@ -110,11 +112,11 @@ extern "C" void mk_sdt_dispatch_stack(u32 id, const uintptr_t *a) {
 
 void dispatch_synchronize() {
   syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
-  std::vector<std::pair<DispatchSlot *, u64>> busy;
+  std::vector<std::pair<DispatchSlot *, uintptr_t>> busy;
   {
     std::lock_guard<std::mutex> g(g_slots_mu);
     for (DispatchSlot *s : g_slots) {
-      u64 v = s->seq.load(std::memory_order_acquire);
+      uintptr_t v = s->seq.load(std::memory_order_acquire);
       if (v & 1)
         busy.emplace_back(s, v);
     }
@@ -430,7 +432,17 @@ void Sdt::add_module_probes(const LinkerFile &f, const ObjectFile &obj,
   }
 }
 
-void Sdt::set_handlers(Probe *p) {
+void Sdt::free_retired(std::vector<HandlerList *> &retired) {
+  if (retired.empty())
+    return;
+  // Nobody may still be reading them once every running handler returned.
+  dispatch_synchronize();
+  for (HandlerList *l : retired)
+    ::operator delete(l);
+  retired.clear();
+}
+
+void Sdt::set_handlers(Probe *p, std::vector<HandlerList *> &retired) {
   // Called with mu_ held: rebuild the probe's handler list from the
   // enablings that include it.
   std::vector<Handler> hs;
@@ -444,12 +456,8 @@ void Sdt::set_handlers(Probe *p) {
     nl->n = (u32)hs.size();
     std::copy(hs.begin(), hs.end(), nl->h);
   }
-  HandlerList *old = p->handlers.exchange(nl, std::memory_order_acq_rel);
-  if (old) {
-    // Nobody may still be reading it once every running handler returned.
-    dispatch_synchronize();
-    ::operator delete(old);
-  }
+  if (HandlerList *old = p->handlers.exchange(nl, std::memory_order_acq_rel))
+    retired.push_back(old);
 }
 
 } // namespace mk
@@ -512,16 +520,18 @@ Result<int> Sdt::enable(const std::vector<u32> &ids, ProbeCallback fn,
   }
   Enabling e{next_enabling_++, ids, fn, ctx, mode};
   enablings_.push_back(e);
+  std::vector<HandlerList *> retired;
   for (u32 id : ids) {
     Probe *p = probe(id);
     // Handlers first, so the first firing after the patch finds them.
-    set_handlers(p);
+    set_handlers(p, retired);
     if (p->enable_count++ == 0) {
       p->mode = mode;
       to_patch.push_back(p);
     }
   }
   patch_sites(to_patch, true, mode);
+  free_retired(retired);
   return e.id;
 }
 
@@ -542,10 +552,13 @@ void Sdt::disable(int enabling) {
       to_patch.push_back(p);
   }
   patch_sites(to_patch, false, PatchMode::Call);
+  std::vector<HandlerList *> retired;
   for (u32 id : e.probes)
     if (Probe *p = probe(id))
-      set_handlers(p);
+      set_handlers(p, retired);
+  // Also when nothing was retired: on return no handler of `e` may run.
   dispatch_synchronize();
+  free_retired(retired);
 }
 
 void Sdt::remove_module_probes(const LinkerFile &f) {

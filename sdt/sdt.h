@@ -151,7 +151,10 @@ private:
   Probe *intern(const std::string &prov, const std::string &mod,
                 const std::string &func, const std::string &name,
                 const LinkerFile *owner);
-  void set_handlers(Probe *p);
+  // Publish `p`'s handler list anew; the old one goes to `retired`, to be
+  // freed after one synchronize() for the whole batch.
+  void set_handlers(Probe *p, std::vector<HandlerList *> &retired);
+  void free_retired(std::vector<HandlerList *> &retired);
   void patch_sites(const std::vector<Probe *> &probes, bool enable,
                    PatchMode mode);
   Kernel &k_;
