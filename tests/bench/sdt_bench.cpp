@@ -1,0 +1,219 @@
+// The probe benchmark of `make bench`: what a probe costs per hit in each
+// style, disabled and enabled, and how long enabling many sites takes.
+//
+// Everything runs in one process: a kernel booted in-process loads
+// sdtbench.ko (tests/bench/sdtbench/), whose loops are identical but for
+// the probe in them.  Each figure is the median of interleaved rounds, so
+// a busy machine slows every style alike; the per-hit cost of a style is
+// its loop time minus the no-probe loop's, divided by the iterations.
+// Enabled-probe rows run through the real consumers: the Sdt API with an
+// empty handler, and the shell's dtrace command in the background.
+#include "../../kernel/kernel.h"
+#include "../../sdt/sdt.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+using namespace mk;
+
+namespace {
+
+using LoopFn = unsigned long (*)(unsigned long);
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+double pct(std::vector<double> v, double p) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[(size_t)(p * (v.size() - 1))];
+}
+
+// Run shell commands with stdout captured; returns what they printed.
+std::string run_quiet(Kernel &k, const std::string &line) {
+  std::fflush(stdout);
+  char path[] = "/tmp/sdtbench-XXXXXX";
+  int fd = mkstemp(path);
+  int saved = dup(1);
+  dup2(fd, 1);
+  k.shell.run_line(line);
+  std::fflush(stdout);
+  dup2(saved, 1);
+  close(saved);
+  std::string out;
+  lseek(fd, 0, SEEK_SET);
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(fd, buf, sizeof buf)) > 0)
+    out.append(buf, n);
+  close(fd);
+  unlink(path);
+  return out;
+}
+
+void empty_handler(void *, u32, const uintptr_t *) {}
+
+volatile unsigned long sink;
+
+double time_loop(LoopFn f, unsigned long n) {
+  u64 t0 = now_ns();
+  sink = f(n);
+  return (double)(now_ns() - t0);
+}
+
+struct Style {
+  const char *label;
+  std::vector<double> ns_per_hit; // loop time / n, per round
+};
+
+} // namespace
+
+int main(int argc, char **argv) {
+  int rounds = 15;
+  unsigned long n = 4000000;
+  std::string ko;
+  for (int i = 1; i < argc; i++) {
+    if (!std::strcmp(argv[i], "--rounds") && i + 1 < argc)
+      rounds = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--n") && i + 1 < argc)
+      n = std::strtoul(argv[++i], nullptr, 0);
+    else
+      ko = argv[i];
+  }
+  if (ko.empty()) {
+    std::fprintf(stderr, "usage: sdt_bench [--rounds N] [--n ITER] sdtbench.ko\n");
+    return 2;
+  }
+  Options o;
+  o.cpus = 1;
+  o.quiet = true;
+  Kernel k(o);
+  k.self_path = "/proc/self/exe";
+  if (!k.boot())
+    return 1;
+  auto f = k.linker.load(ko);
+  if (!f) {
+    std::fprintf(stderr, "sdt_bench: %s\n", f.error().message.c_str());
+    return 1;
+  }
+  auto fn = [&](const char *name) { return (LoopFn)(uintptr_t)(*f)->globals.at(name); };
+  LoopFn none = fn("sdtbench_none"), sdt = fn("sdtbench_sdt"),
+         flag = fn("sdtbench_flag_style"), fnptr = fn("sdtbench_fnptr");
+  u32 hit = k.sdt->match(ProbeDesc::parse("sdtbench:::hit")).at(0)->id;
+
+  // Warm up: code, caches, the CPU's frequency.
+  for (int i = 0; i < 3; i++)
+    time_loop(none, n), time_loop(sdt, n);
+
+  Style s_none{"no probe"}, s_sdt{"disabled minikern site"},
+      s_flag{"if (flag) call()  (FreeBSD SDT / LTTng style)"},
+      s_fnptr{"function pointer  (Linux Markers style)"},
+      s_empty{"enabled site, empty handler"},
+      s_count{"enabled site, dtrace @ = count()"},
+      s_printf{"enabled site, dtrace printf() into the buffer"},
+      s_bp{"int3/SIGTRAP site, empty handler (illumos style)"};
+  const unsigned long n_printf = n / 8, n_bp = n / 40;
+  for (int r = 0; r < rounds; r++) {
+    s_none.ns_per_hit.push_back(time_loop(none, n) / n);
+    s_sdt.ns_per_hit.push_back(time_loop(sdt, n) / n);
+    s_flag.ns_per_hit.push_back(time_loop(flag, n) / n);
+    s_fnptr.ns_per_hit.push_back(time_loop(fnptr, n) / n);
+
+    auto e = k.sdt->enable({hit}, empty_handler, nullptr);
+    s_empty.ns_per_hit.push_back(time_loop(sdt, n) / n);
+    k.sdt->disable(*e);
+
+    run_quiet(k, "dtrace -q -n 'sdtbench:::hit { @ = count(); }' &");
+    int id = 0;
+    std::sscanf(run_quiet(k, "dtrace -j").c_str(), "%*[^\n]\n%d", &id);
+    s_count.ns_per_hit.push_back(time_loop(sdt, n) / n);
+    run_quiet(k, "dtrace -k " + std::to_string(id));
+
+    run_quiet(k, "dtrace -q -b 64m -n 'sdtbench:::hit { printf(\"%d %d\\n\", "
+                 "arg0, arg1); }' &");
+    std::sscanf(run_quiet(k, "dtrace -j").c_str(), "%*[^\n]\n%d", &id);
+    s_printf.ns_per_hit.push_back(time_loop(sdt, n_printf) / n_printf);
+    run_quiet(k, "dtrace -k " + std::to_string(id));
+
+    auto b = k.sdt->enable({hit}, empty_handler, nullptr, PatchMode::Breakpoint);
+    s_bp.ns_per_hit.push_back(time_loop(sdt, n_bp) / n_bp);
+    k.sdt->disable(*b);
+  }
+
+  const double base = median(s_none.ns_per_hit);
+  std::printf("\nprobe cost per hit: median of %d rounds, each a loop of %lu "
+              "iterations\n(printf %lu, int3 %lu); extra = median minus the "
+              "no-probe loop's, measured in the same rounds\n\n",
+              rounds, n, n_printf, n_bp);
+  std::printf("%-50s %9s %9s %9s %9s  %s\n", "style", "ns/iter", "p10",
+              "p90", "extra ns", "target");
+  std::printf("%s\n", std::string(110, '-').c_str());
+  double empty = median(s_empty.ns_per_hit) - base;
+  double count = median(s_count.ns_per_hit) - base;
+  double bp = median(s_bp.ns_per_hit) - base;
+  double disabled = median(s_sdt.ns_per_hit) - base;
+  auto row = [&](const Style &s, const std::string &target) {
+    double m = median(s.ns_per_hit);
+    std::printf("%-50s %9.2f %9.2f %9.2f %+9.2f  %s\n", s.label, m,
+                pct(s.ns_per_hit, 0.1), pct(s.ns_per_hit, 0.9), m - base,
+                target.c_str());
+  };
+  row(s_none, "baseline");
+  row(s_sdt, strf("within 0.2 ns of no probe: %s",
+                  disabled <= 0.2 ? "met" : "MISSED"));
+  row(s_flag, "");
+  row(s_fnptr, "");
+  row(s_empty, "");
+  row(s_count, strf("under 15 ns: %s", count < 15 ? "met" : "MISSED"));
+  row(s_printf, "");
+  row(s_bp, strf("%.0fx the enabled site's cost (at least 100x): %s",
+                 bp / std::max(empty, 0.01), bp >= 100 * empty ? "met" : "MISSED"));
+
+  // Enabling and disabling many sites: 10, 100 and 1000 probes of 100
+  // sites each, every probe's sites in one patch batch.
+  std::vector<u32> many;
+  for (Probe *p : k.sdt->match(ProbeDesc::parse("sdtbench:::many")))
+    many.push_back(p->id);
+  std::printf("\nenabling and disabling probe sites (median of %d; one batch "
+              "each way)\n\n",
+              rounds);
+  std::printf("%8s %8s %12s %12s %12s %14s  %s\n", "sites", "probes",
+              "enable ms", "disable ms", "total ms", "serialisations",
+              "target");
+  std::printf("%s\n", std::string(100, '-').c_str());
+  for (size_t probes : {10ul, 100ul, 1000ul}) {
+    if (probes > many.size())
+      break;
+    std::vector<u32> ids(many.begin(), many.begin() + probes);
+    size_t sites = 0;
+    for (u32 id : ids)
+      sites += k.sdt->probe(id)->sites.size();
+    std::vector<double> en, dis, tot;
+    u64 ser = 0;
+    for (int r = 0; r < rounds; r++) {
+      u64 s0 = k.sdt->serialisations.load();
+      u64 t0 = now_ns();
+      auto e = k.sdt->enable(ids, empty_handler, nullptr);
+      u64 t1 = now_ns();
+      k.sdt->disable(*e);
+      u64 t2 = now_ns();
+      ser = k.sdt->serialisations.load() - s0;
+      en.push_back((t1 - t0) / 1e6);
+      dis.push_back((t2 - t1) / 1e6);
+      tot.push_back((t2 - t0) / 1e6);
+    }
+    std::string target;
+    if (sites >= 100000)
+      target = strf("under 20 ms: %s", median(tot) < 20 ? "met" : "MISSED");
+    std::printf("%8zu %8zu %12.3f %12.3f %12.3f %14llu  %s\n", sites, probes,
+                median(en), median(dis), median(tot), (unsigned long long)ser,
+                target.c_str());
+  }
+  (void)k.linker.unload(*f);
+  return 0;
+}

@@ -1,0 +1,72 @@
+/*
+ * sdtbench: the probe styles `make bench` compares, each in the same loop.
+ *
+ *   sdtbench_none      no probe: the baseline
+ *   sdtbench_sdt       a minikern SDT site (NOP sled while disabled)
+ *   sdtbench_flag      `if (flag) call()`, the older FreeBSD SDT and LTTng style
+ *   sdtbench_fnptr     a call through a function pointer, Linux Markers style
+ *
+ * and 1000 functions of 100 probe sites each (sdtbench_many_*: probes
+ * sdtbench:::many, one per function), to time enabling 1 000 to 100 000
+ * sites.  Each loop returns a value that depends on every iteration so the
+ * compiler keeps the loop.
+ */
+#include <sys/kernel.h>
+#include <sys/sdt.h>
+
+SDT_PROVIDER_DEFINE(sdtbench);
+SDT_PROBE_DEFINE2(sdtbench, , , hit, "long", "long");
+SDT_PROBE_DEFINE0(sdtbench, , , many);
+
+typedef unsigned long ul;
+
+/* The older SDT style: a global flag, tested at every site. */
+volatile int sdtbench_flag;
+static __attribute__((noinline)) void
+sdtbench_hook(ul i, ul sum)
+{
+	__asm__ volatile("" : : "r"(i), "r"(sum) : "memory");
+}
+
+/* Markers style: the site always calls through a pointer (an empty
+ * function while nobody listens). */
+static void
+sdtbench_empty(ul i, ul sum)
+{
+	(void)i, (void)sum;
+}
+void (*volatile sdtbench_fn)(ul, ul) = sdtbench_empty;
+
+#define LOOP(body)                                                             \
+	ul sum = 0;                                                            \
+	for (ul i = 0; i < n; i++) {                                           \
+		sum += i ^ (sum >> 3);                                         \
+		__asm__ volatile("" : "+r"(sum));                               \
+		body;                                                          \
+	}                                                                      \
+	return sum
+
+__attribute__((noinline)) ul sdtbench_none(ul n) { LOOP((void)0); }
+__attribute__((noinline)) ul sdtbench_sdt(ul n)
+{
+	LOOP(SDT_PROBE2(sdtbench, , , hit, i, sum));
+}
+__attribute__((noinline)) ul sdtbench_flag_style(ul n)
+{
+	LOOP(if (__builtin_expect(sdtbench_flag, 0)) sdtbench_hook(i, sum));
+}
+__attribute__((noinline)) ul sdtbench_fnptr(ul n) { LOOP(sdtbench_fn(i, sum)); }
+
+#define P1 SDT_PROBE0(sdtbench, , , many);
+#define P10 P1 P1 P1 P1 P1 P1 P1 P1 P1 P1
+#define P100 P10 P10 P10 P10 P10 P10 P10 P10 P10 P10
+#define F(n) __attribute__((noinline)) void sdtbench_many_##n(void) { P100 }
+#define F10(n) F(n##0) F(n##1) F(n##2) F(n##3) F(n##4) F(n##5) F(n##6)      \
+	F(n##7) F(n##8) F(n##9)
+#define F100(n) F10(n##0) F10(n##1) F10(n##2) F10(n##3) F10(n##4)           \
+	F10(n##5) F10(n##6) F10(n##7) F10(n##8) F10(n##9)
+F100(1) F100(2) F100(3) F100(4) F100(5) F100(6) F100(7) F100(8) F100(9) F100(0)
+
+DECLARE_MODULE(sdtbench, NULL);
+MODULE_DESCRIPTION("Probe styles and many sites for make bench");
+MODULE_LICENSE("BSD-2-Clause");
