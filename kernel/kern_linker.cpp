@@ -37,6 +37,9 @@ SDT_PROBE_DEFINE3(kernel, kern, linker, module__reloc, "char *", "size_t",
                   "uintptr_t");
 
 namespace mk {
+static u64 T0; static double TS[16]; static int TN;
+#define TMARK(i) do { u64 t_=now_ns(); TS[i]+= (t_-T0)/1000.0; T0=t_; } while(0)
+void dump_times(){ for(int i=0;i<12;i++) fprintf(stderr,"stage %d: %.1f us\n", i, TS[i]/TN); }
 
 namespace {
 
@@ -151,8 +154,9 @@ void KernelLinker::init_kernel_file() {
   const kernel_export *const *e;
   SET_FOREACH(e, kernel_export_set) {
     exports_[(*e)->ke_name] = (u64)(uintptr_t)(*e)->ke_addr;
-    f->globals[(*e)->ke_name] = (u64)(uintptr_t)(*e)->ke_addr;
+    f->globals.add((*e)->ke_name, (u64)(uintptr_t)(*e)->ke_addr);
   }
+  f->globals.finish();
   k_.log("kernel: %zu symbols exported to modules\n", exports_.size());
   files_.push_back(std::move(f));
 }
@@ -322,8 +326,10 @@ Result<LinkerFile *> KernelLinker::load_file(const std::string &path,
                       loop.c_str(), fname.c_str()));
   }
 
+  T0=now_ns(); TN++;
   // Read and validate, before anything is allocated.
   auto objr = read_object(path);
+  TMARK(0);
   if (!objr)
     return objr.take_error();
   ObjectFile &obj = *objr;
@@ -373,7 +379,9 @@ Result<LinkerFile *> KernelLinker::load_file(const std::string &path,
     return undo(deps.take_error());
 
   // Plan: scan relocations (GOT slots, refused types) and lay out.
+  TMARK(1);
   auto plan = plan_link(obj, ModuleArena::page_size());
+  TMARK(2);
   if (!plan)
     return undo(plan.take_error());
 
@@ -401,9 +409,8 @@ Result<LinkerFile *> KernelLinker::load_file(const std::string &path,
     if (auto v = kernel_symbol(n))
       return v;
     for (LinkerFile *d : scope) {
-      auto it = d->globals.find(n);
-      if (it != d->globals.end())
-        return it->second;
+      if (auto v = d->globals.find(n))
+        return v;
     }
     return std::nullopt;
   };
@@ -420,6 +427,7 @@ Result<LinkerFile *> KernelLinker::load_file(const std::string &path,
 
   // Allocate the image in the arena and copy the sections in through the
   // writable alias.
+  TMARK(3);
   auto block = k_.arena->allocate(plan->layout.total, plan->layout.align);
   if (!block)
     return undo(error(fname + ": " + block.error().message));
@@ -428,11 +436,15 @@ Result<LinkerFile *> KernelLinker::load_file(const std::string &path,
   f->size = block->size;
   Placement pl = place_image(obj, *plan, block->addr,
                              k_.arena->alias(block->addr));
+  TMARK(4);
   copy_sections(obj, *plan, pl);
+  TMARK(5);
 
   // Resolve and relocate.
   std::vector<u64> values = symbol_values(obj, pl, *bindings);
+  TMARK(6);
   auto rel = relocate(obj, *plan, pl, values, &site_handler);
+  TMARK(7);
   if (!rel)
     return undo(rel.take_error());
   f->relocs = plan->reloc_count;
@@ -445,6 +457,7 @@ Result<LinkerFile *> KernelLinker::load_file(const std::string &path,
   k_.arena->protect(block->addr + L.data_off, L.data_size,
                     Protect::ReadWrite);
 
+  TMARK(8);
   // Register: the file becomes visible (malloc attribution, __cxa_atexit),
   // then what its linker sets declare.
   f->id = next_file_id_++;
@@ -521,6 +534,7 @@ Result<LinkerFile *> KernelLinker::load_file(const std::string &path,
                              fname.c_str(), m->name.c_str(), err)));
     m->loaded = true;
   }
+  TMARK(9);
   k_.log("%s: loaded at 0x%llx, %llu bytes, %zu relocations\n", fname.c_str(),
          (unsigned long long)file->address, (unsigned long long)file->size,
          file->relocs);

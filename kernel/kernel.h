@@ -5,6 +5,7 @@
 
 #include "../linker/arena.h"
 #include "../linker/base.h"
+#include "../linker/link.h"
 #include "../linker/object.h"
 
 #include <sys/module.h>
@@ -148,7 +149,7 @@ struct LinkerFile {
   std::vector<LinkerFile *> deps;
   bool autoloaded = false;
   ModuleArena::Block block;
-  std::unordered_map<std::string, u64> globals;
+  SymbolMap globals;
   std::vector<std::unique_ptr<ModuleRec>> modules;
   std::vector<std::pair<std::string, std::string>> info; // .modinfo
   std::vector<u64> fini;                                 // .fini_array, in order

@@ -26,8 +26,17 @@ const Arch *arch_for_machine(u16 machine) {
 }
 
 RelocTable::RelocTable(const Arch &arch) {
-  for (u32 t = 0; t < kSize; t++)
+  for (u32 t = 0; t < kSize; t++) {
     table_[t] = arch.classify(t);
+    const auto &h = table_[t].howto;
+    width_[t] = h ? h->width : 0xff;
+    got_[t] = h && (h->expr == RelExpr::GotSlotPC ||
+                    h->expr == RelExpr::GotSlotAbs ||
+                    h->expr == RelExpr::GotSlotOff ||
+                    h->expr == RelExpr::GotBasePC ||
+                    h->expr == RelExpr::GotBaseAbs ||
+                    h->expr == RelExpr::GotRel);
+  }
 }
 
 const RelocTable &reloc_table(const Arch &arch) {

@@ -80,11 +80,17 @@ public:
   const RelocKind &operator[](u32 type) const {
     return type < kSize ? table_[type] : unknown_;
   }
+  // For the parser's tight loop (type < kSize): the field width, or 0xff
+  // when the type is refused; whether the type is GOT-relative.
+  u8 width_or_refused(u32 type) const { return width_[type]; }
+  bool got_relative(u32 type) const { return got_[type]; }
   static constexpr u32 kSize = 256;
 
 private:
   RelocKind table_[kSize];
   RelocKind unknown_;
+  u8 width_[kSize];
+  bool got_[kSize];
 };
 
 // The backend for an ELF e_machine, or nullptr.

@@ -6,13 +6,15 @@
 #include <elf.h>
 
 #include <algorithm>
+#include <climits>
+#include <stdexcept>
 #include <cstring>
 
 namespace mk {
 
-bool is_sdt_symbol(const std::string &name) {
-  return name.rfind("__dtrace_sdt_", 0) == 0 ||
-         name.rfind("__dtrace_isenabled_", 0) == 0;
+bool is_sdt_symbol(std::string_view name) {
+  return name.substr(0, 13) == "__dtrace_sdt_" ||
+         name.substr(0, 19) == "__dtrace_isenabled_";
 }
 
 namespace {
@@ -197,7 +199,7 @@ Result<std::vector<Binding>> bind_symbols(const ObjectFile &obj,
       size_t n = std::strlen(pfx);
       if (s.name.compare(0, n, pfx) != 0)
         continue;
-      std::string sec = s.name.substr(n);
+      std::string_view sec = s.name.substr(n);
       for (size_t k = 0; k < obj.sections.size(); k++) {
         if (obj.sections[k].name == sec &&
             (obj.sections[k].flags & SHF_ALLOC)) {
@@ -208,7 +210,7 @@ Result<std::vector<Binding>> bind_symbols(const ObjectFile &obj,
     }
     if (b.kind != Binding::Value)
       continue;
-    if (auto v = lookup(s.name)) {
+    if (auto v = lookup(s.name.str())) {
       b.value = *v;
       continue;
     }
@@ -216,7 +218,7 @@ Result<std::vector<Binding>> bind_symbols(const ObjectFile &obj,
       b.kind = Binding::Zero;
       continue;
     }
-    missing.push_back(s.name);
+    missing.push_back(s.name.str());
   }
   if (!missing.empty()) {
     std::sort(missing.begin(), missing.end());
@@ -321,13 +323,60 @@ Result<void> relocate(const ObjectFile &obj, const LinkPlan &plan,
                      is_sdt_symbol(obj.symbols[i].name);
   const RelocTable &kinds = reloc_table(arch);
   const bool refines = arch.refines();
+  // The fast path for the common types, S + A and S + A - P (almost every
+  // relocation of a module): no switch per entry, the range check as one
+  // unsigned compare, the field written as a masked 8-byte store.
+  struct Fast {
+    u64 pc_mask;    // all ones for S + A - P
+    u64 field_mask; // the field's bits
+    u64 lo, span;   // value - lo must be <= span (unsigned)
+    bool on;
+  };
+  Fast fast[RelocTable::kSize];
+  for (u32 t = 0; t < RelocTable::kSize; t++) {
+    const RelocKind &k = kinds[t];
+    Fast &f = fast[t];
+    f = Fast{0, 0, 0, 0, false};
+    // (refine() only ever changes GOT forms, never these two.)
+    if (!k.howto ||
+        (k.howto->expr != RelExpr::Abs && k.howto->expr != RelExpr::PC))
+      continue;
+    const unsigned bits = k.howto->width * 8;
+    i64 lo = INT64_MIN, hi = INT64_MAX;
+    if (bits < 64 && k.howto->range != Range::Wrap) {
+      i64 smin = -(i64(1) << (bits - 1)), umax = (i64(1) << bits) - 1;
+      lo = k.howto->range == Range::Unsigned ? 0 : smin;
+      hi = k.howto->range == Range::Signed ? -smin - 1 : umax;
+    }
+    f.pc_mask = k.howto->expr == RelExpr::PC ? ~0ull : 0;
+    f.field_mask = bits >= 64 ? ~0ull : (1ull << bits) - 1;
+    f.lo = (u64)lo;
+    f.span = (u64)hi - (u64)lo;
+    f.on = bits > 0;
+  }
   for (const RelocSection &rs : obj.relocs) {
     u8 *mem = pl.sec_mem[rs.target];
     if (!mem)
       continue;
     const Section &target = obj.sections[rs.target];
     const u64 base = pl.sec_addr[rs.target];
+    const u64 room8 = target.size >= 8 ? target.size - 8 : 0; // 8-byte RMW ok
     for (const Reloc &r : rs.relocs) {
+      const Fast &f = fast[r.type];
+      if (f.on && !probe_sym[r.sym] && r.offset <= room8 &&
+          target.size >= 8) {
+        const u64 P = base + r.offset;
+        const u64 v = values[r.sym] + (u64)r.addend - (P & f.pc_mask);
+        if (v - f.lo <= f.span) {
+          u8 *at = mem + r.offset;
+          u64 old;
+          __builtin_memcpy(&old, at, 8);
+          old = (old & ~f.field_mask) | (v & f.field_mask);
+          __builtin_memcpy(at, &old, 8);
+          continue;
+        }
+        // Out of range: the general path below says so.
+      }
       if (probe_sym[r.sym]) {
         auto took = (*sites)(
             SiteContext{obj, rs.target, r, base + r.offset, mem, values[r.sym]});
@@ -380,17 +429,51 @@ Result<void> relocate(const ObjectFile &obj, const LinkPlan &plan,
   return {};
 }
 
-std::unordered_map<std::string, u64>
-exported_symbols(const ObjectFile &obj, const std::vector<u64> &values) {
-  std::unordered_map<std::string, u64> out;
+void SymbolMap::add(std::string_view name, u64 value) {
+  index_.push_back(Entry{(u32)pool_.size(), (u32)name.size(), value});
+  pool_.append(name);
+}
+
+void SymbolMap::finish() {
+  // Sorted by name; for a name defined twice the first definition wins.
+  std::stable_sort(index_.begin(), index_.end(),
+                   [&](const Entry &a, const Entry &b) {
+                     return name_of(a) < name_of(b);
+                   });
+  index_.erase(std::unique(index_.begin(), index_.end(),
+                           [&](const Entry &a, const Entry &b) {
+                             return name_of(a) == name_of(b);
+                           }),
+               index_.end());
+}
+
+std::optional<u64> SymbolMap::find(std::string_view name) const {
+  auto it = std::lower_bound(
+      index_.begin(), index_.end(), name,
+      [&](const Entry &e, std::string_view n) { return name_of(e) < n; });
+  if (it == index_.end() || name_of(*it) != name)
+    return std::nullopt;
+  return it->value;
+}
+
+u64 SymbolMap::at(std::string_view name) const {
+  if (auto v = find(name))
+    return *v;
+  throw std::out_of_range("SymbolMap::at: " + std::string(name));
+}
+
+SymbolMap exported_symbols(const ObjectFile &obj,
+                           const std::vector<u64> &values) {
+  SymbolMap out;
   for (size_t i = 1; i < obj.symbols.size(); i++) {
     const Symbol &s = obj.symbols[i];
     if (s.shndx == SHN_UNDEF || s.name.empty() ||
         (s.bind != STB_GLOBAL && s.bind != STB_WEAK) ||
         s.visibility == STV_HIDDEN || s.visibility == STV_INTERNAL)
       continue;
-    out[s.name] = values[i];
+    out.add(s.name, values[i]);
   }
+  out.finish();
   return out;
 }
 

@@ -97,15 +97,40 @@ Result<void> relocate(const ObjectFile &obj, const LinkPlan &plan,
                       const Placement &pl, const std::vector<u64> &values,
                       const SiteHandler *sites);
 
+// Names to addresses, for lookups by modules that depend on a module (and
+// the kernel's own exports).  Built once per load with a single string
+// pool and one sorted index: a module has thousands of globals, and one
+// allocation and hash per name would cost more than its relocations.
+class SymbolMap {
+public:
+  void add(std::string_view name, u64 value);
+  void finish(); // sort; call after the last add()
+  std::optional<u64> find(std::string_view name) const;
+  u64 at(std::string_view name) const; // throws std::out_of_range
+  size_t count(std::string_view name) const { return find(name) ? 1 : 0; }
+  size_t size() const { return index_.size(); }
+
+private:
+  struct Entry {
+    u32 off, len;
+    u64 value;
+  };
+  std::string_view name_of(const Entry &e) const {
+    return std::string_view(pool_).substr(e.off, e.len);
+  }
+  std::string pool_;
+  std::vector<Entry> index_;
+};
+
 // The module's global definitions, for modules that depend on it.
-std::unordered_map<std::string, u64>
-exported_symbols(const ObjectFile &obj, const std::vector<u64> &values);
+SymbolMap exported_symbols(const ObjectFile &obj,
+                           const std::vector<u64> &values);
 
 // The single range check every written field goes through.
 Result<void> check_field_range(const ObjectFile &obj, u32 section,
                                const Reloc &rel, i64 value,
                                const RelocHowto &how);
 
-bool is_sdt_symbol(const std::string &name);
+bool is_sdt_symbol(std::string_view name);
 
 } // namespace mk

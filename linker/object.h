@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mk {
@@ -24,8 +25,19 @@ struct Section {
   const u8 *data = nullptr; // file contents (nullptr for NOBITS)
 };
 
+// A name in the object's string table: a view of the mapped file (which the
+// ObjectFile keeps alive), NUL-terminated there, so c_str() is free.  A
+// module has thousands of symbols; copying each name would cost more than
+// the rest of parsing.
+struct SymName : std::string_view {
+  using std::string_view::string_view;
+  SymName(std::string_view v) : std::string_view(v) {}
+  const char *c_str() const { return data() ? data() : ""; }
+  std::string str() const { return std::string(*this); }
+};
+
 struct Symbol {
-  std::string name;
+  SymName name;
   u64 value = 0;
   u64 size = 0;
   u32 shndx = 0; // extended indices already resolved

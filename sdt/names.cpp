@@ -16,14 +16,15 @@ std::string probe_name_from_c(const std::string &ident) {
   return out;
 }
 
-bool parse_probe_symbol(const std::string &sym, bool &is_enabled,
+bool parse_probe_symbol(std::string_view sym, bool &is_enabled,
                         std::string &provider, std::string &name) {
-  static const std::string sdt = "__dtrace_sdt_", ise = "__dtrace_isenabled_";
+  static const std::string_view sdt = "__dtrace_sdt_",
+                                ise = "__dtrace_isenabled_";
   std::string rest;
-  if (sym.compare(0, sdt.size(), sdt) == 0) {
+  if (sym.substr(0, sdt.size()) == sdt) {
     is_enabled = false;
     rest = sym.substr(sdt.size());
-  } else if (sym.compare(0, ise.size(), ise) == 0) {
+  } else if (sym.substr(0, ise.size()) == ise) {
     is_enabled = true;
     rest = sym.substr(ise.size());
   } else {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 namespace mk {
 
@@ -11,7 +12,7 @@ namespace mk {
 std::string probe_name_from_c(const std::string &ident);
 
 // Split a probe function's symbol; false if `sym` is not one.
-bool parse_probe_symbol(const std::string &sym, bool &is_enabled,
+bool parse_probe_symbol(std::string_view sym, bool &is_enabled,
                         std::string &provider, std::string &name);
 
 } // namespace mk

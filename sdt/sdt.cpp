@@ -267,6 +267,20 @@ std::string pretty_function(std::string mangled) {
 
 Sdt::Sdt(Kernel &k) : k_(k) {}
 Sdt::~Sdt() {
+  // The kernel image outlives this kernel (another may boot in the same
+  // process): its sites must hold their NOPs again, not calls into
+  // trampolines in an arena about to be unmapped, nor int3s.
+  if (patcher_) {
+    std::lock_guard<std::mutex> g(mu_);
+    std::vector<Probe *> enabled;
+    for (auto &p : probes_)
+      if (p && p->enable_count > 0) {
+        p->enable_count = 0;
+        enabled.push_back(p.get());
+      }
+    patch_sites(enabled, false, PatchMode::Call);
+    enablings_.clear();
+  }
   for (auto &p : probes_)
     if (p) {
       g_probe_table[p->id].store(nullptr);

@@ -194,7 +194,7 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < obj.symbols.size(); i++)
     std::printf("%s\n  {\"index\": %zu, \"name\": %s, \"value\": %llu, "
                 "\"shndx\": %u, \"bind\": %u, \"type\": %u}",
-                i ? "," : "", i, json_str(obj.symbols[i].name).c_str(),
+                i ? "," : "", i, json_str(obj.symbols[i].name.str()).c_str(),
                 (unsigned long long)values[i], obj.symbols[i].shndx,
                 obj.symbols[i].bind, obj.symbols[i].type);
   std::printf("],\n \"relocs\": [");

@@ -84,13 +84,13 @@ int main(int argc, char **argv) {
       std::string where = strf("%s:(%s+0x%llx)", obj.name.c_str(),
                                text.name.c_str(), (unsigned long long)r.offset);
       if (!(text.flags & SHF_EXECINSTR))
-        return fail(where + ": probe symbol " + sym.name +
+        return fail(where + ": probe symbol " + sym.name.str() +
                     " referenced outside code");
       RelExpr expr = obj.arch->refine(
           r.type, obj.arch->classify(r.type).howto->expr, text.data, r.offset);
       auto insn = x86::recognise(text.data, r.offset, expr, is64);
       if (!insn)
-        return fail(where + ": probe site " + sym.name +
+        return fail(where + ": probe site " + sym.name.str() +
                     " is not a call or jump");
       Site s;
       s.section = rs.target;
