@@ -460,9 +460,13 @@ void list_sites(std::string &out, const Probe &p, KernelSymbols &ksyms,
       ksyms.load(k.self_path.empty() ? "/proc/self/exe" : k.self_path);
       func = ksyms.function_at(s->addr);
     }
-    std::string where = func ? strf("%s+0x%llx", s->function.c_str(),
-                                    (unsigned long long)(s->addr - func))
-                             : s->function;
+    // A site outside its function is a probe stub (code that calls the
+    // probe through a register, as -mcmodel=large does).
+    std::string where =
+        func && s->addr >= func
+            ? strf("%s+0x%llx", s->function.c_str(),
+                   (unsigned long long)(s->addr - func))
+            : func ? "stub for " + s->function : s->function;
     const char *state = std::memcmp(bytes, s->disabled, s->len) == 0 ? "disabled"
                         : bytes[0] == 0xcc ? "enabled (breakpoint)"
                                            : "enabled";
@@ -882,7 +886,7 @@ bool init_dtrace(Kernel &k) {
   k.on_shutdown([d] { d->shutdown(); });
   k.shell.add(Shell::Command{
       "dtrace",
-      "dtrace [-lqSvZ] [-n desc] [-s file] [-c cmd] [&] | -j | -o id | -k id",
+      kUsage + 7, // without "usage: "
       "list probes, enable them with D actions, read what they report",
       [d](Kernel &, Args &a) { return d->command(a); }, nullptr});
   return true;

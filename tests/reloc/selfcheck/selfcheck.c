@@ -10,8 +10,20 @@
  *
  * tests/reloc/run-selfcheck loads every variant and reads the verdicts.  A
  * wrong relocation shows up as a wrong answer or a crash, never as a PASS.
+ *
+ * The module also carries probes (provider selfcheck): `call` at an ordinary
+ * call site, `tail` in tail position (a jmp when optimised) and an is-enabled
+ * test.  The shell command selfcheck_<tag>_probes fires each SC_NFIRE times
+ * (call: arg0 = i, arg1 = i * 7; tail: arg0 = i) and prints
+ *
+ *   selfcheck-gcc-fpic-O2: probes fired, is-enabled N
+ *
+ * where N counts the is-enabled tests that were true; run-selfcheck runs it
+ * under dtrace and without.
  */
 #include <sys/kernel.h>
+#include <sys/sdt.h>
+#include <sys/shell.h>
 
 #include "selfcheck.h"
 
@@ -214,6 +226,53 @@ sc_modevent(module_t mod, int what, void *arg)
 		    sc_failed);
 	return 0;
 }
+
+/* Probes: every compile mode must give the loader sites it can patch. */
+SDT_PROVIDER_DEFINE(selfcheck);
+SDT_PROBE_DEFINE2(selfcheck, , , call, "int", "int");
+SDT_PROBE_DEFINE1(selfcheck, , , tail, "int");
+
+#define SC_NFIRE 10
+static int sc_enabled_count;
+
+/*
+ * The probe is the last statement of a void function: a tail call (a jmp)
+ * when optimised.  External, so the compiler keeps the standard calling
+ * convention (a static function may get its argument in a register on
+ * i386, and then cannot jump to a callee taking it on the stack).
+ */
+#define sc_probe_tail SC_XCAT(SC_MOD, _probe_tail)
+void sc_probe_tail(int i);
+
+void __attribute__((noinline))
+sc_probe_tail(int i)
+{
+	SDT_PROBE1(selfcheck, , , tail, i);
+}
+
+static int
+sc_probes_cmd(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	sc_enabled_count = 0;
+	for (int i = 0; i < SC_NFIRE; i++) {
+		SDT_PROBE2(selfcheck, , , call, i, i * 7);
+		if (SDT_PROBE_ENABLED(selfcheck, , , call))
+			sc_enabled_count++;
+		sc_probe_tail(SC_HIDE(i));
+	}
+	printf("%s: probes fired, is-enabled %d\n", SC_LABEL, sc_enabled_count);
+	return 0;
+}
+
+/* SHELL_COMMAND stringizes and pastes its name: expand it first. */
+#define SC_STR(x) #x
+#define SC_XSTR(x) SC_STR(x)
+#define SC_PROBES_CMD SC_XCAT(SC_MOD, _probes)
+#define SC_SHELL_COMMAND(n, f, u, d) SHELL_COMMAND(n, f, u, d)
+SC_SHELL_COMMAND(SC_PROBES_CMD, sc_probes_cmd, SC_XSTR(SC_PROBES_CMD),
+    "fire the selfcheck probes " SC_XSTR(SC_NFIRE) " times each");
 
 #define SC_DECLARE(n, h) DECLARE_MODULE(n, h)
 #define SC_DEPEND(m, d) MODULE_DEPEND(m, d, 1, 1, 1)
