@@ -8,6 +8,7 @@
 #include <libelf.h>
 
 #include <cerrno>
+#include <mutex>
 #include <cstring>
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -16,6 +17,58 @@
 #include <memory>
 
 namespace mk {
+
+// ---- RelocList's buffers --------------------------------------------------
+
+namespace {
+std::mutex g_reloc_cache_mu;
+Reloc *g_reloc_cache = nullptr; // the largest array given back, kept
+size_t g_reloc_cache_cap = 0;
+constexpr size_t kRelocCacheMax = 1u << 22; // records (64 MiB)
+} // namespace
+
+Reloc *RelocList::reset(size_t n) {
+  release();
+  if (!n)
+    return nullptr;
+  {
+    std::lock_guard<std::mutex> g(g_reloc_cache_mu);
+    if (g_reloc_cache && g_reloc_cache_cap >= n) {
+      v_ = g_reloc_cache, cap_ = g_reloc_cache_cap;
+      g_reloc_cache = nullptr, g_reloc_cache_cap = 0;
+      return v_;
+    }
+  }
+  v_ = new Reloc[n];
+  cap_ = n;
+  return v_;
+}
+
+RelocList &RelocList::operator=(RelocList &&o) noexcept {
+  if (this != &o) {
+    release();
+    v_ = o.v_, cap_ = o.cap_, n_ = o.n_;
+    o.v_ = nullptr, o.cap_ = o.n_ = 0;
+  }
+  return *this;
+}
+
+RelocList::~RelocList() { release(); }
+
+void RelocList::release() {
+  n_ = 0;
+  if (!v_)
+    return;
+  Reloc *give = v_;
+  size_t cap = cap_;
+  v_ = nullptr, cap_ = 0;
+  if (cap > 4096 && cap <= kRelocCacheMax) {
+    std::lock_guard<std::mutex> g(g_reloc_cache_mu);
+    if (cap > g_reloc_cache_cap)
+      std::swap(give, g_reloc_cache), std::swap(cap, g_reloc_cache_cap);
+  }
+  delete[] give;
+}
 
 namespace {
 
@@ -276,6 +329,45 @@ size_t decode_rela64(const u8 *ents, size_t n, size_t nsyms, u64 target_size,
   return k;
 }
 
+// The same for ELF32 REL entries (i386 modules): the implicit addend is
+// read from the field here, once, and sign-extended.
+size_t decode_rel32(const u8 *ents, size_t n, size_t nsyms, const u8 *target,
+                    u64 target_size, const RelocTable &kinds, Reloc *out,
+                    bool &uses_got) {
+  size_t k = 0;
+  bool got = false;
+  if (!target)
+    return 0; // NOBITS: the general loop says why that is wrong
+  for (; k < n; k++) {
+    const u8 *e = ents + k * 8;
+    u32 off, info;
+    std::memcpy(&off, e, 4);
+    std::memcpy(&info, e + 4, 4);
+    const u32 sym = info >> 8, type = info & 0xff;
+    if (sym >= nsyms)
+      break;
+    const u64 width = kinds.width_or_refused(type);
+    if (width == 0xff || off > target_size || width > target_size - off)
+      break;
+    got |= kinds.got_relative(type);
+    i64 addend = 0;
+    switch (width) {
+    case 1: addend = (i8)target[off]; break;
+    case 2: { i16 v; std::memcpy(&v, target + off, 2); addend = v; break; }
+    case 4: { i32 v; std::memcpy(&v, target + off, 4); addend = v; break; }
+    case 8: std::memcpy(&addend, target + off, 8); break;
+    default: break;
+    }
+    Reloc &r = out[k];
+    r.offset = off;
+    r.sym = sym;
+    r.type = type;
+    r.addend = addend;
+  }
+  uses_got = uses_got || got;
+  return k;
+}
+
 Result<void> Parser::read_relocs() {
   const Arch &arch = *obj.arch;
   const bool is64 = obj.data[EI_CLASS] == ELFCLASS64;
@@ -323,6 +415,9 @@ Result<void> Parser::read_relocs() {
     if (is64 && rela)
       kept = decode_rela64(ents, n, nsyms, target.size, kinds, decoded,
                            out.uses_got);
+    else if (!is64 && !rela)
+      kept = decode_rel32(ents, n, nsyms, target.data, target.size, kinds,
+                          decoded, out.uses_got);
     for (size_t k = kept; k < n; k++) {
       const u8 *e = ents + k * entsize;
       // r_offset, r_info and (RELA) r_addend; a REL addend comes from the

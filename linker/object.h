@@ -65,20 +65,26 @@ public:
   size_t size() const { return n_; }
   bool empty() const { return n_ == 0; }
   const Reloc &operator[](size_t i) const { return v_[i]; }
-  const Reloc *begin() const { return v_.get(); }
-  const Reloc *end() const { return v_.get() + n_; }
+  const Reloc *begin() const { return v_; }
+  const Reloc *end() const { return v_ + n_; }
 
   // The parser's side: room for `n` records, left uninitialised (every
   // one is written before it is read), then the count actually kept.
-  Reloc *reset(size_t n) {
-    v_.reset(n ? new Reloc[n] : nullptr);
-    n_ = 0;
-    return v_.get();
-  }
+  Reloc *reset(size_t n);
   void set_size(size_t n) { n_ = n; }
 
+  RelocList() = default;
+  RelocList(RelocList &&o) noexcept { *this = std::move(o); }
+  RelocList &operator=(RelocList &&o) noexcept;
+  ~RelocList();
+
 private:
-  std::unique_ptr<Reloc[]> v_;
+  void release(); // give the array back (to the cache, when large)
+  // Large arrays come from a one-buffer cache (object.cpp): a module's
+  // records are megabytes, which malloc would map and fault in afresh on
+  // every load (always on i386, whose malloc maps anything over 512 KiB).
+  Reloc *v_ = nullptr;
+  size_t cap_ = 0;
   size_t n_ = 0;
 };
 

@@ -53,9 +53,18 @@ const TrapEntry *find_trap(const TrapTable *t, u64 addr) {
 
 void on_sigtrap(int sig, siginfo_t *info, void *uctx) {
   g_trap_readers.fetch_add(1, std::memory_order_acq_rel);
-  u64 pc = x86::trap_pc(uctx);
-  const TrapTable *t = g_trap_table.load(std::memory_order_acquire);
-  const TrapEntry *e = t ? find_trap(t, pc) : nullptr;
+  const u64 pc = x86::trap_pc(uctx);
+  // The table first, then the byte: a batch publishes its table before it
+  // writes its int3s, so an int3 seen after a miss means a batch began in
+  // between, and one more look at the table finds its entry.
+  const TrapEntry *e = nullptr;
+  bool gone = false;
+  for (int look = 0; look < 2 && !e && !gone; look++) {
+    const TrapTable *t = g_trap_table.load(std::memory_order_seq_cst);
+    e = t ? find_trap(t, pc) : nullptr;
+    if (!e)
+      gone = *(volatile const u8 *)(uintptr_t)pc != 0xcc;
+  }
   if (e) {
     if (e->action.emul == x86::Emul::Fire) {
       uintptr_t a[6];
@@ -71,14 +80,26 @@ void on_sigtrap(int sig, siginfo_t *info, void *uctx) {
   g_trap_readers.fetch_sub(1, std::memory_order_acq_rel);
   if (e)
     return;
-  // The int3 may already be gone: the thread trapped on a transient int3
-  // but the batch finished (and its table was retired) before this handler
-  // ran.  Then execute the site again, as it now is.
-  if (*(volatile const u8 *)(uintptr_t)pc != 0xcc) {
+  // The int3 is already gone: the thread trapped on a transient int3 but
+  // the batch finished (and retired its table) before this handler ran.
+  // Then execute the site again, as it now is.
+  if (gone) {
     x86::restart_at(uctx, pc);
     return;
   }
-  // Not one of ours: behave as if we were not here.
+  // Not one of ours: say where (write(2) only: this is a signal handler),
+  // then behave as if we were not here.
+  {
+    char msg[96] = "sdt: breakpoint trap at 0x";
+    size_t n = std::strlen(msg);
+    for (int sh = (int)sizeof(void *) * 8 - 4; sh >= 0; sh -= 4)
+      msg[n++] = "0123456789abcdef"[(pc >> sh) & 15];
+    const char *tail = " that no probe site explains\n";
+    std::memcpy(msg + n, tail, std::strlen(tail));
+    n += std::strlen(tail);
+    if (write(2, msg, n) < 0) {
+    }
+  }
   if (g_old_sigtrap.sa_flags & SA_SIGINFO) {
     if (g_old_sigtrap.sa_sigaction) {
       g_old_sigtrap.sa_sigaction(sig, info, uctx);
