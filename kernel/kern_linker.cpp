@@ -419,7 +419,7 @@ Result<LinkerFile *> KernelLinker::load_file(const std::string &path,
   SiteHandler site_handler = [&](const SiteContext &c) {
     return k_.sdt->take_site(c, sites);
   };
-  auto bindings = bind_symbols(obj, lookup, &site_handler);
+  auto bindings = bind_symbols(obj, lookup);
   if (!stub_error.message.empty())
     return undo(error(fname + ": " + stub_error.message));
   if (!bindings)

@@ -177,8 +177,7 @@ Result<LinkPlan> plan_link(const ObjectFile &obj, u64 page_size) {
 }
 
 Result<std::vector<Binding>> bind_symbols(const ObjectFile &obj,
-                                          const ExternalLookup &lookup,
-                                          const SiteHandler *sites) {
+                                          const ExternalLookup &lookup) {
   std::vector<Binding> out(obj.symbols.size());
   std::vector<std::string> missing;
   for (size_t i = 1; i < obj.symbols.size(); i++) {

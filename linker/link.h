@@ -82,8 +82,7 @@ using SiteHandler = std::function<Result<bool>(const SiteContext &)>;
 
 Result<LinkPlan> plan_link(const ObjectFile &obj, u64 page_size);
 Result<std::vector<Binding>> bind_symbols(const ObjectFile &obj,
-                                          const ExternalLookup &lookup,
-                                          const SiteHandler *sites);
+                                          const ExternalLookup &lookup);
 // Placement of a plan's layout at `base`, writing through `mem` (the image's
 // writable view).
 Placement place_image(const ObjectFile &obj, const LinkPlan &plan, u64 base,

@@ -127,7 +127,7 @@ int main(int argc, char **argv) {
       return std::nullopt;
     return it->second;
   };
-  auto bindings = bind_symbols(obj, lookup, nullptr);
+  auto bindings = bind_symbols(obj, lookup);
   if (!bindings)
     return fail(bindings.error().message);
 

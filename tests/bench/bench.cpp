@@ -486,7 +486,7 @@ StageProfile stage_profile(mk::Kernel &k, const std::string &ko, size_t min_n) {
       if (!plan)
         die(plan.error().message);
       t[3] = thread_cpu_us();
-      auto bind = mk::bind_symbols(*obj, lookup, &no_sites);
+      auto bind = mk::bind_symbols(*obj, lookup);
       if (!bind)
         die(bind.error().message);
       t[4] = thread_cpu_us();

@@ -50,7 +50,7 @@ mk::Result<Linked> link(const ObjBuilder &b, u64 base,
       return std::nullopt;
     return it->second;
   };
-  auto bindings = mk::bind_symbols(l.obj, lookup, sites);
+  auto bindings = mk::bind_symbols(l.obj, lookup);
   if (!bindings)
     return bindings.take_error();
   l.bindings = std::move(*bindings);

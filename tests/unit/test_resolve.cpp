@@ -23,7 +23,7 @@ bind(const mk::ObjectFile &obj, const Externals &ext,
     auto it = ext.find(n);
     return it == ext.end() ? std::nullopt : std::optional<u64>(it->second);
   };
-  return mk::bind_symbols(obj, lookup, nullptr);
+  return mk::bind_symbols(obj, lookup);
 }
 
 } // namespace
