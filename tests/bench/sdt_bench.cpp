@@ -67,6 +67,7 @@ double time_loop(LoopFn f, unsigned long n) {
 }
 
 struct Style {
+  explicit Style(const char *l) : label(l) {}
   const char *label;
   std::vector<double> ns_per_hit; // loop time / n, per round
 };
