@@ -43,19 +43,29 @@ std::string hex_signed(i64 v) {
                : strf("0x%llx", (unsigned long long)v);
 }
 
+// The values a field accepts, [lo, hi]; every range check derives from it.
+struct FieldBounds {
+  i64 lo, hi;
+};
+FieldBounds field_bounds(const RelocHowto &how) {
+  const unsigned bits = how.width * 8;
+  if (how.range == Range::Wrap || bits == 0 || bits >= 64)
+    return {INT64_MIN, INT64_MAX};
+  const i64 smin = -(i64(1) << (bits - 1)), smax = -smin - 1;
+  const i64 umax = (i64(1) << bits) - 1;
+  switch (how.range) {
+  case Range::Signed: return {smin, smax};
+  case Range::Unsigned: return {0, umax};
+  case Range::Either: return {smin, umax};
+  case Range::Wrap: break;
+  }
+  return {INT64_MIN, INT64_MAX};
+}
+
 // Whether `value` fits the field; check_field_range() says why not.
 inline bool fits_field(i64 value, const RelocHowto &how) {
-  if (how.range == Range::Wrap || how.width >= 8)
-    return true;
-  const unsigned bits = how.width * 8;
-  const i64 smin = -(i64(1) << (bits - 1));
-  switch (how.range) {
-  case Range::Signed: return value >= smin && value < -smin;
-  case Range::Unsigned: return value >= 0 && value < (i64(1) << bits);
-  case Range::Either: return value >= smin && value < (i64(1) << bits);
-  case Range::Wrap: return true;
-  }
-  return true;
+  const FieldBounds b = field_bounds(how);
+  return value >= b.lo && value <= b.hi;
 }
 
 } // namespace
@@ -63,19 +73,7 @@ inline bool fits_field(i64 value, const RelocHowto &how) {
 Result<void> check_field_range(const ObjectFile &obj, u32 section,
                                const Reloc &rel, i64 value,
                                const RelocHowto &how) {
-  if (how.range == Range::Wrap || how.width >= 8)
-    return {};
-  const unsigned bits = how.width * 8;
-  const i64 smin = -(i64(1) << (bits - 1));
-  const i64 smax = (i64(1) << (bits - 1)) - 1;
-  const i64 umax = (i64(1) << bits) - 1;
-  i64 lo = 0, hi = 0;
-  switch (how.range) {
-  case Range::Signed: lo = smin, hi = smax; break;
-  case Range::Unsigned: lo = 0, hi = umax; break;
-  case Range::Either: lo = smin, hi = umax; break;
-  case Range::Wrap: return {};
-  }
+  const auto [lo, hi] = field_bounds(how);
   if (value >= lo && value <= hi)
     return {};
   return error(strf("%s:(%s+0x%llx): relocation %s against %s out of range: "
@@ -341,12 +339,7 @@ Result<void> relocate(const ObjectFile &obj, const LinkPlan &plan,
         (k.howto->expr != RelExpr::Abs && k.howto->expr != RelExpr::PC))
       continue;
     const unsigned bits = k.howto->width * 8;
-    i64 lo = INT64_MIN, hi = INT64_MAX;
-    if (bits < 64 && k.howto->range != Range::Wrap) {
-      i64 smin = -(i64(1) << (bits - 1)), umax = (i64(1) << bits) - 1;
-      lo = k.howto->range == Range::Unsigned ? 0 : smin;
-      hi = k.howto->range == Range::Signed ? -smin - 1 : umax;
-    }
+    const auto [lo, hi] = field_bounds(*k.howto);
     f.pc_mask = k.howto->expr == RelExpr::PC ? ~0ull : 0;
     f.field_mask = bits >= 64 ? ~0ull : (1ull << bits) - 1;
     f.lo = (u64)lo;
