@@ -47,7 +47,7 @@ MOD_CXX := -fno-exceptions -fno-rtti -fno-threadsafe-statics -nostdinc++
 
 LINKER_SRCS := $(wildcard $(TOP)/linker/*.cpp)
 KERNEL_SRCS := $(filter-out $(TOP)/kernel/main.cpp,$(wildcard $(TOP)/kernel/*.cpp)) \
-               $(wildcard $(TOP)/sdt/*.cpp)
+               $(wildcard $(TOP)/sdt/*.cpp) $(wildcard $(TOP)/sdt/dtrace/*.cpp)
 UNIT_SRCS := $(wildcard $(TOP)/tests/unit/*.cpp)
 
 obj = $(patsubst $(TOP)/%.cpp,$(BUILD)/obj/%.o,$(1))

@@ -1,8 +1,8 @@
-// The consumer (sdt/dtrace_consumer.cpp) end to end, without patching:
+// The consumer (sdt/dtrace/consumer.cpp) end to end, without patching:
 // a program is compiled against made-up probes and fired by calling the
 // probe callback directly, as Sdt's dispatcher would; the test reads what
 // the consumer prints.
-#include "../../sdt/dtrace_consumer.h"
+#include "../../sdt/dtrace/consumer.h"
 
 #include <doctest/doctest.h>
 

@@ -1,7 +1,7 @@
-// DTrace's output formats (sdt/dtrace_format.cpp): printf conversions, the
+// DTrace's output formats (sdt/dtrace/format.cpp): printf conversions, the
 // default record line, aggregation rows, quantize/lquantize histograms.
 // Expected texts are DTrace's layouts, trailing blanks included.
-#include "../../sdt/dtrace.h"
+#include "../../sdt/dtrace/dtrace.h"
 
 #include <doctest/doctest.h>
 

@@ -1,7 +1,7 @@
-// The D parser and compiler (sdt/dtrace_parse.cpp, sdt/dtrace_compile.cpp):
+// The D parser and compiler (sdt/dtrace/parse.cpp, sdt/dtrace/compile.cpp):
 // what they accept, the tree and code they make, and the exact one-line
 // message of each kind of error.
-#include "../../sdt/dtrace.h"
+#include "../../sdt/dtrace/dtrace.h"
 
 #include <doctest/doctest.h>
 

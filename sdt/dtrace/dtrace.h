@@ -1,25 +1,25 @@
 // The shell's `dtrace`: a small D compiler and the consumer that runs its
 // output.  Four parts, one file each:
 //
-//   dtrace_parse.cpp    D source -> syntax tree (hand-written recursive
+//   parse.cpp           D source -> syntax tree (hand-written recursive
 //                       descent), with one-line errors
-//   dtrace_compile.cpp  syntax tree + the probes each clause matched ->
+//   compile.cpp         syntax tree + the probes each clause matched ->
 //                       a Program: per-clause bytecode, record layouts,
 //                       aggregation and printf descriptions
-//   dtrace_consumer.cpp the firing path (per-thread buffers and aggregation
+//   consumer.cpp        the firing path (per-thread buffers and aggregation
 //                       tables, the bytecode interpreter) and the draining
 //                       side (records in time order, drops, errors, merged
 //                       aggregations)
-//   dtrace_format.cpp   output in DTrace's formats: printf conversions, the
+//   format.cpp          output in DTrace's formats: printf conversions, the
 //                       default record line, aggregations and histograms
-//   dtrace_cmd.cpp      the shell command: options, -l/-S listings,
+//   cmd.cpp             the shell command: options, -l/-S listings,
 //                       foreground, -c and background runs
 //
 // Nothing here is global: a Consumer belongs to one enabling, and the
 // command's state (background enablings) to one Kernel.
 #pragma once
 
-#include "../linker/base.h"
+#include "../../linker/base.h"
 
 #include <atomic>
 #include <deque>

@@ -19,11 +19,11 @@
 // kernel shutdown.  The ID is the Sdt enabling's, the one kernel messages
 // about it use.
 #include "dtrace.h"
-#include "dtrace_consumer.h"
-#include "sdt.h"
+#include "consumer.h"
+#include "../sdt.h"
 
-#include "../kernel/kernel.h"
-#include "../kernel/sysinit.h"
+#include "../../kernel/kernel.h"
+#include "../../kernel/sysinit.h"
 
 #include <algorithm>
 #include <capstone/capstone.h>

@@ -1,8 +1,8 @@
 // The consumer: the firing path (thread states, the interpreter, records,
-// aggregation tables) and the draining side.  See dtrace_consumer.h.
-#include "dtrace_consumer.h"
+// aggregation tables) and the draining side.  See consumer.h.
+#include "consumer.h"
 
-#include "../kernel/kernel.h"
+#include "../../kernel/kernel.h"
 
 #include <algorithm>
 #include <cstring>
