@@ -9,6 +9,7 @@
 #include "kernel.h"
 
 #include "../linker/link.h"
+#include "../sdt/names.h"
 #include "../sdt/sdt.h"
 
 #include <sys/module.h>
@@ -37,9 +38,6 @@ SDT_PROBE_DEFINE3(kernel, kern, linker, module__reloc, "char *", "size_t",
                   "uintptr_t");
 
 namespace mk {
-static u64 T0; static double TS[16]; static int TN;
-#define TMARK(i) do { u64 t_=now_ns(); TS[i]+= (t_-T0)/1000.0; T0=t_; } while(0)
-void dump_times(){ for(int i=0;i<12;i++) fprintf(stderr,"stage %d: %.1f us\n", i, TS[i]/TN); }
 
 namespace {
 
@@ -326,10 +324,8 @@ Result<LinkerFile *> KernelLinker::load_file(const std::string &path,
                       loop.c_str(), fname.c_str()));
   }
 
-  T0=now_ns(); TN++;
   // Read and validate, before anything is allocated.
   auto objr = read_object(path);
-  TMARK(0);
   if (!objr)
     return objr.take_error();
   ObjectFile &obj = *objr;
@@ -378,13 +374,6 @@ Result<LinkerFile *> KernelLinker::load_file(const std::string &path,
   if (!deps)
     return undo(deps.take_error());
 
-  // Plan: scan relocations (GOT slots, refused types) and lay out.
-  TMARK(1);
-  auto plan = plan_link(obj, ModuleArena::page_size());
-  TMARK(2);
-  if (!plan)
-    return undo(plan.take_error());
-
   // Bind every undefined symbol: kernel exports, then the dependencies'
   // globals (breadth first); all misses are named in one error.
   std::vector<LinkerFile *> scope;
@@ -394,18 +383,31 @@ Result<LinkerFile *> KernelLinker::load_file(const std::string &path,
     for (LinkerFile *dd : scope[i]->deps)
       if (std::find(scope.begin(), scope.end(), dd) == scope.end())
         scope.push_back(dd);
-  // A probe symbol binds to a stub of its own, for code that loads its
-  // address; calls and jumps to it become NOP sleds in relocate().
-  Error stub_error;
-  ExternalLookup lookup = [&](const std::string &n) -> std::optional<u64> {
-    if (is_sdt_symbol(n)) {
-      auto s = k_.sdt->make_stub(n);
-      if (!s) {
-        stub_error = s.take_error();
+  // Probe functions: a probe symbol binds to a stub of its own, for code
+  // that loads its address; calls and jumps to it become NOP sleds.
+  struct ProbeHooks : LinkHooks {
+    Kernel &k;
+    const std::string &fname;
+    std::vector<PendingSite> sites;
+    ProbeHooks(Kernel &kk, const std::string &f) : k(kk), fname(f) {}
+    std::optional<Result<u64>> bind(const std::string &n) override {
+      if (!is_probe_symbol(n))
         return std::nullopt;
-      }
-      return *s;
+      auto stub = k.sdt->make_stub(n);
+      if (!stub)
+        return Result<u64>(error(fname + ": " + stub.error().message));
+      return stub;
     }
+    bool claims(const Symbol &s) const override {
+      return is_probe_symbol(s.name);
+    }
+    Result<bool> take(const SiteContext &c) override {
+      return k.sdt->take_site(c, sites);
+    }
+  } hooks(k_, fname);
+  LinkOptions lo;
+  lo.page_size = ModuleArena::page_size();
+  lo.lookup = [&](const std::string &n) -> std::optional<u64> {
     if (auto v = kernel_symbol(n))
       return v;
     for (LinkerFile *d : scope) {
@@ -414,39 +416,24 @@ Result<LinkerFile *> KernelLinker::load_file(const std::string &path,
     }
     return std::nullopt;
   };
-  // Relocations against __dtrace_* are probe sites, rewritten in place.
-  std::vector<PendingSite> sites;
-  SiteHandler site_handler = [&](const SiteContext &c) {
-    return k_.sdt->take_site(c, sites);
+  lo.allocate = [&](u64 size, u64 align) -> Result<ImageMemory> {
+    auto block = k_.arena->allocate(size, align);
+    if (!block)
+      return error(fname + ": " + block.error().message);
+    f->block = *block;
+    f->address = block->addr;
+    f->size = block->size;
+    return ImageMemory{block->addr, k_.arena->alias(block->addr)};
   };
-  auto bindings = bind_symbols(obj, lookup);
-  if (!stub_error.message.empty())
-    return undo(error(fname + ": " + stub_error.message));
-  if (!bindings)
-    return undo(bindings.take_error());
-
-  // Allocate the image in the arena and copy the sections in through the
-  // writable alias.
-  TMARK(3);
-  auto block = k_.arena->allocate(plan->layout.total, plan->layout.align);
-  if (!block)
-    return undo(error(fname + ": " + block.error().message));
-  f->block = *block;
-  f->address = block->addr;
-  f->size = block->size;
-  Placement pl = place_image(obj, *plan, block->addr,
-                             k_.arena->alias(block->addr));
-  TMARK(4);
-  copy_sections(obj, *plan, pl);
-  TMARK(5);
-
-  // Resolve and relocate.
-  std::vector<u64> values = symbol_values(obj, pl, *bindings);
-  TMARK(6);
-  auto rel = relocate(obj, *plan, pl, values, &site_handler);
-  TMARK(7);
-  if (!rel)
-    return undo(rel.take_error());
+  lo.hooks = &hooks;
+  auto linked = link_image(obj, lo);
+  if (!linked)
+    return undo(linked.take_error());
+  const LinkPlan *plan = &linked->plan;
+  const Placement &pl = linked->pl;
+  std::vector<u64> &values = linked->values;
+  std::vector<PendingSite> &sites = hooks.sites;
+  const ModuleArena::Block *block = &f->block;
   f->relocs = plan->reloc_count;
   f->dso_handle = block->addr;
 
@@ -457,7 +444,6 @@ Result<LinkerFile *> KernelLinker::load_file(const std::string &path,
   k_.arena->protect(block->addr + L.data_off, L.data_size,
                     Protect::ReadWrite);
 
-  TMARK(8);
   // Register: the file becomes visible (malloc attribution, __cxa_atexit),
   // then what its linker sets declare.
   f->id = next_file_id_++;
@@ -534,7 +520,6 @@ Result<LinkerFile *> KernelLinker::load_file(const std::string &path,
                              fname.c_str(), m->name.c_str(), err)));
     m->loaded = true;
   }
-  TMARK(9);
   k_.log("%s: loaded at 0x%llx, %llu bytes, %zu relocations\n", fname.c_str(),
          (unsigned long long)file->address, (unsigned long long)file->size,
          file->relocs);

@@ -2,8 +2,8 @@
 // architecture.  A backend maps each psABI relocation type to an arch-neutral
 // expression (RelExpr) plus the field it writes; the core computes the value
 // with the psABI formula and writes it through one range-checked helper.
-// Adding an architecture means adding one file that registers an Arch; the
-// core never switches on e_machine.
+// Adding an architecture means adding one file with its Arch and a line in
+// arch_for_machine(); the core never switches on e_machine.
 #pragma once
 
 #include "base.h"
@@ -16,7 +16,7 @@ namespace mk {
 // What a relocation computes, in psABI terms.  S: symbol value, A: addend,
 // P: address of the field, G: offset of the symbol's GOT slot from the GOT
 // base, GOT: address of the GOT, Z: symbol size.
-enum class RelExpr {
+enum class RelExpr : u8 {
   None,        // nothing
   Abs,         // S + A
   PC,          // S + A - P
@@ -24,13 +24,25 @@ enum class RelExpr {
   GotSlotAbs,  // GOT + G + A       (absolute address of the slot)
   GotSlotOff,  // G + A             (slot offset from the GOT base)
   GotBasePC,   // GOT + A - P
-  GotBaseAbs,  // GOT + A
   GotRel,      // S + A - GOT
   Size,        // Z + A
 };
 
+// The expression needs the symbol's GOT slot / the GOT's address.
+inline bool needs_got_slot(RelExpr e) {
+  return e == RelExpr::GotSlotPC || e == RelExpr::GotSlotAbs ||
+         e == RelExpr::GotSlotOff;
+}
+inline bool needs_got_base(RelExpr e) {
+  return e == RelExpr::GotBasePC || e == RelExpr::GotRel;
+}
+// Either: the module needs a GOT.
+inline bool is_got_relative(RelExpr e) {
+  return needs_got_slot(e) || needs_got_base(e);
+}
+
 // Which values a field of `width` bytes accepts.
-enum class Range {
+enum class Range : u8 {
   Wrap,      // any value; the field keeps the low bits (full-width fields)
   Signed,    // [-2^(n-1), 2^(n-1))
   Unsigned,  // [0, 2^n)
@@ -39,7 +51,7 @@ enum class Range {
 
 struct RelocHowto {
   RelExpr expr;
-  u8 width; // bytes written at P
+  u8 width; // bytes of the value's field, stored little-endian at P
   Range range;
 };
 
@@ -49,31 +61,11 @@ struct RelocKind {
   const char *refusal = nullptr;   // why, when refused ("TLS", …)
 };
 
-class Arch {
-public:
-  virtual ~Arch() = default;
-  virtual u16 machine() const = 0;
-  virtual const char *name() const = 0; // "x86_64", "i386"
-  virtual int elf_class() const = 0;    // ELFCLASS32 / ELFCLASS64
-  virtual bool uses_rela() const = 0;   // RELA (explicit) or REL (implicit addends)
-  virtual u32 got_entry_size() const = 0;
-  // "R_X86_64_PC32"; an unknown number is rendered as "type N".
-  virtual std::string type_name(u32 type) const = 0;
-  virtual RelocKind classify(u32 type) const = 0;
-  // Some types mean different things by the instruction they sit in (i386
-  // GOT32X with or without a base register).  `field` points at the field
-  // in the section's contents; `field_off` is its offset there.
-  virtual RelExpr refine(u32 type, RelExpr expr, const u8 *section,
-                         u64 field_off) const {
-    (void)type, (void)section, (void)field_off;
-    return expr;
-  }
-  // Whether refine() can change anything (spares the call per relocation).
-  virtual bool refines() const { return false; }
-};
+class Arch;
 
-// classify() for every type number, computed once: the relocation loops
-// look a type up here instead of calling the backend per entry.
+// classify() for every type number, computed once per backend: the
+// relocation loops look a type up here instead of calling the backend per
+// entry.
 class RelocTable {
 public:
   explicit RelocTable(const Arch &arch);
@@ -93,30 +85,45 @@ private:
   bool got_[kSize];
 };
 
-// The backend for an ELF e_machine, or nullptr.
-const Arch *arch_for_machine(u16 machine);
-// The backend's table of relocation kinds.
-const RelocTable &reloc_table(const Arch &arch);
-// Backends register themselves at start-up from their own file.
-struct ArchRegistration {
-  explicit ArchRegistration(const Arch *arch);
+class Arch {
+public:
+  virtual ~Arch() = default;
+  virtual u16 machine() const = 0;
+  virtual const char *name() const = 0; // "x86_64", "i386"
+  virtual int elf_class() const = 0;    // ELFCLASS32 / ELFCLASS64
+  virtual bool uses_rela() const = 0;   // RELA (explicit) or REL (implicit addends)
+  virtual u32 got_entry_size() const = 0;
+  // "R_X86_64_PC32"; an unknown number is rendered as "type N".
+  virtual std::string type_name(u32 type) const = 0;
+  virtual RelocKind classify(u32 type) const = 0;
+  // Some types mean different things by the instruction they sit in (i386
+  // GOT32X with or without a base register).  `section` holds the
+  // section's bytes as the object has them; `field_off` is the field's
+  // offset there.  Only ObjectFile::howto() calls this.
+  virtual RelExpr refine(u32 type, RelExpr expr, const u8 *section,
+                         u64 field_off) const {
+    (void)type, (void)section, (void)field_off;
+    return expr;
+  }
+  // Whether refine() can change anything (spares the call per relocation).
+  virtual bool refines() const { return false; }
+
+  // The backend's classification of every type.
+  const RelocTable &table() const { return *table_; }
+
+protected:
+  // Each backend's constructor ends with this (classify() is callable
+  // from there, not from Arch's own constructor).
+  void build_table() { table_.emplace(*this); }
+
+private:
+  std::optional<RelocTable> table_;
 };
 
-// Little-endian field access shared by every backend here (the hosts are
-// little-endian x86, so a field is the low `width` bytes of the value).
-inline u64 read_field(const u8 *p, unsigned width) {
-  u64 v = 0;
-  __builtin_memcpy(&v, p, width);
-  return v;
-}
-inline void write_field(u8 *p, unsigned width, u64 value) {
-  // Constant sizes, so each is one store rather than a call to memcpy.
-  switch (width) {
-  case 1: *p = (u8)value; break;
-  case 2: { u16 v = (u16)value; __builtin_memcpy(p, &v, 2); break; }
-  case 4: { u32 v = (u32)value; __builtin_memcpy(p, &v, 4); break; }
-  case 8: __builtin_memcpy(p, &value, 8); break;
-  }
-}
+// The backend for an ELF e_machine, or nullptr: the one factory.
+const Arch *arch_for_machine(u16 machine);
+// The backends, each defined in its own file.
+const Arch &x86_64_arch();
+const Arch &i386_arch();
 
 } // namespace mk

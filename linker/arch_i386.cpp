@@ -31,6 +31,7 @@ namespace {
 
 class I386 final : public Arch {
 public:
+  I386() { build_table(); }
   u16 machine() const override { return EM_386; }
   const char *name() const override { return "i386"; }
   int elf_class() const override { return ELFCLASS32; }
@@ -89,8 +90,11 @@ public:
   }
 };
 
-const I386 i386_backend;
-const ArchRegistration reg(&i386_backend);
-
 } // namespace
+
+const Arch &i386_arch() {
+  static const I386 backend;
+  return backend;
+}
+
 } // namespace mk

@@ -34,6 +34,7 @@ namespace {
 
 class X86_64 final : public Arch {
 public:
+  X86_64() { build_table(); }
   u16 machine() const override { return EM_X86_64; }
   const char *name() const override { return "x86_64"; }
   int elf_class() const override { return ELFCLASS64; }
@@ -92,8 +93,11 @@ public:
   }
 };
 
-const X86_64 x86_64_backend;
-const ArchRegistration reg(&x86_64_backend);
-
 } // namespace
+
+const Arch &x86_64_arch() {
+  static const X86_64 backend;
+  return backend;
+}
+
 } // namespace mk

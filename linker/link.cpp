@@ -3,6 +3,8 @@
 // psABI formula; the backend only said which expression and which field.
 #include "link.h"
 
+#include "code.h"
+
 #include <elf.h>
 
 #include <algorithm>
@@ -12,21 +14,7 @@
 
 namespace mk {
 
-bool is_sdt_symbol(std::string_view name) {
-  return name.substr(0, 13) == "__dtrace_sdt_" ||
-         name.substr(0, 19) == "__dtrace_isenabled_";
-}
-
 namespace {
-
-bool needs_got_slot(RelExpr e) {
-  return e == RelExpr::GotSlotPC || e == RelExpr::GotSlotAbs ||
-         e == RelExpr::GotSlotOff;
-}
-bool needs_got_base(RelExpr e) {
-  return e == RelExpr::GotBasePC || e == RelExpr::GotBaseAbs ||
-         e == RelExpr::GotRel;
-}
 
 Region region_of(const Section &s) {
   if (!(s.flags & SHF_ALLOC))
@@ -91,19 +79,14 @@ Result<LinkPlan> plan_link(const ObjectFile &obj, u64 page_size) {
   plan.got_slot.assign(obj.symbols.size(), -1);
 
   // Scan: which symbols need a GOT slot, whether the GOT base is used.
-  const RelocTable &kinds = reloc_table(arch);
-  const bool refines = arch.refines();
   for (const RelocSection &rs : obj.relocs) {
     if (!(obj.sections[rs.target].flags & SHF_ALLOC))
       continue;
     plan.reloc_count += rs.relocs.size();
     if (!rs.uses_got)
       continue; // parsing saw no GOT-relative entry here
-    const Section &target = obj.sections[rs.target];
     for (const Reloc &r : rs.relocs) {
-      RelExpr e = kinds[r.type].howto->expr;
-      if (refines)
-        e = arch.refine(r.type, e, target.data, r.offset);
+      const RelExpr e = obj.howto(rs.target, r).expr;
       if (needs_got_slot(e)) {
         if (plan.got_slot[r.sym] < 0)
           plan.got_slot[r.sym] = (i32)plan.got_slots++;
@@ -175,7 +158,8 @@ Result<LinkPlan> plan_link(const ObjectFile &obj, u64 page_size) {
 }
 
 Result<std::vector<Binding>> bind_symbols(const ObjectFile &obj,
-                                          const ExternalLookup &lookup) {
+                                          const ExternalLookup &lookup,
+                                          LinkHooks *hooks) {
   std::vector<Binding> out(obj.symbols.size());
   std::vector<std::string> missing;
   for (size_t i = 1; i < obj.symbols.size(); i++) {
@@ -207,7 +191,14 @@ Result<std::vector<Binding>> bind_symbols(const ObjectFile &obj,
     }
     if (b.kind != Binding::Value)
       continue;
-    if (auto v = lookup(s.name.str())) {
+    if (hooks)
+      if (auto v = hooks->bind(s.name.str())) {
+        if (!*v)
+          return v->take_error();
+        b.value = **v;
+        continue;
+      }
+    if (auto v = lookup ? lookup(s.name.str()) : std::nullopt) {
       b.value = *v;
       continue;
     }
@@ -253,22 +244,20 @@ Placement place_image(const ObjectFile &obj, const LinkPlan &plan, u64 base,
   return pl;
 }
 
-void copy_sections(const ObjectFile &obj, const LinkPlan &plan,
-                   const Placement &pl) {
+void copy_sections(const ObjectFile &obj, const Placement &pl) {
   for (size_t i = 0; i < obj.sections.size(); i++) {
     u8 *dst = pl.sec_mem[i];
     const Section &s = obj.sections[i];
     if (!dst || !s.size)
       continue;
     if (s.data)
-      std::memcpy(dst, s.data, s.size);
+      code::copy(dst, s.data, s.size);
     else
       std::memset(dst, 0, s.size);
   }
   // COMMON symbols live past the last bss section, in memory the caller
   // provides zeroed (fresh arena pages, or the link-only entry point's
   // buffers); nothing to copy for them.
-  (void)plan;
 }
 
 std::vector<u64> symbol_values(const ObjectFile &obj, const Placement &pl,
@@ -303,23 +292,23 @@ std::vector<u64> symbol_values(const ObjectFile &obj, const Placement &pl,
 
 Result<void> relocate(const ObjectFile &obj, const LinkPlan &plan,
                       const Placement &pl, const std::vector<u64> &values,
-                      const SiteHandler *sites) {
+                      LinkHooks *hooks) {
   const Arch &arch = *obj.arch;
   const u32 gsz = arch.got_entry_size();
   // Fill the GOT: each slot holds its symbol's address.
   if (pl.got_mem)
     for (size_t i = 0; i < plan.got_slot.size(); i++)
       if (plan.got_slot[i] >= 0)
-        write_field(pl.got_mem + (u64)plan.got_slot[i] * gsz, gsz, values[i]);
+        code::store(pl.got_mem + (u64)plan.got_slot[i] * gsz, gsz, values[i]);
 
-  // Which symbols are probe functions, decided once, not per relocation.
-  std::vector<u8> probe_sym(obj.symbols.size(), 0);
-  if (sites)
+  // Which symbols the hooks claim (probe functions), decided once, not per
+  // relocation.
+  std::vector<u8> claimed(obj.symbols.size(), 0);
+  if (hooks)
     for (size_t i = 1; i < obj.symbols.size(); i++)
-      probe_sym[i] = obj.symbols[i].shndx == SHN_UNDEF &&
-                     is_sdt_symbol(obj.symbols[i].name);
-  const RelocTable &kinds = reloc_table(arch);
-  const bool refines = arch.refines();
+      claimed[i] = obj.symbols[i].shndx == SHN_UNDEF &&
+                   hooks->claims(obj.symbols[i]);
+  const RelocTable &kinds = arch.table();
   // The fast path for the common types, S + A and S + A - P (almost every
   // relocation of a module): no switch per entry, the range check as one
   // unsigned compare, the field written as a masked 8-byte store.
@@ -334,7 +323,7 @@ Result<void> relocate(const ObjectFile &obj, const LinkPlan &plan,
     const RelocKind &k = kinds[t];
     Fast &f = fast[t];
     f = Fast{0, 0, 0, 0, false};
-    // (refine() only ever changes GOT forms, never these two.)
+    // (ObjectFile::howto() only ever refines GOT forms, never these two.)
     if (!k.howto ||
         (k.howto->expr != RelExpr::Abs && k.howto->expr != RelExpr::PC))
       continue;
@@ -355,31 +344,25 @@ Result<void> relocate(const ObjectFile &obj, const LinkPlan &plan,
     const u64 room8 = target.size >= 8 ? target.size - 8 : 0; // 8-byte RMW ok
     for (const Reloc &r : rs.relocs) {
       const Fast &f = fast[r.type];
-      if (f.on && !probe_sym[r.sym] && r.offset <= room8 &&
+      if (f.on && !claimed[r.sym] && r.offset <= room8 &&
           target.size >= 8) {
         const u64 P = base + r.offset;
         const u64 v = values[r.sym] + (u64)r.addend - (P & f.pc_mask);
         if (v - f.lo <= f.span) {
-          u8 *at = mem + r.offset;
-          u64 old;
-          __builtin_memcpy(&old, at, 8);
-          old = (old & ~f.field_mask) | (v & f.field_mask);
-          __builtin_memcpy(at, &old, 8);
+          code::store_masked8(mem + r.offset, f.field_mask, v);
           continue;
         }
         // Out of range: the general path below says so.
       }
-      if (probe_sym[r.sym]) {
-        auto took = (*sites)(
+      if (claimed[r.sym]) {
+        auto took = hooks->take(
             SiteContext{obj, rs.target, r, base + r.offset, mem, values[r.sym]});
         if (!took)
           return took.take_error();
         if (*took)
           continue;
       }
-      RelocHowto how = *kinds[r.type].howto;
-      if (refines)
-        how.expr = arch.refine(r.type, how.expr, target.data, r.offset);
+      const RelocHowto how = obj.howto(rs.target, r);
       const u64 S = values[r.sym];
       const u64 A = (u64)r.addend;
       const u64 P = base + r.offset;
@@ -395,7 +378,6 @@ Result<void> relocate(const ObjectFile &obj, const LinkPlan &plan,
       case RelExpr::GotSlotAbs: v = GOT + G + A; break;
       case RelExpr::GotSlotOff: v = G + A; break;
       case RelExpr::GotBasePC: v = GOT + A - P; break;
-      case RelExpr::GotBaseAbs: v = GOT + A; break;
       case RelExpr::GotRel: v = S + A - GOT; break;
       case RelExpr::Size: {
         const Symbol &sym = obj.symbols[r.sym];
@@ -415,10 +397,43 @@ Result<void> relocate(const ObjectFile &obj, const LinkPlan &plan,
       }
       if (!fits_field((i64)v, how))
         return check_field_range(obj, rs.target, r, (i64)v, how);
-      write_field(mem + r.offset, how.width, v);
+      code::store(mem + r.offset, how.width, v);
     }
   }
   return {};
+}
+
+Result<LinkedImage> link_image(const ObjectFile &obj, const LinkOptions &o) {
+  auto done = [&](LinkStage s) {
+    if (o.observer)
+      o.observer->stage_done(s);
+  };
+  LinkedImage li;
+  auto plan = plan_link(obj, o.page_size);
+  if (!plan)
+    return plan.take_error();
+  li.plan = std::move(*plan);
+  done(LinkStage::Plan);
+  auto bindings = bind_symbols(obj, o.lookup, o.hooks);
+  if (!bindings)
+    return bindings.take_error();
+  li.bindings = std::move(*bindings);
+  done(LinkStage::Bind);
+  auto mem = o.allocate(li.plan.layout.total, li.plan.layout.align);
+  if (!mem)
+    return mem.take_error();
+  done(LinkStage::Allocate);
+  li.pl = place_image(obj, li.plan, mem->base, mem->mem);
+  if (o.adjust)
+    o.adjust(obj, li.plan, li.pl);
+  done(LinkStage::Place);
+  copy_sections(obj, li.pl);
+  done(LinkStage::Copy);
+  li.values = symbol_values(obj, li.pl, li.bindings);
+  done(LinkStage::Values);
+  MK_TRY(relocate(obj, li.plan, li.pl, li.values, o.hooks));
+  done(LinkStage::Relocate);
+  return li;
 }
 
 void SymbolMap::add(std::string_view name, u64 value) {

@@ -1,12 +1,5 @@
 // The machine-independent stages of linking one relocatable object into
-// memory.  The kernel's loader (kernel/kern_linker.cpp) and the link-only
-// entry point of the regression harness drive the same stages:
-//
-//   plan      scan relocations (GOT slots, refusals) and lay out sections
-//   bind      find every undefined symbol outside the module, all at once
-//   place     give every loaded section an address and writable memory
-//   values    compute every symbol's final value
-//   relocate  compute each field with its psABI formula, range-check, write
+// memory, and link_image(), the pipeline that drives them.
 #pragma once
 
 #include "arch.h"
@@ -65,36 +58,105 @@ struct Binding {
 // Looks a name up outside the module (kernel exports, then dependencies).
 using ExternalLookup = std::function<std::optional<u64>(const std::string &)>;
 
-// A relocation against __dtrace_* is a probe site, not a call: the handler
-// rewrites the instruction and records the site.  Returns true if it took
-// the relocation, false to resolve it normally (against whatever the
-// external lookup bound the probe symbol to: a probe stub, for code that
-// loads the probe function's address instead of calling it).
+// A relocation a LinkHooks object claimed, offered before it is resolved.
 struct SiteContext {
   const ObjectFile &obj;
   u32 section;
   const Reloc &rel;
   u64 field_addr;
-  u8 *section_mem; // writable contents of `section`
+  u8 *section_mem;  // writable view of `section`'s contents
   u64 symbol_value; // what the symbol was bound to
 };
-using SiteHandler = std::function<Result<bool>(const SiteContext &)>;
 
+// What the layers above the linker add to a link without the linker
+// knowing what it is: probe sites.  A relocation against a claimed symbol
+// is offered to take() first; the hooks rewrite the instruction and record
+// the site (true), or hand it back to be resolved normally (false).
+class LinkHooks {
+public:
+  virtual ~LinkHooks() = default;
+  // An undefined symbol the hooks bind themselves (a probe function's
+  // stub); nullopt when the name is not theirs.
+  virtual std::optional<Result<u64>> bind(const std::string &name) {
+    (void)name;
+    return std::nullopt;
+  }
+  // Whether relocations against undefined symbol `s` go to take().
+  virtual bool claims(const Symbol &s) const {
+    (void)s;
+    return false;
+  }
+  virtual Result<bool> take(const SiteContext &c) {
+    (void)c;
+    return false;
+  }
+};
+
+// The stages of link_image(), in order, for an observer that times them.
+enum class LinkStage : u8 { Plan, Bind, Allocate, Place, Copy, Values, Relocate };
+class LinkObserver {
+public:
+  virtual ~LinkObserver() = default;
+  virtual void stage_done(LinkStage s) = 0;
+};
+
+// Where the image goes: the caller allocates (the kernel from its arena,
+// mk-link and the unit tests from plain buffers) and owns the memory.
+struct ImageMemory {
+  u64 base = 0;      // executing address of the image's first byte
+  u8 *mem = nullptr; // its writable view
+};
+using ImageAllocator = std::function<Result<ImageMemory>(u64 size, u64 align)>;
+
+struct LinkOptions {
+  u64 page_size = 4096;
+  ExternalLookup lookup;
+  ImageAllocator allocate;
+  LinkHooks *hooks = nullptr;
+  // Moves sections or the GOT elsewhere after placement (mk-link places
+  // named sections at addresses of the regression harness's choosing).
+  std::function<void(const ObjectFile &, const LinkPlan &, Placement &)> adjust;
+  LinkObserver *observer = nullptr;
+};
+
+// An object linked into memory: the outputs of every stage.
+struct LinkedImage {
+  LinkPlan plan;
+  std::vector<Binding> bindings;
+  Placement pl;
+  std::vector<u64> values;
+};
+
+// The link pipeline, the one driver of the stages below, used by the
+// kernel's loader, mk-link, the unit tests and the benchmark:
+//
+//   plan      scan relocations (GOT slots, refusals) and lay out sections
+//   bind      find every undefined symbol outside the module, all at once
+//   allocate  ask the caller for memory of the layout's size
+//   place     give every loaded section an address and writable memory
+//   copy      copy section contents in, zero bss
+//   values    compute every symbol's final value
+//   relocate  compute each field with its psABI formula, range-check, write
+//
+// On failure after `allocate` the memory is the caller's to release.
+Result<LinkedImage> link_image(const ObjectFile &obj, const LinkOptions &o);
+
+// The stages, for tests of one stage alone.
 Result<LinkPlan> plan_link(const ObjectFile &obj, u64 page_size);
 Result<std::vector<Binding>> bind_symbols(const ObjectFile &obj,
-                                          const ExternalLookup &lookup);
+                                          const ExternalLookup &lookup,
+                                          LinkHooks *hooks = nullptr);
 // Placement of a plan's layout at `base`, writing through `mem` (the image's
 // writable view).
 Placement place_image(const ObjectFile &obj, const LinkPlan &plan, u64 base,
                       u8 *mem);
 // Copy section contents to their places and zero bss / COMMON.
-void copy_sections(const ObjectFile &obj, const LinkPlan &plan,
-                   const Placement &pl);
+void copy_sections(const ObjectFile &obj, const Placement &pl);
 std::vector<u64> symbol_values(const ObjectFile &obj, const Placement &pl,
                                const std::vector<Binding> &bindings);
 Result<void> relocate(const ObjectFile &obj, const LinkPlan &plan,
                       const Placement &pl, const std::vector<u64> &values,
-                      const SiteHandler *sites);
+                      LinkHooks *hooks = nullptr);
 
 // Names to addresses, for lookups by modules that depend on a module (and
 // the kernel's own exports).  Built once per load with a single string
@@ -129,7 +191,5 @@ SymbolMap exported_symbols(const ObjectFile &obj,
 Result<void> check_field_range(const ObjectFile &obj, u32 section,
                                const Reloc &rel, i64 value,
                                const RelocHowto &how);
-
-bool is_sdt_symbol(std::string_view name);
 
 } // namespace mk

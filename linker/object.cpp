@@ -4,6 +4,8 @@
 // file and the problem.
 #include "object.h"
 
+#include "code.h"
+
 #include <gelf.h>
 #include <libelf.h>
 
@@ -18,56 +20,20 @@
 
 namespace mk {
 
-// ---- RelocList's buffers --------------------------------------------------
-
-namespace {
-std::mutex g_reloc_cache_mu;
-Reloc *g_reloc_cache = nullptr; // the largest array given back, kept
-size_t g_reloc_cache_cap = 0;
-constexpr size_t kRelocCacheMax = 1u << 22; // records (64 MiB)
-} // namespace
-
 Reloc *RelocList::reset(size_t n) {
-  release();
-  if (!n)
-    return nullptr;
-  {
-    std::lock_guard<std::mutex> g(g_reloc_cache_mu);
-    if (g_reloc_cache && g_reloc_cache_cap >= n) {
-      v_ = g_reloc_cache, cap_ = g_reloc_cache_cap;
-      g_reloc_cache = nullptr, g_reloc_cache_cap = 0;
-      return v_;
-    }
-  }
-  v_ = new Reloc[n];
-  cap_ = n;
+  delete[] v_;
+  v_ = n ? new Reloc[n] : nullptr;
+  n_ = 0;
   return v_;
 }
 
 RelocList &RelocList::operator=(RelocList &&o) noexcept {
   if (this != &o) {
-    release();
-    v_ = o.v_, cap_ = o.cap_, n_ = o.n_;
-    o.v_ = nullptr, o.cap_ = o.n_ = 0;
+    delete[] v_;
+    v_ = o.v_, n_ = o.n_;
+    o.v_ = nullptr, o.n_ = 0;
   }
   return *this;
-}
-
-RelocList::~RelocList() { release(); }
-
-void RelocList::release() {
-  n_ = 0;
-  if (!v_)
-    return;
-  Reloc *give = v_;
-  size_t cap = cap_;
-  v_ = nullptr, cap_ = 0;
-  if (cap > 4096 && cap <= kRelocCacheMax) {
-    std::lock_guard<std::mutex> g(g_reloc_cache_mu);
-    if (cap > g_reloc_cache_cap)
-      std::swap(give, g_reloc_cache), std::swap(cap, g_reloc_cache_cap);
-  }
-  delete[] give;
 }
 
 namespace {
@@ -400,7 +366,7 @@ Result<void> Parser::read_relocs() {
     RelocSection out{(u32)i, rs.info, {}};
     size_t n = rs.size / entsize;
     const u8 *ents = rs.data;
-    const RelocTable &kinds = reloc_table(arch);
+    const RelocTable &kinds = arch.table();
     const size_t nsyms = obj.symbols.size();
     auto site = [&](const Reloc &r) {
       return strf("%s:(%s+0x%llx)", obj.name.c_str(), target.name.c_str(),
@@ -477,14 +443,8 @@ Result<void> Parser::read_relocs() {
                           obj.symbol_label(r.sym).c_str(),
                           kind.refusal ? kind.refusal
                                        : "unknown relocation type"));
-      switch (kind.howto->expr) {
-      case RelExpr::GotSlotPC: case RelExpr::GotSlotAbs: case RelExpr::GotSlotOff:
-      case RelExpr::GotBasePC: case RelExpr::GotBaseAbs: case RelExpr::GotRel:
+      if (is_got_relative(kind.howto->expr))
         out.uses_got = true;
-        break;
-      default:
-        break;
-      }
       if (!rela && width) {
         // REL: the addend is what the field holds now (sign-extended).
         if (!target.data)
@@ -535,6 +495,13 @@ const Section *ObjectFile::find_section(const std::string &n) const {
     if (s.name == n)
       return &s;
   return nullptr;
+}
+
+RelocHowto ObjectFile::howto(u32 section, const Reloc &r) const {
+  RelocHowto how = *arch->table()[r.type].howto;
+  if (arch->refines())
+    how.expr = arch->refine(r.type, how.expr, sections[section].data, r.offset);
+  return how;
 }
 
 std::string ObjectFile::symbol_label(u32 sym) const {

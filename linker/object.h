@@ -76,15 +76,10 @@ public:
   RelocList() = default;
   RelocList(RelocList &&o) noexcept { *this = std::move(o); }
   RelocList &operator=(RelocList &&o) noexcept;
-  ~RelocList();
+  ~RelocList() { delete[] v_; }
 
 private:
-  void release(); // give the array back (to the cache, when large)
-  // Large arrays come from a one-buffer cache (object.cpp): a module's
-  // records are megabytes, which malloc would map and fault in afresh on
-  // every load (always on i386, whose malloc maps anything over 512 KiB).
   Reloc *v_ = nullptr;
-  size_t cap_ = 0;
   size_t n_ = 0;
 };
 
@@ -116,6 +111,10 @@ struct ObjectFile {
   u32 symtab_index = 0;
 
   const Section *find_section(const std::string &n) const;
+  // What relocation `r` of section `section` computes and writes: the
+  // backend's classification, refined by the instruction it sits in where
+  // the psABI says so.  The one place a relocation's expression is derived.
+  RelocHowto howto(u32 section, const Reloc &r) const;
   // The name to print for a symbol: its own, or its section's for
   // STT_SECTION symbols.
   std::string symbol_label(u32 sym) const;

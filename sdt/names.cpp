@@ -16,10 +16,16 @@ std::string probe_name_from_c(const std::string &ident) {
   return out;
 }
 
+namespace {
+constexpr std::string_view sdt = "__dtrace_sdt_", ise = "__dtrace_isenabled_";
+} // namespace
+
+bool is_probe_symbol(std::string_view sym) {
+  return sym.substr(0, sdt.size()) == sdt || sym.substr(0, ise.size()) == ise;
+}
+
 bool parse_probe_symbol(std::string_view sym, bool &is_enabled,
                         std::string &provider, std::string &name) {
-  static const std::string_view sdt = "__dtrace_sdt_",
-                                ise = "__dtrace_isenabled_";
   std::string rest;
   if (sym.substr(0, sdt.size()) == sdt) {
     is_enabled = false;

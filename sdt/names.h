@@ -11,6 +11,10 @@ namespace mk {
 // The DTrace name for a C identifier: "module__load" -> "module-load".
 std::string probe_name_from_c(const std::string &ident);
 
+// Whether `sym` names a probe function (the prefix test: the one place it
+// is made).  A malformed one is still a probe symbol, and an error.
+bool is_probe_symbol(std::string_view sym);
+
 // Split a probe function's symbol; false if `sym` is not one.
 bool parse_probe_symbol(std::string_view sym, bool &is_enabled,
                         std::string &provider, std::string &name);

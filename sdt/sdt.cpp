@@ -345,8 +345,8 @@ Result<bool> Sdt::take_site(const SiteContext &c,
   if (!(sec.flags & SHF_EXECINSTR))
     return error(strf("%s: probe symbol %s referenced outside code",
                       where.c_str(), sym.name.c_str()));
-  RelocHowto how = *obj.arch->classify(c.rel.type).howto;
-  RelExpr expr = obj.arch->refine(c.rel.type, how.expr, sec.data, c.rel.offset);
+  const RelocHowto how = obj.howto(c.section, c.rel);
+  const RelExpr expr = how.expr;
   const bool is64 = obj.arch->elf_class() == ELFCLASS64;
   auto insn = x86::recognise(c.section_mem, c.rel.offset, expr, is64);
   if (!insn && x86::is_address_load(c.section_mem, c.rel.offset, expr,

@@ -1,7 +1,7 @@
 // mk-link: the loader's link-only entry point, for the relocation
 // regression harness (scripts/reloc-regress).  It links one relocatable
-// object with exactly the stages the kernel uses (plan, bind, place,
-// relocate) but at addresses given on the command line, into buffers, and
+// object with the kernel's link pipeline (link_image) but at addresses
+// given on the command line, into buffers, and
 // writes the result as JSON without running anything:
 //
 //   mk-link [--base ADDR] [--section NAME=ADDR]... [--got ADDR]
@@ -57,7 +57,6 @@ const char *expr_name(RelExpr e) {
   case RelExpr::GotSlotAbs: return "got_slot_abs";
   case RelExpr::GotSlotOff: return "got_slot_off";
   case RelExpr::GotBasePC: return "got_base_pc";
-  case RelExpr::GotBaseAbs: return "got_base_abs";
   case RelExpr::GotRel: return "got_rel";
   case RelExpr::Size: return "size";
   }
@@ -118,43 +117,45 @@ int main(int argc, char **argv) {
   if (!objr)
     return fail(objr.error().message);
   const ObjectFile &obj = *objr;
-  auto plan = plan_link(obj, 4096);
-  if (!plan)
-    return fail(plan.error().message);
-  ExternalLookup lookup = [&](const std::string &n) -> std::optional<u64> {
+
+  // The image at --base, then every named section moved to its address,
+  // each in a buffer of its own, and the GOT to --got.
+  std::vector<u8> image;
+  std::vector<std::vector<u8>> own(obj.sections.size());
+  std::vector<u8> got;
+  LinkOptions o;
+  o.page_size = 4096;
+  o.lookup = [&](const std::string &n) -> std::optional<u64> {
     auto it = defsym.find(n);
     if (it == defsym.end())
       return std::nullopt;
     return it->second;
   };
-  auto bindings = bind_symbols(obj, lookup);
-  if (!bindings)
-    return fail(bindings.error().message);
-
-  // The image at --base, then every named section moved to its address,
-  // each in a buffer of its own.
-  std::vector<u8> image(plan->layout.total, 0);
-  Placement pl = place_image(obj, *plan, base, image.data());
-  std::vector<std::vector<u8>> own(obj.sections.size());
-  for (size_t i = 0; i < obj.sections.size(); i++) {
-    auto it = sec_at.find(obj.sections[i].name);
-    if (it == sec_at.end() || !pl.sec_mem[i])
-      continue;
-    own[i].assign(obj.sections[i].size, 0);
-    pl.sec_addr[i] = it->second;
-    pl.sec_mem[i] = own[i].data();
-  }
-  std::vector<u8> got;
-  if (got_at && plan->wants_got) {
-    got.assign((size_t)plan->got_slots * obj.arch->got_entry_size(), 0);
-    pl.got_addr = *got_at;
-    pl.got_mem = got.data();
-  }
-  copy_sections(obj, *plan, pl);
-  std::vector<u64> values = symbol_values(obj, pl, *bindings);
-  auto rel = relocate(obj, *plan, pl, values, nullptr);
-  if (!rel)
-    return fail(rel.error().message);
+  o.allocate = [&](u64 size, u64) -> Result<ImageMemory> {
+    image.assign(size, 0);
+    return ImageMemory{base, image.data()};
+  };
+  o.adjust = [&](const ObjectFile &, const LinkPlan &plan, Placement &pl) {
+    for (size_t i = 0; i < obj.sections.size(); i++) {
+      auto it = sec_at.find(obj.sections[i].name);
+      if (it == sec_at.end() || !pl.sec_mem[i])
+        continue;
+      own[i].assign(obj.sections[i].size, 0);
+      pl.sec_addr[i] = it->second;
+      pl.sec_mem[i] = own[i].data();
+    }
+    if (got_at && plan.wants_got) {
+      got.assign((size_t)plan.got_slots * obj.arch->got_entry_size(), 0);
+      pl.got_addr = *got_at;
+      pl.got_mem = got.data();
+    }
+  };
+  auto linked = link_image(obj, o);
+  if (!linked)
+    return fail(linked.error().message);
+  const LinkPlan *plan = &linked->plan;
+  const Placement &pl = linked->pl;
+  const std::vector<u64> &values = linked->values;
 
   std::printf("{\"file\": %s, \"arch\": %s,\n", json_str(obj.name).c_str(),
               json_str(obj.arch->name()).c_str());
@@ -204,8 +205,8 @@ int main(int argc, char **argv) {
       continue;
     const Section &t = obj.sections[rs.target];
     for (const Reloc &r : rs.relocs) {
-      RelocHowto how = *obj.arch->classify(r.type).howto;
-      RelExpr e = obj.arch->refine(r.type, how.expr, t.data, r.offset);
+      const RelocHowto how = obj.howto(rs.target, r);
+      const RelExpr e = how.expr;
       std::printf("%s\n  {\"section\": %s, \"section_index\": %u, "
                   "\"offset\": %llu, \"type\": %s, \"symbol\": %u, "
                   "\"symbol_name\": %s, \"addend\": %lld, \"width\": %u, "

@@ -76,7 +76,7 @@ int main(int argc, char **argv) {
       std::string prov, name;
       if (sym.shndx != 0 || !parse_probe_symbol(sym.name, ise, prov, name))
         continue;
-      if (!obj.arch->classify(r.type).howto)
+      if (!obj.arch->table()[r.type].howto)
         return fail(strf("%s:(%s+0x%llx): probe symbol %s in a %s relocation",
                          obj.name.c_str(), text.name.c_str(),
                          (unsigned long long)r.offset, sym.name.c_str(),
@@ -86,8 +86,7 @@ int main(int argc, char **argv) {
       if (!(text.flags & SHF_EXECINSTR))
         return fail(where + ": probe symbol " + sym.name.str() +
                     " referenced outside code");
-      RelExpr expr = obj.arch->refine(
-          r.type, obj.arch->classify(r.type).howto->expr, text.data, r.offset);
+      const RelExpr expr = obj.howto(rs.target, r).expr;
       auto insn = x86::recognise(text.data, r.offset, expr, is64);
       if (!insn)
         return fail(where + ": probe site " + sym.name.str() +

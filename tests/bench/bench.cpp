@@ -452,11 +452,6 @@ StageProfile stage_profile(mk::Kernel &k, const std::string &ko, size_t min_n) {
   mk::ExternalLookup lookup = [&](const std::string &name) {
     return k.linker.kernel_symbol(name);
   };
-  // The kernel passes its probe-site handler; these modules have no probe
-  // sites, so one that is never called costs the same.
-  mk::SiteHandler no_sites = [](const mk::SiteContext &) -> mk::Result<bool> {
-    return false;
-  };
   const std::string name = ko.substr(ko.find_last_of('/') + 1);
   // What one reading of the clock adds to a difference of two readings.
   std::vector<double> empty;
@@ -482,35 +477,44 @@ StageProfile stage_profile(mk::Kernel &k, const std::string &ko, size_t min_n) {
       if (!obj)
         die(obj.error().message);
       t[2] = thread_cpu_us();
-      auto plan = mk::plan_link(*obj, ps);
-      if (!plan)
-        die(plan.error().message);
-      t[3] = thread_cpu_us();
-      auto bind = mk::bind_symbols(*obj, lookup);
-      if (!bind)
-        die(bind.error().message);
-      t[4] = thread_cpu_us();
-      auto blk = k.arena->allocate(plan->layout.total, plan->layout.align);
-      if (!blk)
-        die(blk.error().message);
-      t[5] = thread_cpu_us();
-      mk::Placement pl =
-          mk::place_image(*obj, *plan, blk->addr, k.arena->alias(blk->addr));
-      mk::copy_sections(*obj, *plan, pl);
-      t[6] = thread_cpu_us();
-      std::vector<u64> values = mk::symbol_values(*obj, pl, *bind);
-      auto rel = mk::relocate(*obj, *plan, pl, values, &no_sites);
-      if (!rel)
-        die(rel.error().message);
-      t[7] = thread_cpu_us();
+      // The link pipeline, with the time at the end of each stage.
+      struct Marks : mk::LinkObserver {
+        double at[8] = {};
+        void stage_done(mk::LinkStage st) override {
+          at[(int)st] = thread_cpu_us();
+        }
+      } marks;
+      mk::ModuleArena::Block blk{};
+      mk::LinkOptions o;
+      o.page_size = ps;
+      o.lookup = lookup;
+      o.allocate = [&](u64 size, u64 align) -> mk::Result<mk::ImageMemory> {
+        auto b = k.arena->allocate(size, align);
+        if (!b)
+          return b.take_error();
+        blk = *b;
+        return mk::ImageMemory{b->addr, k.arena->alias(b->addr)};
+      };
+      o.observer = &marks;
+      auto linked = mk::link_image(*obj, o);
+      if (!linked)
+        die(linked.error().message);
+      using S = mk::LinkStage;
+      t[3] = marks.at[(int)S::Plan];
+      t[4] = marks.at[(int)S::Bind];
+      t[5] = marks.at[(int)S::Allocate];
+      t[6] = marks.at[(int)S::Copy];
+      t[7] = marks.at[(int)S::Relocate];
+      const mk::LinkPlan *plan = &linked->plan;
+      const mk::ModuleArena::Block *blkp = &blk;
       const mk::Layout &L = plan->layout;
-      k.arena->protect(blk->addr + L.text_off, L.text_size,
+      k.arena->protect(blkp->addr + L.text_off, L.text_size,
                        mk::Protect::ReadExec);
-      k.arena->protect(blk->addr + L.ro_off, L.ro_size, mk::Protect::Read);
-      k.arena->protect(blk->addr + L.data_off, L.data_size,
+      k.arena->protect(blkp->addr + L.ro_off, L.ro_size, mk::Protect::Read);
+      k.arena->protect(blkp->addr + L.data_off, L.data_size,
                        mk::Protect::ReadWrite);
       t[8] = thread_cpu_us();
-      k.arena->release(*blk);
+      k.arena->release(blk);
       t[9] = thread_cpu_us();
     }
     t[10] = thread_cpu_us();

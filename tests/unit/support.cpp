@@ -1,8 +1,8 @@
-// The link driver of the unit tests: the kernel's pipeline (kern_linker.cpp)
-// minus the arena, the protections and the registration.
+// The link driver of the unit tests: the kernel's pipeline (link_image)
+// into a plain buffer instead of the arena.
 #include "support.h"
 
-#include "../../linker/arch.h"
+#include "../../linker/code.h"
 
 namespace mkt {
 
@@ -32,36 +32,33 @@ u64 Linked::G(u32 sym) const {
 }
 
 mk::Result<Linked> link(const ObjBuilder &b, u64 base,
-                        const Externals &externals,
-                        const mk::SiteHandler *sites) {
+                        const Externals &externals, mk::LinkHooks *hooks) {
   Linked l;
   auto obj = parse(b);
   if (!obj)
     return obj.take_error();
   l.obj = std::move(*obj);
-  auto plan = mk::plan_link(l.obj, kPage);
-  if (!plan)
-    return plan.take_error();
-  l.plan = std::move(*plan);
-  mk::ExternalLookup lookup =
-      [&](const std::string &n) -> std::optional<u64> {
+  l.base = base;
+  mk::LinkOptions o;
+  o.page_size = kPage;
+  o.lookup = [&](const std::string &n) -> std::optional<u64> {
     auto it = externals.find(n);
     if (it == externals.end())
       return std::nullopt;
     return it->second;
   };
-  auto bindings = mk::bind_symbols(l.obj, lookup);
-  if (!bindings)
-    return bindings.take_error();
-  l.bindings = std::move(*bindings);
-  l.base = base;
-  l.image.assign(l.plan.layout.total, 0);
-  l.pl = mk::place_image(l.obj, l.plan, base, l.image.data());
-  mk::copy_sections(l.obj, l.plan, l.pl);
-  l.values = mk::symbol_values(l.obj, l.pl, l.bindings);
-  auto rel = mk::relocate(l.obj, l.plan, l.pl, l.values, sites);
-  if (!rel)
-    return rel.take_error();
+  o.allocate = [&](u64 size, u64) -> mk::Result<mk::ImageMemory> {
+    l.image.assign(size, 0);
+    return mk::ImageMemory{base, l.image.data()};
+  };
+  o.hooks = hooks;
+  auto linked = mk::link_image(l.obj, o);
+  if (!linked)
+    return linked.take_error();
+  l.plan = std::move(linked->plan);
+  l.bindings = std::move(linked->bindings);
+  l.pl = std::move(linked->pl);
+  l.values = std::move(linked->values);
   return l;
 }
 

@@ -3,6 +3,7 @@
 // kernel runs into its arena), and read the bytes back.
 #pragma once
 
+#include "../../linker/code.h"
 #include "../../linker/link.h"
 #include "../../linker/object.h"
 #include "elf_builder.h"
@@ -52,12 +53,12 @@ struct Linked {
   u64 G(u32 sym) const;
 };
 
-// Parse, plan, bind (against `externals`), place at `base`, copy, compute
-// values and relocate (offering probe sites to `sites`, if given).  The
-// first failing stage's error comes back.
+// Parse, then link_image() at `base` against `externals` (offering claimed
+// relocations to `hooks`, if given).  The first failing stage's error comes
+// back.
 mk::Result<Linked> link(const ObjBuilder &b, u64 base,
                         const Externals &externals = {},
-                        const mk::SiteHandler *sites = nullptr);
+                        mk::LinkHooks *hooks = nullptr);
 
 constexpr u64 kPage = 0x1000;
 // The default base: below 2 GiB, like the kernel's arena on x86_64.

@@ -218,35 +218,44 @@ TEST_CASE("resolve: probe symbols bind through the outside lookup") {
   CHECK((*bound)[p].value == 0x7000);
 }
 
-TEST_CASE("relocate: probe-site relocations go to the site handler first") {
+TEST_CASE("relocate: relocations the hooks claim go to them first") {
   ObjBuilder b(Target::X86_64);
   // call __dtrace_sdt_test___fire; mov __dtrace_sdt_test___fire(%rip), %rax
   u32 text = b.text(cat({{0xe8}, le(0, 4), {0x48, 0x8b, 0x05}, le(0, 4)}));
   u32 p = b.undef("__dtrace_sdt_test___fire");
   b.rela(text, 1, R_X86_64_PLT32, p, -4);
   b.rela(text, 8, R_X86_64_PC32, p, -4);
-  std::vector<u64> offered;
   // Takes the call (a probe site), hands the load back to be resolved.
-  mk::SiteHandler h = [&](const mk::SiteContext &c) -> mk::Result<bool> {
-    offered.push_back(c.rel.offset);
-    CHECK(c.field_addr == kBase + c.rel.offset);
-    return c.rel.offset == 1;
-  };
+  struct Hooks : mk::LinkHooks {
+    std::vector<u64> offered;
+    bool claims(const mk::Symbol &s) const override {
+      return s.name.substr(0, 9) == "__dtrace_";
+    }
+    mk::Result<bool> take(const mk::SiteContext &c) override {
+      offered.push_back(c.rel.offset);
+      CHECK(c.field_addr == kBase + c.rel.offset);
+      return c.rel.offset == 1;
+    }
+  } h;
   auto l = link(b, kBase, {{"__dtrace_sdt_test___fire", kBase + 0x800}}, &h);
+  std::vector<u64> &offered = h.offered;
   REQUIRE_OK(l);
   CHECK(offered == std::vector<u64>{1, 8});
   CHECK(l->field(text, 1, 4) == 0); // the handler's to rewrite
   CHECK(l->field(text, 8, 4) == 0x800 - 4 - 8); // S + A - P
 }
 
-TEST_CASE("relocate: a site handler's error fails the link") {
+TEST_CASE("relocate: a hook's error fails the link") {
   ObjBuilder b(Target::X86_64);
   u32 text = b.text(zeros(8));
   u32 p = b.undef("__dtrace_sdt_test___fire");
   b.rela(text, 1, R_X86_64_PLT32, p, -4);
-  mk::SiteHandler h = [](const mk::SiteContext &) -> mk::Result<bool> {
-    return mk::error("t.o:(.text+0x1): not a call");
-  };
+  struct Hooks : mk::LinkHooks {
+    bool claims(const mk::Symbol &) const override { return true; }
+    mk::Result<bool> take(const mk::SiteContext &) override {
+      return mk::error("t.o:(.text+0x1): not a call");
+    }
+  } h;
   CHECK(message_of(link(b, kBase, {{"__dtrace_sdt_test___fire", 1}}, &h)) ==
         "t.o:(.text+0x1): not a call");
 }
