@@ -18,7 +18,7 @@ CXX := g++
 ifeq ($(ARCH),x86_64)
   MFLAG := -m64
   LDEMU := elf_x86_64
-  LIBS := -lelf -lboost_program_options -lreadline -lcapstone -lpthread
+  LIBS := -lelf -lboost_program_options -lreadline -lcapstone -lurcu-memb -lpthread
 else ifeq ($(ARCH),i386)
   MFLAG := -m32
   LDEMU := elf_i386
@@ -26,7 +26,8 @@ else ifeq ($(ARCH),i386)
   # be installable beside the amd64 ones, and the headers are shared.
   L32 := /usr/lib/i386-linux-gnu
   LIBS := $(L32)/libelf.so.1 $(L32)/libboost_program_options.so.1.74.0 \
-          $(L32)/libreadline.so.8 $(L32)/libcapstone.so.4 -lpthread
+          $(L32)/libreadline.so.8 $(L32)/libcapstone.so.4 \
+          $(L32)/liburcu-memb.so.8 -lpthread
 else
   $(error ARCH must be x86_64 or i386)
 endif
@@ -104,7 +105,7 @@ $(BUILD)/unit-tests: $(UNIT_OBJS) $(KERNEL_OBJS) $(LINKER_OBJS)
 # Kernel objects pass through the site recorder: probe sites become NOP
 # sleds and site records before the final link (sdt/record/sdt_record.cpp).
 SDT_RECORD := $(TOP)/build/tools/sdt-record
-RECORD_SRCS := $(TOP)/sdt/record/sdt_record.cpp $(TOP)/sdt/names.cpp \
+RECORD_SRCS := $(TOP)/sdt/record/sdt_record.cpp $(TOP)/sdt/site.cpp \
   $(TOP)/sdt/x86.cpp $(TOP)/linker/base.cpp $(TOP)/linker/arch.cpp \
   $(TOP)/linker/arch_x86_64.cpp $(TOP)/linker/arch_i386.cpp \
   $(TOP)/linker/object.cpp

@@ -1,12 +1,12 @@
 // The console (stdout) and the dmesg ring buffer behind it.
-#include "kernel.h"
+#include "console.h"
 
 #include <cstdio>
 
 namespace mk {
 
 void Console::write(const std::string &s, bool to_console) {
-  std::lock_guard<std::mutex> g(mu_);
+  MutexLock g(mu_);
   if (to_console) {
     std::fwrite(s.data(), 1, s.size(), stdout);
     std::fflush(stdout);
@@ -19,7 +19,7 @@ void Console::write(const std::string &s, bool to_console) {
 }
 
 std::string Console::dmesg() const {
-  std::lock_guard<std::mutex> g(mu_);
+  MutexLock g(mu_);
   if (ring_.size() <= kRingSize)
     return ring_;
   // The last kRingSize bytes, from a line start so it never begins mid-line.
@@ -29,7 +29,7 @@ std::string Console::dmesg() const {
 }
 
 void Console::clear_dmesg() {
-  std::lock_guard<std::mutex> g(mu_);
+  MutexLock g(mu_);
   ring_.clear();
 }
 

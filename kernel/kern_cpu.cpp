@@ -4,6 +4,8 @@
 // what lets a module unload safely.
 #include "kernel.h"
 
+#include "../sdt/registry.h"
+
 #include <sys/callout.h>
 
 #include <chrono>
@@ -27,7 +29,7 @@ struct CalloutState {
 };
 
 void Cpus::start(unsigned n) {
-  std::lock_guard<std::mutex> g(mu_);
+  MutexLock g(mu_);
   stopping_ = false;
   for (unsigned i = 0; i < n; i++)
     cpus_.push_back(std::make_unique<Cpu>());
@@ -35,18 +37,26 @@ void Cpus::start(unsigned n) {
     cpus_[i]->thread = std::thread([this, i] { run(i); });
 }
 
+unsigned Cpus::count() const {
+  MutexLock g(mu_);
+  return (unsigned)cpus_.size();
+}
+
 void Cpus::stop() {
+  std::vector<std::thread *> threads;
   {
-    std::lock_guard<std::mutex> g(mu_);
+    MutexLock g(mu_);
     if (cpus_.empty())
       return;
     stopping_ = true;
+    for (auto &c : cpus_)
+      threads.push_back(&c->thread);
   }
   cv_.notify_all();
-  for (auto &c : cpus_)
-    if (c->thread.joinable())
-      c->thread.join();
-  std::lock_guard<std::mutex> g(mu_);
+  for (std::thread *t : threads)
+    if (t->joinable())
+      t->join();
+  MutexLock g(mu_);
   cpus_.clear();
   for (CalloutState *s : all_) {
     s->owner->c_impl = nullptr;
@@ -58,17 +68,18 @@ void Cpus::stop() {
 void Cpus::run(unsigned id) {
   set_curkernel(&k_);
   set_current_cpu((int)id);
-  std::unique_lock<std::mutex> lk(mu_);
+  probe_thread_register();
+  MutexLock g(mu_);
   Cpu &me = *cpus_[id];
   while (!stopping_) {
     if (me.queue.empty()) {
-      cv_.wait(lk);
+      cv_.wait(mu_);
       continue;
     }
     auto first = me.queue.begin();
     u64 now = now_ns();
     if (first->first > now) {
-      cv_.wait_for(lk, std::chrono::nanoseconds(first->first - now));
+      cv_.wait_for(mu_, std::chrono::nanoseconds(first->first - now));
       continue;
     }
     CalloutState *s = first->second;
@@ -77,17 +88,16 @@ void Cpus::run(unsigned id) {
     s->running = true;
     auto fn = s->fn;
     auto arg = s->arg;
-    lk.unlock();
+    mu_.unlock();
     SDT_PROBE3(kernel, kern, callout, callout__fire, fn, arg, id);
     fn(arg);
-    lk.lock();
+    mu_.lock();
     s->running = false;
     done_.notify_all();
   }
 }
 
 CalloutState *Cpus::state(struct callout *c) {
-  // Called with mu_ held.
   if (!c->c_impl) {
     auto *s = new CalloutState;
     s->owner = c;
@@ -106,7 +116,7 @@ void Cpus::callout_init(struct callout *c) {
 void Cpus::callout_reset(struct callout *c, unsigned ms, void (*fn)(void *),
                          void *arg) {
   {
-    std::lock_guard<std::mutex> g(mu_);
+    MutexLock g(mu_);
     if (cpus_.empty())
       return;
     CalloutState *s = state(c);
@@ -126,7 +136,7 @@ void Cpus::callout_reset(struct callout *c, unsigned ms, void (*fn)(void *),
 }
 
 int Cpus::callout_stop(struct callout *c) {
-  std::lock_guard<std::mutex> g(mu_);
+  MutexLock g(mu_);
   auto *s = (CalloutState *)c->c_impl;
   if (!s || !s->pending)
     return 0;
@@ -136,7 +146,7 @@ int Cpus::callout_stop(struct callout *c) {
 }
 
 int Cpus::callout_drain(struct callout *c) {
-  std::unique_lock<std::mutex> lk(mu_);
+  MutexLock g(mu_);
   auto *s = (CalloutState *)c->c_impl;
   if (!s)
     return 0;
@@ -146,7 +156,8 @@ int Cpus::callout_drain(struct callout *c) {
     cpus_[s->cpu]->queue.erase(s->it);
     s->pending = false;
   }
-  done_.wait(lk, [s] { return !s->running; });
+  while (s->running)
+    done_.wait(mu_);
   all_.erase(s);
   c->c_impl = nullptr;
   delete s;
@@ -154,7 +165,7 @@ int Cpus::callout_drain(struct callout *c) {
 }
 
 int Cpus::callout_pending(struct callout *c) {
-  std::lock_guard<std::mutex> g(mu_);
+  MutexLock g(mu_);
   auto *s = (CalloutState *)c->c_impl;
   return s && s->pending;
 }
@@ -162,7 +173,7 @@ int Cpus::callout_pending(struct callout *c) {
 int Cpus::drain_range(u64 lo, u64 hi) {
   std::vector<struct callout *> hit;
   {
-    std::lock_guard<std::mutex> g(mu_);
+    MutexLock g(mu_);
     for (CalloutState *s : all_) {
       u64 fn = (u64)(uintptr_t)s->fn, own = (u64)(uintptr_t)s->owner;
       if ((fn >= lo && fn < hi) || (own >= lo && own < hi))
@@ -173,6 +184,68 @@ int Cpus::drain_range(u64 lo, u64 hi) {
   for (struct callout *c : hit)
     active += callout_drain(c);
   return active;
+}
+
+// ---- kernel threads ---------------------------------------------------------
+
+Result<KThreads::Thread *> KThreads::start(Kernel &k, void (*fn)(void *),
+                                           void *arg,
+                                           const std::string &name) {
+  auto t = std::make_unique<Thread>();
+  t->name = name;
+  t->fn = (u64)(uintptr_t)fn;
+  Thread *raw = t.get();
+  try {
+    raw->thread = std::thread([&k, fn, arg] {
+      set_curkernel(&k);
+      set_current_cpu(-1);
+      probe_thread_register();
+      fn(arg);
+    });
+  } catch (const std::system_error &e) {
+    return error(strf("kthread %s: cannot start a thread: %s", name.c_str(),
+                      e.what()));
+  }
+  MutexLock g(mu_);
+  threads_.push_back(std::move(t));
+  return raw;
+}
+
+void KThreads::join(Thread *t) {
+  if (t->thread.joinable())
+    t->thread.join();
+  MutexLock g(mu_);
+  for (auto it = threads_.begin(); it != threads_.end(); ++it)
+    if (it->get() == t) {
+      threads_.erase(it);
+      break;
+    }
+}
+
+void KThreads::join_range(
+    u64 lo, u64 hi, const std::function<void(const std::string &)> &report) {
+  std::vector<Thread *> mine;
+  {
+    MutexLock g(mu_);
+    for (auto &t : threads_)
+      if (t->fn >= lo && t->fn < hi)
+        mine.push_back(t.get());
+  }
+  for (Thread *t : mine) {
+    report(t->name);
+    join(t);
+  }
+}
+
+void KThreads::join_all() {
+  std::vector<Thread *> all;
+  {
+    MutexLock g(mu_);
+    for (auto &t : threads_)
+      all.push_back(t.get());
+  }
+  for (Thread *t : all)
+    join(t);
 }
 
 } // namespace mk

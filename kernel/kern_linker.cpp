@@ -1,16 +1,14 @@
-// The kernel's module loader: finds .ko files on the module path, drives the
-// link stages of linker/ into the module arena, registers what a module
-// brings (linker sets: modules, sysctls, shell commands), runs its
-// constructors and load handlers, and undoes all of it on failure or unload.
+// The kernel's module loader (see kern_linker.h).
 //
-// Load is a pipeline read top to bottom in load_file(); each stage either
-// succeeds or leaves the kernel exactly as it was before the load began.
+// Load is a pipeline read top to bottom in load_file(), one function per
+// stage; a failing stage leaves the kernel exactly as it was before the
+// load began (undo()).  Unload runs the module's handlers, then
+// teardown(): nothing the module started may run once its memory goes.
 #include "export.h"
 #include "kernel.h"
 
 #include "../linker/link.h"
-#include "../sdt/names.h"
-#include "../sdt/sdt.h"
+#include "../sdt/registry.h"
 
 #include <sys/module.h>
 #include <sys/sdt.h>
@@ -88,19 +86,13 @@ Result<std::vector<DependSpec>> parse_depends(const ObjectFile &obj) {
   return out;
 }
 
-// Pointers in a linker set of the loaded image.
+// Pointers in a linker set of the loaded image, as T *.
 template <class T>
-std::vector<T *> image_set(const ObjectFile &obj, const Placement &pl,
-                           const std::string &set) {
+std::vector<T *> set_of(const ObjectFile &obj, const Placement &pl,
+                        const char *set) {
   std::vector<T *> out;
-  const std::string name = "set_" + set;
-  for (size_t i = 0; i < obj.sections.size(); i++) {
-    if (obj.sections[i].name != name || !pl.sec_addr[i])
-      continue;
-    auto **p = (T **)(uintptr_t)pl.sec_addr[i];
-    size_t n = obj.sections[i].size / sizeof(void *);
-    out.insert(out.end(), p, p + n);
-  }
+  for (u64 v : image_set(obj, pl, set))
+    out.push_back((T *)(uintptr_t)v);
   return out;
 }
 
@@ -138,10 +130,10 @@ void KernelLinker::init_kernel_file() {
   auto f = std::make_unique<LinkerFile>();
   f->id = next_file_id_++;
   f->name = "kernel";
-  f->path = k_.self_path;
+  f->path = k_.opts().self_path;
   f->address = (u64)(uintptr_t)__executable_start;
   f->size = (u64)((uintptr_t)_end - (uintptr_t)__executable_start);
-  f->mstats = k_.kernel_mstats;
+  f->mstats = k_.kernel_mstats();
   auto m = std::make_unique<ModuleRec>();
   m->id = next_module_id_++;
   m->name = "kernel";
@@ -205,7 +197,7 @@ ModuleRec *KernelLinker::find_module(const std::string &name) const {
 }
 
 LinkerFile *KernelLinker::file_at(u64 addr) const {
-  std::shared_lock<std::shared_mutex> g(map_mu_);
+  ReaderLock g(map_mu_);
   auto it = by_addr_.upper_bound(addr);
   if (it == by_addr_.begin())
     return nullptr;
@@ -220,12 +212,12 @@ Result<std::string> KernelLinker::find_in_path(const std::string &name) const {
       return name;
     return error(name + ": no such file");
   }
-  for (const auto &dir : k_.opts.module_path)
+  for (const auto &dir : k_.opts().module_path)
     for (const std::string &cand : {name, name + ".ko"})
       if (file_exists(dir + "/" + cand))
         return dir + "/" + cand;
   // A module whose name differs from its file's: look inside each .ko.
-  for (const auto &dir : k_.opts.module_path) {
+  for (const auto &dir : k_.opts().module_path) {
     DIR *d = opendir(dir.c_str());
     if (!d)
       continue;
@@ -247,29 +239,158 @@ Result<std::string> KernelLinker::find_in_path(const std::string &name) const {
     }
   }
   std::string dirs;
-  for (const auto &d : k_.opts.module_path)
+  for (const auto &d : k_.opts().module_path)
     dirs += (dirs.empty() ? "" : ":") + d;
   return error(strf("%s: module not found in the module path (%s)",
                     name.c_str(), dirs.empty() ? "empty" : dirs.c_str()));
 }
 
-Result<LinkerFile *> KernelLinker::load(const std::string &name_or_path) {
+Result<LinkerFile *> KernelLinker::load(const std::string &name_or_path,
+                                        LoadObserver *obs) {
   auto path = find_in_path(name_or_path);
   if (!path)
     return path.take_error();
   std::vector<std::string> chain;
-  auto f = load_file(*path, chain);
+  auto f = load_file(*path, chain, obs);
   if (!f)
     SDT_PROBE2(kernel, kern, linker, module__load__failed,
                name_or_path.c_str(), f.error().message.c_str());
   return f;
 }
 
-Result<void> KernelLinker::load_dependencies(LinkerFile &f, ObjectFile &obj,
+
+bool KernelLinker::add_atexit(u64 dso, void (*fn)(void *), void *arg) {
+  WriterLock g(map_mu_);
+  auto it = by_addr_.upper_bound(dso);
+  if (it == by_addr_.begin())
+    return false;
+  --it;
+  if (dso >= it->second->address + it->second->size)
+    return false;
+  atexit_[it->first].emplace_back(fn, arg);
+  return true;
+}
+
+std::string LinkerFile::module_name() const { return strip_ko(name); }
+
+// ---- loading --------------------------------------------------------------------
+
+// A load in progress: the file being made and what to undo if it fails.
+struct KernelLinker::Load {
+  std::string path, fname;
+  LoadObserver *obs = nullptr;
+  std::optional<ObjectFile> obj;
+  std::unique_ptr<LinkerFile> f; // until registered
+  LinkerFile *file = nullptr;    // once registered (then `f` is empty)
+  std::unique_ptr<ModuleLoad> probes;
+  std::optional<LinkedImage> linked;
+  bool probes_provided = false;
+  void mark(const char *stage) {
+    if (obs)
+      obs->stage_done(stage);
+  }
+  LinkerFile &file_ref() { return file ? *file : *f; }
+};
+
+// The link stages, reported to the load's observer under their names.
+namespace {
+struct LinkStageMarks : LinkObserver {
+  LoadObserver *obs;
+  explicit LinkStageMarks(LoadObserver *o) : obs(o) {}
+  void stage_done(LinkStage s) override {
+    static const char *const names[] = {"plan", "bind", "allocate", "place",
+                                        "copy", "values", "relocate"};
+    if (obs)
+      obs->stage_done(names[(int)s]);
+  }
+};
+} // namespace
+
+// The load pipeline.  `chain` lists the files being loaded above this one,
+// to refuse dependency loops.
+Result<LinkerFile *> KernelLinker::load_file(const std::string &path,
+                                             std::vector<std::string> &chain,
+                                             LoadObserver *obs) {
+  Load l;
+  l.path = path;
+  l.fname = basename_of(path);
+  l.obs = obs;
+  for (auto &g : files_)
+    if (g->name == l.fname)
+      return error(strf("%s: module already loaded (id %d)", l.fname.c_str(),
+                        g->id));
+  if (std::find(chain.begin(), chain.end(), l.fname) != chain.end()) {
+    std::string loop;
+    for (const auto &c : chain)
+      loop += c + " -> ";
+    return error(strf("%s: dependency loop: %s%s", l.fname.c_str(),
+                      loop.c_str(), l.fname.c_str()));
+  }
+  if (auto r = read_and_check(l); !r)
+    return undo(l, r.take_error());
+  chain.push_back(l.fname);
+  auto deps = load_dependencies(l, chain);
+  chain.pop_back();
+  if (!deps)
+    return undo(l, deps.take_error());
+  if (auto r = link(l); !r)
+    return undo(l, r.take_error());
+  protect(l);
+  if (auto r = register_sets(l); !r)
+    return undo(l, r.take_error());
+  if (auto r = record_probes(l); !r)
+    return undo(l, r.take_error());
+  if (auto r = run_init(l); !r)
+    return undo(l, r.take_error());
+  LinkerFile *file = l.file;
+  k_.log("%s: loaded at 0x%llx, %llu bytes, %zu relocations\n",
+         l.fname.c_str(), (unsigned long long)file->address,
+         (unsigned long long)file->size, file->relocs);
+  SDT_PROBE3(kernel, kern, linker, module__reloc,
+             file->modules[0]->name.c_str(), file->relocs, file->address);
+  SDT_PROBE2(kernel, kern, linker, module__load,
+             file->modules[0]->name.c_str(), file->id);
+  return file;
+}
+
+// Read and validate the object before anything is allocated for it; learn
+// which modules it declares, which must not be loaded already.
+Result<void> KernelLinker::read_and_check(Load &l) {
+  auto objr = read_object(l.path);
+  if (!objr)
+    return objr.take_error();
+  l.obj.emplace(std::move(*objr));
+  if (l.obj->arch->machine() != kMachine)
+    return error(strf("%s: module is for %s, this kernel is %s",
+                      l.fname.c_str(), l.obj->arch->name(),
+                      arch_for_machine(kMachine)->name()));
+  l.f = std::make_unique<LinkerFile>();
+  l.f->name = l.fname;
+  l.f->path = l.path;
+  l.f->info = read_modinfo(*l.obj);
+  // A plain object is one module named after its file.
+  std::vector<std::string> names;
+  for (const auto &[k, v] : l.f->info)
+    if (k == "name")
+      names.push_back(v);
+  if (names.empty())
+    names.push_back(strip_ko(l.fname));
+  for (const auto &n : names)
+    if (ModuleRec *m = find_module(n))
+      return error(strf("%s: module %s is already loaded from %s",
+                        l.fname.c_str(), n.c_str(), m->file->name.c_str()));
+  l.mark("read and check");
+  return {};
+}
+
+// MODULE_DEPEND: each dependency is found and loaded (or referenced, if
+// loaded already) before anything is resolved against it.
+Result<void> KernelLinker::load_dependencies(Load &l,
                                              std::vector<std::string> &chain) {
-  auto deps = parse_depends(obj);
+  auto deps = parse_depends(*l.obj);
   if (!deps)
     return deps.take_error();
+  LinkerFile &f = *l.f;
   for (const DependSpec &d : *deps) {
     ModuleRec *m = find_module(d.name);
     if (!m) {
@@ -277,7 +398,7 @@ Result<void> KernelLinker::load_dependencies(LinkerFile &f, ObjectFile &obj,
       if (!p)
         return error(strf("%s: dependency %s: %s", f.name.c_str(),
                           d.name.c_str(), p.error().message.c_str()));
-      auto dep = load_file(*p, chain);
+      auto dep = load_file(*p, chain, nullptr);
       if (!dep)
         return error(strf("%s: dependency %s: %s", f.name.c_str(),
                           d.name.c_str(), dep.error().message.c_str()));
@@ -304,169 +425,81 @@ Result<void> KernelLinker::load_dependencies(LinkerFile &f, ObjectFile &obj,
                         f.name.c_str(), d.name.c_str(), d.min, d.max,
                         m->version));
   }
+  l.mark("dependencies");
   return {};
 }
 
-// The load pipeline.  `chain` lists the files being loaded above this one,
-// to refuse dependency loops.
-Result<LinkerFile *> KernelLinker::load_file(const std::string &path,
-                                             std::vector<std::string> &chain) {
-  const std::string fname = basename_of(path);
-  for (auto &g : files_)
-    if (g->name == fname)
-      return error(strf("%s: module already loaded (id %d)", fname.c_str(),
-                        g->id));
-  if (std::find(chain.begin(), chain.end(), fname) != chain.end()) {
-    std::string loop;
-    for (const auto &c : chain)
-      loop += c + " -> ";
-    return error(strf("%s: dependency loop: %s%s", fname.c_str(),
-                      loop.c_str(), fname.c_str()));
-  }
-
-  // Read and validate, before anything is allocated.
-  auto objr = read_object(path);
-  if (!objr)
-    return objr.take_error();
-  ObjectFile &obj = *objr;
-  if (obj.arch->machine() != kMachine)
-    return error(strf("%s: module is for %s, this kernel is %s",
-                      fname.c_str(), obj.arch->name(),
-                      arch_for_machine(kMachine)->name()));
-
-  auto f = std::make_unique<LinkerFile>();
-  f->name = fname;
-  f->path = path;
-  f->info = read_modinfo(obj);
-  // Which modules the file declares, from .modinfo; a plain object is one
-  // module named after its file.
-  std::vector<std::string> names;
-  for (const auto &[k, v] : f->info)
-    if (k == "name")
-      names.push_back(v);
-  if (names.empty())
-    names.push_back(strip_ko(fname));
-  for (const auto &n : names)
-    if (ModuleRec *m = find_module(n))
-      return error(strf("%s: module %s is already loaded from %s",
-                        fname.c_str(), n.c_str(), m->file->name.c_str()));
-
-  // From here on a failure must undo: `undo` runs on every early return.
-  bool registered = false;
-  auto undo = [&](Error e) -> Error {
-    if (registered)
-      run_unload_steps(*f);
-    if (f->block.size)
-      k_.arena->release(f->block);
-    for (LinkerFile *d : f->deps)
-      d->refs--;
-    // Dependencies this load brought in go again, newest first.
-    for (auto it = f->deps.rbegin(); it != f->deps.rend(); ++it)
-      if ((*it)->autoloaded && (*it)->refs == 1 && dependents(*it).empty())
-        (void)unload(*it);
-    return e;
-  };
-
-  // Dependencies: found and loaded before anything is resolved against them.
-  chain.push_back(fname);
-  auto deps = load_dependencies(*f, obj, chain);
-  chain.pop_back();
-  if (!deps)
-    return undo(deps.take_error());
-
-  // Bind every undefined symbol: kernel exports, then the dependencies'
-  // globals (breadth first); all misses are named in one error.
-  std::vector<LinkerFile *> scope;
-  for (LinkerFile *d : f->deps)
-    scope.push_back(d);
+// Link into the arena: kernel exports and the dependencies' globals
+// (breadth first) resolve the module's undefined symbols, the probe
+// providers' hooks turn probe calls into sites, the rest is linker/'s.
+Result<void> KernelLinker::link(Load &l) {
+  LinkerFile &f = *l.f;
+  std::vector<LinkerFile *> scope(f.deps.begin(), f.deps.end());
   for (size_t i = 0; i < scope.size(); i++)
     for (LinkerFile *dd : scope[i]->deps)
       if (std::find(scope.begin(), scope.end(), dd) == scope.end())
         scope.push_back(dd);
-  // Probe functions: a probe symbol binds to a stub of its own, for code
-  // that loads its address; calls and jumps to it become NOP sleds.
-  struct ProbeHooks : LinkHooks {
-    Kernel &k;
-    const std::string &fname;
-    std::vector<PendingSite> sites;
-    ProbeHooks(Kernel &kk, const std::string &f) : k(kk), fname(f) {}
-    std::optional<Result<u64>> bind(const std::string &n) override {
-      if (!is_probe_symbol(n))
-        return std::nullopt;
-      auto stub = k.sdt->make_stub(n);
-      if (!stub)
-        return Result<u64>(error(fname + ": " + stub.error().message));
-      return stub;
-    }
-    bool claims(const Symbol &s) const override {
-      return is_probe_symbol(s.name);
-    }
-    Result<bool> take(const SiteContext &c) override {
-      return k.sdt->take_site(c, sites);
-    }
-  } hooks(k_, fname);
+  l.probes = k_.probes().begin_module(f.module_name());
+  LinkStageMarks marks(l.obs);
   LinkOptions lo;
   lo.page_size = ModuleArena::page_size();
   lo.lookup = [&](const std::string &n) -> std::optional<u64> {
     if (auto v = kernel_symbol(n))
       return v;
-    for (LinkerFile *d : scope) {
+    for (LinkerFile *d : scope)
       if (auto v = d->globals.find(n))
         return v;
-    }
     return std::nullopt;
   };
   lo.allocate = [&](u64 size, u64 align) -> Result<ImageMemory> {
-    auto block = k_.arena->allocate(size, align);
+    auto block = k_.arena().allocate(size, align);
     if (!block)
-      return error(fname + ": " + block.error().message);
-    f->block = *block;
-    f->address = block->addr;
-    f->size = block->size;
-    return ImageMemory{block->addr, k_.arena->alias(block->addr)};
+      return error(f.name + ": " + block.error().message);
+    f.block = *block;
+    f.address = block->addr;
+    f.size = block->size;
+    return ImageMemory{block->addr, k_.arena().alias(block->addr)};
   };
-  lo.hooks = &hooks;
-  auto linked = link_image(obj, lo);
+  lo.hooks = l.probes.get();
+  lo.observer = &marks;
+  auto linked = link_image(*l.obj, lo);
   if (!linked)
-    return undo(linked.take_error());
-  const LinkPlan *plan = &linked->plan;
-  const Placement &pl = linked->pl;
-  std::vector<u64> &values = linked->values;
-  std::vector<PendingSite> &sites = hooks.sites;
-  const ModuleArena::Block *block = &f->block;
-  f->relocs = plan->reloc_count;
-  f->dso_handle = block->addr;
+    return linked.take_error();
+  l.linked.emplace(std::move(*linked));
+  f.relocs = l.linked->plan.reloc_count;
+  f.dso_handle = f.address;
+  return {};
+}
 
-  // Protect: text read+execute, rodata and GOT read-only, data read+write.
-  const Layout &L = plan->layout;
-  k_.arena->protect(block->addr + L.text_off, L.text_size, Protect::ReadExec);
-  k_.arena->protect(block->addr + L.ro_off, L.ro_size, Protect::Read);
-  k_.arena->protect(block->addr + L.data_off, L.data_size,
-                    Protect::ReadWrite);
+// Text read+execute, rodata and the GOT read-only, data read+write.
+void KernelLinker::protect(Load &l) {
+  const Layout &L = l.linked->plan.layout;
+  const u64 base = l.f->address;
+  k_.arena().protect(base + L.text_off, L.text_size, Protect::ReadExec);
+  k_.arena().protect(base + L.ro_off, L.ro_size, Protect::Read);
+  k_.arena().protect(base + L.data_off, L.data_size, Protect::ReadWrite);
+  l.mark("protect");
+}
 
-  // Register: the file becomes visible (malloc attribution, __cxa_atexit),
-  // then what its linker sets declare.
-  f->id = next_file_id_++;
-  f->globals = exported_symbols(obj, values);
-  f->mstats = k_.new_mstats(strip_ko(fname));
+// The file becomes visible (malloc attribution, __cxa_atexit), then what
+// its linker sets declare: modules, sysctls, shell commands.
+Result<void> KernelLinker::register_sets(Load &l) {
+  const ObjectFile &obj = *l.obj;
+  const Placement &pl = l.linked->pl;
+  l.f->id = next_file_id_++;
+  l.f->globals = exported_symbols(obj, l.linked->values);
+  l.f->mstats = k_.malloc_accounts().add(strip_ko(l.fname));
   {
-    std::unique_lock<std::shared_mutex> g(map_mu_);
-    by_addr_[f->address] = f.get();
+    WriterLock g(map_mu_);
+    by_addr_[l.f->address] = l.f.get();
   }
-  files_.push_back(std::move(f));
-  LinkerFile *file = files_.back().get();
-  // `f` is now empty; the undo path works on the registered file.
-  auto fail = [&](Error e) -> Error {
-    auto owned = std::find_if(files_.begin(), files_.end(),
-                              [&](auto &p) { return p.get() == file; });
-    f = std::move(*owned);
-    files_.erase(owned);
-    registered = true;
-    return undo(std::move(e));
-  };
+  files_.push_back(std::move(l.f));
+  l.file = files_.back().get();
+  LinkerFile *file = l.file;
   files_.front()->refs++; // every module depends on the kernel
 
-  for (mod_metadata *md : image_set<mod_metadata>(obj, pl, "modmetadata_set")) {
+  auto metadata = set_of<mod_metadata>(obj, pl, "modmetadata_set");
+  for (mod_metadata *md : metadata) {
     if (md->md_type == MDT_MODULE) {
       auto m = std::make_unique<ModuleRec>();
       m->id = next_module_id_++;
@@ -477,7 +510,7 @@ Result<LinkerFile *> KernelLinker::load_file(const std::string &path,
       file->modules.push_back(std::move(m));
     }
   }
-  for (mod_metadata *md : image_set<mod_metadata>(obj, pl, "modmetadata_set"))
+  for (mod_metadata *md : metadata)
     if (md->md_type == MDT_VERSION)
       for (auto &m : file->modules)
         if (m->name == (md->md_cval ? md->md_cval : ""))
@@ -485,53 +518,90 @@ Result<LinkerFile *> KernelLinker::load_file(const std::string &path,
   if (file->modules.empty()) {
     auto m = std::make_unique<ModuleRec>();
     m->id = next_module_id_++;
-    m->name = strip_ko(fname);
+    m->name = strip_ko(l.fname);
     m->file = file;
     m->version = 1;
     file->modules.push_back(std::move(m));
   }
-  for (sysctl_oid *oid : image_set<sysctl_oid>(obj, pl, "sysctl_set")) {
-    auto r = k_.sysctl.add_oid(oid, file);
-    if (!r)
-      return fail(error(fname + ": " + r.error().message));
-  }
-  for (shell_cmd *sc : image_set<shell_cmd>(obj, pl, "shell_cmd_set")) {
-    auto r = k_.shell.add_module_command(sc, file);
-    if (!r)
-      return fail(error(fname + ": " + r.error().message));
+  for (sysctl_oid *oid : set_of<sysctl_oid>(obj, pl, "sysctl_set"))
+    if (auto r = k_.sysctl().add_oid(oid, file); !r)
+      return error(l.fname + ": " + r.error().message);
+  for (shell_cmd *sc : set_of<shell_cmd>(obj, pl, "shell_cmd_set")) {
+    if (auto r = k_.shell().add_module_command(sc, file); !r)
+      return error(l.fname + ": " + r.error().message);
     file->commands.push_back(sc->sc_name);
   }
   file->fini = image_array(obj, pl, ".fini_array");
-  k_.sdt->add_module_probes(*file, obj, pl, std::move(sites),
-                            image_set<sdt_probedef>(obj, pl, "sdt_probes_set"));
+  l.mark("register sets");
+  return {};
+}
 
-  // Init: constructors, then each module's MOD_LOAD handler.
-  for (u64 fn : image_array(obj, pl, ".init_array"))
+// Every provider creates the module's probes (before its code first runs,
+// so MOD_LOAD's own probes can be enabled).
+Result<void> KernelLinker::record_probes(Load &l) {
+  LinkerFile &f = *l.file;
+  ModuleImage m{&f, f.module_name(), *l.obj, l.linked->pl, f.address, f.size};
+  l.probes_provided = true;
+  MK_TRY(k_.probes().provide_module(*l.probes, m));
+  l.probes.reset();
+  l.mark("record probes");
+  return {};
+}
+
+// Constructors, then each module's MOD_LOAD handler.
+Result<void> KernelLinker::run_init(Load &l) {
+  LinkerFile &file = *l.file;
+  for (u64 fn : image_array(*l.obj, l.linked->pl, ".init_array"))
     ((void (*)())(uintptr_t)fn)();
-  for (auto &m : file->modules) {
+  for (auto &m : file.modules) {
     if (!m->data || !m->data->evhand) {
       m->loaded = true;
       continue;
     }
     int err = m->data->evhand((module_t)m.get(), MOD_LOAD, m->data->priv);
     if (err)
-      return fail(error(strf("%s: module %s failed to load (MOD_LOAD "
-                             "returned %d)",
-                             fname.c_str(), m->name.c_str(), err)));
+      return error(strf("%s: module %s failed to load (MOD_LOAD returned %d)",
+                        l.fname.c_str(), m->name.c_str(), err));
     m->loaded = true;
   }
-  k_.log("%s: loaded at 0x%llx, %llu bytes, %zu relocations\n", fname.c_str(),
-         (unsigned long long)file->address, (unsigned long long)file->size,
-         file->relocs);
-  SDT_PROBE3(kernel, kern, linker, module__reloc, file->modules[0]->name.c_str(),
-             file->relocs, file->address);
-  SDT_PROBE2(kernel, kern, linker, module__load,
-             file->modules[0]->name.c_str(), file->id);
-  return file;
+  l.mark("init");
+  return {};
 }
 
-// Everything after the unload handlers: quiesce, destruct, free, forget.
-void KernelLinker::run_unload_steps(LinkerFile &f) {
+Error KernelLinker::undo(Load &l, Error e) {
+  LinkerFile *f = l.file ? l.file : l.f.get();
+  if (!f)
+    return e;
+  if (l.file) {
+    // Registered: its modules' handlers, threads and probes go as at
+    // unload, then the registration.
+    teardown(*l.file);
+    auto owned = std::find_if(files_.begin(), files_.end(),
+                              [&](auto &p) { return p.get() == l.file; });
+    l.f = std::move(*owned);
+    files_.erase(owned);
+  } else if (l.probes_provided) {
+    k_.probes().remove_module(f, f->name);
+  }
+  // Stubs the probe hooks made go with them.
+  l.probes.reset();
+  if (f->block.size)
+    k_.arena().release(f->block);
+  for (LinkerFile *d : f->deps)
+    d->refs--;
+  // Dependencies this load brought in go again, newest first.
+  for (auto it = f->deps.rbegin(); it != f->deps.rend(); ++it)
+    if ((*it)->autoloaded && (*it)->refs == 1 && dependents(*it).empty())
+      (void)unload(*it);
+  return e;
+}
+
+// ---- unloading ------------------------------------------------------------------
+
+// Everything after the unload handlers.  The module's probes keep firing
+// until its last code has run (its callouts, threads and destructors); then
+// they go, and nothing can call into the module any more.
+void KernelLinker::teardown(LinkerFile &f) {
   // MOD_UNLOAD for modules still loaded (a failed load unwinds these too).
   for (auto it = f.modules.rbegin(); it != f.modules.rend(); ++it) {
     ModuleRec &m = **it;
@@ -539,49 +609,50 @@ void KernelLinker::run_unload_steps(LinkerFile &f) {
       m.data->evhand((module_t)&m, MOD_UNLOAD, m.data->priv);
     m.loaded = false;
   }
-  // Nothing may call into the module once its memory is gone.
-  k_.sdt->remove_module_probes(f);
-  k_.shell.remove_owned_by(&f);
-  k_.sysctl.remove_owned_by(&f);
-  u64 lo = f.address, hi = f.address + f.size;
-  if (int n = k_.cpus.drain_range(lo, hi))
+  // No new way in: its commands and sysctls.
+  k_.shell().remove_owned_by(&f);
+  k_.sysctl().remove_owned_by(&f);
+  // What it left running.
+  const u64 lo = f.address, hi = f.address + f.size;
+  if (int n = k_.cpus().drain_range(lo, hi))
     k_.printf("%s: drained %d callout%s the module left armed\n",
               f.name.c_str(), n, n == 1 ? "" : "s");
+  k_.kthreads().join_range(lo, hi, [&](const std::string &name) {
+    k_.printf("%s: waiting for kernel thread %s\n", f.name.c_str(),
+              name.c_str());
+  });
+  // C++ global destructors (registered at construction), then .fini_array.
+  std::vector<std::pair<void (*)(void *), void *>> dtors;
   {
-    std::vector<KThread *> mine;
-    {
-      std::lock_guard<std::mutex> g(k_.kthreads_mu);
-      for (auto &t : k_.kthreads)
-        if (t->fn >= lo && t->fn < hi)
-          mine.push_back(t.get());
-    }
-    for (KThread *t : mine) {
-      k_.printf("%s: waiting for kernel thread %s\n", f.name.c_str(),
-                t->name.c_str());
-      if (t->thread.joinable())
-        t->thread.join();
+    WriterLock g(map_mu_);
+    if (auto it = atexit_.find(f.address); it != atexit_.end()) {
+      dtors = std::move(it->second);
+      atexit_.erase(it);
     }
   }
-  // C++ global destructors (registered at construction), then .fini_array.
-  for (auto it = f.atexit.rbegin(); it != f.atexit.rend(); ++it)
+  for (auto it = dtors.rbegin(); it != dtors.rend(); ++it)
     it->first(it->second);
-  f.atexit.clear();
   for (auto it = f.fini.rbegin(); it != f.fini.rend(); ++it)
     ((void (*)())(uintptr_t)*it)();
   f.fini.clear();
+  // Its last code has run: its probes go (sites restored, enablings told,
+  // a grace period for handlers still inside).
+  k_.probes().remove_module(&f, f.name);
   if (f.mstats && f.mstats->memuse > 0)
     k_.printf("%s: module leaked %lld bytes in %lld allocation%s\n",
               f.name.c_str(), (long long)f.mstats->memuse.load(),
               (long long)f.mstats->inuse.load(),
               f.mstats->inuse == 1 ? "" : "s");
+  if (f.mstats)
+    k_.malloc_accounts().retire(f.mstats);
   {
-    std::unique_lock<std::shared_mutex> g(map_mu_);
+    WriterLock g(map_mu_);
     by_addr_.erase(f.address);
   }
   files_.front()->refs--;
 }
 
-Result<void> KernelLinker::unload(LinkerFile *f) {
+Result<void> KernelLinker::unload(LinkerFile *f, LoadObserver *obs) {
   if (f == files_.front().get())
     return error("kernel: the kernel cannot be unloaded");
   auto users = dependents(f);
@@ -618,15 +689,21 @@ Result<void> KernelLinker::unload(LinkerFile *f) {
                         f->name.c_str(), m.name.c_str(), err));
     m.loaded = false;
   }
+  if (obs)
+    obs->stage_done("unload handlers");
   SDT_PROBE2(kernel, kern, linker, module__unload,
              f->modules[0]->name.c_str(), f->id);
-  run_unload_steps(*f);
+  teardown(*f);
+  if (obs)
+    obs->stage_done("teardown");
   forget(f);
+  if (obs)
+    obs->stage_done("free");
   return {};
 }
 
 void KernelLinker::forget(LinkerFile *f) {
-  k_.arena->release(f->block);
+  k_.arena().release(f->block);
   for (LinkerFile *d : f->deps)
     d->refs--;
   k_.log("%s: unloaded\n", f->name.c_str());
@@ -648,7 +725,7 @@ void KernelLinker::unload_all() {
     if (!r) {
       // Shutting down: a veto cannot keep the module, but it is reported.
       k_.printf("shutdown: %s; unloading anyway\n", r.error().message.c_str());
-      run_unload_steps(*f);
+      teardown(*f);
       forget(f);
     }
   }

@@ -1,5 +1,5 @@
 // The sysctl tree: lookup, listing, and the integer and string node kinds.
-#include "kernel.h"
+#include "kern_sysctl.h"
 
 #include <cerrno>
 #include <climits>
@@ -14,7 +14,7 @@ namespace mk {
 
 Result<std::string> Sysctl::write(const std::string &name,
                                   const std::string &value) {
-  const Node *n = find(name);
+  auto n = find(name);
   if (!n)
     return error("unknown oid '" + name + "'");
   if (!n->set)
@@ -29,7 +29,7 @@ Result<std::string> Sysctl::write(const std::string &name,
 }
 
 Result<void> Sysctl::add(Node n) {
-  std::lock_guard<std::mutex> g(mu_);
+  MutexLock g(mu_);
   if (nodes_.count(n.name))
     return error(strf("sysctl %s already exists", n.name.c_str()));
   std::string name = n.name;
@@ -79,30 +79,31 @@ Result<void> Sysctl::add_oid(sysctl_oid *oid, const LinkerFile *owner) {
 }
 
 void Sysctl::remove_owned_by(const LinkerFile *owner) {
-  std::lock_guard<std::mutex> g(mu_);
+  MutexLock g(mu_);
   for (auto it = nodes_.begin(); it != nodes_.end();)
     it = it->second.owner == owner ? nodes_.erase(it) : std::next(it);
 }
 
 bool Sysctl::remove(const std::string &name) {
-  std::lock_guard<std::mutex> g(mu_);
+  MutexLock g(mu_);
   return nodes_.erase(name) > 0;
 }
 
-const Sysctl::Node *Sysctl::find(const std::string &name) const {
-  std::lock_guard<std::mutex> g(mu_);
+std::optional<Sysctl::Node> Sysctl::find(const std::string &name) const {
+  MutexLock g(mu_);
   auto it = nodes_.find(name);
-  return it == nodes_.end() ? nullptr : &it->second;
+  if (it == nodes_.end())
+    return std::nullopt;
+  return it->second;
 }
 
-std::vector<const Sysctl::Node *>
-Sysctl::list(const std::string &prefix) const {
-  std::lock_guard<std::mutex> g(mu_);
-  std::vector<const Node *> out;
+std::vector<Sysctl::Node> Sysctl::list(const std::string &prefix) const {
+  MutexLock g(mu_);
+  std::vector<Node> out;
   for (const auto &[name, node] : nodes_)
     if (prefix.empty() || name == prefix ||
         name.compare(0, prefix.size() + 1, prefix + ".") == 0)
-      out.push_back(&node);
+      out.push_back(node);
   return out;
 }
 

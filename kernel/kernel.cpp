@@ -5,6 +5,7 @@
 #include "export.h"
 #include "sysinit.h"
 
+#include "../sdt/registry.h"
 #include "../sdt/sdt.h"
 
 #include <sys/sdt.h>
@@ -25,12 +26,11 @@ SDT_PROVIDER_DEFINE(kernel);
 namespace mk {
 
 namespace {
-Kernel *g_last_kernel = nullptr;
 thread_local Kernel *t_kernel = nullptr;
 thread_local int t_cpu = 0;
 } // namespace
 
-Kernel *curkernel() { return t_kernel ? t_kernel : g_last_kernel; }
+Kernel *curkernel() { return t_kernel; }
 void set_curkernel(Kernel *k) { t_kernel = k; }
 int current_cpu() { return t_cpu; }
 void set_current_cpu(int cpu) { t_cpu = cpu; }
@@ -41,61 +41,48 @@ u64 now_ns() {
   return (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
 }
 
-Kernel::Kernel(Options o) : opts(std::move(o)) {
-  g_last_kernel = this;
+Kernel::Kernel(Options o) : opts_(std::move(o)) {
+  // The constructing thread is the shell's: it runs in this kernel.
   set_curkernel(this);
-  boot_ns = now_ns();
-  kernel_mstats = new_mstats("kernel");
+  boot_ns_ = now_ns();
+  kernel_mstats_ = mallocs_.add("kernel");
 }
 
 Kernel::~Kernel() {
   shutdown();
-  if (g_last_kernel == this)
-    g_last_kernel = nullptr;
   if (t_kernel == this)
     t_kernel = nullptr;
+}
+
+void Kernel::set_probes(std::unique_ptr<ProbeRegistry> p) {
+  probes_ = std::move(p);
 }
 
 void Kernel::printf(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  console.write(vstrf(fmt, ap));
+  console_.write(vstrf(fmt, ap));
   va_end(ap);
 }
 
 void Kernel::log(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  console.write(vstrf(fmt, ap), false);
+  console_.write(vstrf(fmt, ap), false);
   va_end(ap);
 }
 
 void Kernel::error_line(const std::string &line) {
-  console.write(line + "\n", false);
+  console_.write(line + "\n", false);
   std::fflush(stdout);
   std::fprintf(stderr, "%s\n", line.c_str());
 }
 
-MallocStats *Kernel::new_mstats(const std::string &name) {
-  std::lock_guard<std::mutex> g(mstats_mu_);
-  mstats_.emplace_back();
-  mstats_.back().name = name;
-  return &mstats_.back();
-}
-
-std::vector<MallocStats *> Kernel::all_mstats() {
-  std::lock_guard<std::mutex> g(mstats_mu_);
-  std::vector<MallocStats *> v;
-  for (auto &m : mstats_)
-    v.push_back(&m);
-  return v;
-}
-
 MallocStats *Kernel::mstats_for_caller(u64 pc) {
-  if (arena && arena->contains(pc))
-    if (LinkerFile *f = linker.file_at(pc))
+  if (arena_ && arena_->contains(pc))
+    if (LinkerFile *f = linker_.file_at(pc))
       return f->mstats;
-  return kernel_mstats;
+  return kernel_mstats_;
 }
 
 bool Kernel::boot() {
@@ -124,12 +111,9 @@ void Kernel::shutdown() {
   for (auto it = shutdown_hooks_.rbegin(); it != shutdown_hooks_.rend(); ++it)
     (*it)();
   shutdown_hooks_.clear();
-  linker.unload_all();
-  cpus.stop();
-  std::lock_guard<std::mutex> g(kthreads_mu);
-  for (auto &t : kthreads)
-    if (t->thread.joinable())
-      t->thread.join();
+  linker_.unload_all();
+  cpus_.stop();
+  kthreads_.join_all();
 }
 
 // ---- early SYSINIT steps ---------------------------------------------------
@@ -157,42 +141,48 @@ bool init_console(Kernel &k) {
 SYSINIT(console, SI_SUB_CONSOLE, 0, init_console);
 
 bool init_arena(Kernel &k) {
-  u64 mib = k.opts.arena_mib ? k.opts.arena_mib : kArenaDefaultMiB;
+  u64 mib = k.opts().arena_mib ? k.opts().arena_mib : kArenaDefaultMiB;
   auto a = ModuleArena::reserve(mib << 20, kArenaLimit);
   if (!a) {
     k.error_line("kernel: " + a.error().message);
     return false;
   }
-  k.arena = std::move(*a);
+  k.set_arena(std::move(*a));
   k.log("module arena: %llu MiB at 0x%llx (writable alias at %p)\n",
-        (unsigned long long)mib, (unsigned long long)k.arena->base(),
-        (void *)k.arena->alias(k.arena->base()));
+        (unsigned long long)mib, (unsigned long long)k.arena().base(),
+        (void *)k.arena().alias(k.arena().base()));
   return true;
 }
 SYSINIT(arena, SI_SUB_ARENA, 0, init_arena);
 
-// Statically defined tracing: before any other thread exists, since it
-// remaps the kernel's own text to give it a writable alias.
-bool init_sdt(Kernel &k) {
-  k.sdt = std::make_unique<Sdt>(k);
-  auto r = k.sdt->init();
+// The probe registry and its providers: before any other thread exists,
+// since the patch engine remaps the kernel's own text to give it a
+// writable alias.
+bool init_probes(Kernel &k) {
+  auto reg = std::make_unique<ProbeRegistry>(
+      k.arena(), [&k](const std::string &s) { k.console().write(s); });
+  std::vector<std::unique_ptr<Provider>> providers;
+  providers.push_back(std::make_unique<SdtProvider>());
+  auto r = reg->init(std::move(providers));
   if (!r) {
     k.error_line("kernel: " + r.error().message);
     return false;
   }
+  k.log("sdt: %zu probes\n", reg->live_probes());
+  k.set_probes(std::move(reg));
   return true;
 }
-SYSINIT(sdt, SI_SUB_ARENA, 1, init_sdt);
+SYSINIT(probes, SI_SUB_ARENA, 1, init_probes);
 
 bool init_cpus(Kernel &k) {
-  k.cpus.start(k.opts.cpus);
-  k.log("%u CPUs started\n", k.opts.cpus);
+  k.cpus().start(k.opts().cpus);
+  k.log("%u CPUs started\n", k.opts().cpus);
   return true;
 }
 SYSINIT(cpus, SI_SUB_CPUS, 0, init_cpus);
 
 bool init_kld(Kernel &k) {
-  k.linker.init_kernel_file();
+  k.linker().init_kernel_file();
   return true;
 }
 SYSINIT(kld, SI_SUB_KLD, 0, init_kld);
@@ -205,7 +195,7 @@ bool init_kernel_sysctls(Kernel &k) {
     n.kind = kind;
     n.descr = descr;
     n.get = std::move(get);
-    (void)k.sysctl.add(std::move(n));
+    (void)k.sysctl().add(std::move(n));
   };
   ro("kern.ostype", CTLTYPE_STRING, "Operating system type",
      [] { return std::string("minikern"); });
@@ -214,38 +204,38 @@ bool init_kernel_sysctls(Kernel &k) {
   ro("hw.machine", CTLTYPE_STRING, "Machine class",
      [] { return std::string(kArch); });
   ro("hw.ncpu", CTLTYPE_INT, "Number of CPUs",
-     [&k] { return std::to_string(k.cpus.count()); });
+     [&k] { return std::to_string(k.cpus().count()); });
   ro("kern.uptime_ms", CTLTYPE_INT, "Milliseconds since boot",
-     [&k] { return std::to_string((now_ns() - k.boot_ns) / 1000000); });
+     [&k] { return std::to_string((now_ns() - k.boot_ns()) / 1000000); });
   ro("vm.arena.base", CTLTYPE_STRING, "Module arena base address", [&k] {
-    return strf("0x%llx", (unsigned long long)k.arena->base());
+    return strf("0x%llx", (unsigned long long)k.arena().base());
   });
   ro("vm.arena.size", CTLTYPE_INT, "Module arena size in bytes",
-     [&k] { return std::to_string(k.arena->size()); });
+     [&k] { return std::to_string(k.arena().size()); });
   ro("vm.arena.used", CTLTYPE_INT, "Module arena bytes in use",
-     [&k] { return std::to_string(k.arena->used()); });
+     [&k] { return std::to_string(k.arena().used()); });
   ro("kern.malloc.inuse", CTLTYPE_INT, "Kernel malloc blocks in use", [&k] {
     i64 n = 0;
-    for (auto *m : k.all_mstats())
+    for (auto [m, gone] : k.malloc_accounts().all())
       n += m->inuse;
     return std::to_string(n);
   });
   ro("kern.malloc.memuse", CTLTYPE_INT, "Kernel malloc bytes in use", [&k] {
     i64 n = 0;
-    for (auto *m : k.all_mstats())
+    for (auto [m, gone] : k.malloc_accounts().all())
       n += m->memuse;
     return std::to_string(n);
   });
   ro("kern.module_path", CTLTYPE_STRING, "Module search path", [&k] {
     std::string s;
-    for (const auto &d : k.opts.module_path)
+    for (const auto &d : k.opts().module_path)
       s += (s.empty() ? "" : ";") + d;
     return s;
   });
   // Static nodes the kernel image declares with SYSCTL_INT/SYSCTL_STRING.
   struct sysctl_oid **o;
   SET_FOREACH(o, sysctl_set) {
-    auto r = k.sysctl.add_oid(*o, nullptr);
+    auto r = k.sysctl().add_oid(*o, nullptr);
     if (!r) {
       k.error_line("kernel: " + r.error().message);
       return false;

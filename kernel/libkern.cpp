@@ -84,7 +84,7 @@ extern "C" {
 int kern_vprintf(const char *fmt, va_list ap) {
   std::string s = vstrf(fmt, ap);
   if (Kernel *k = curkernel())
-    k->console.write(s);
+    k->console().write(s);
   return (int)s.size();
 }
 
@@ -103,7 +103,7 @@ void kern_log(int level, const char *fmt, ...) {
   std::string s = vstrf(fmt, ap);
   va_end(ap);
   if (Kernel *k = curkernel())
-    k->console.write(s, false);
+    k->console().write(s, false);
 }
 
 __attribute__((noreturn)) void kern_panic(const char *fmt, ...) {
@@ -171,11 +171,8 @@ int kern_cxa_atexit(void (*fn)(void *), void *arg, void *dso) {
   Kernel *k = curkernel();
   if (!k)
     return -1;
-  LinkerFile *f = k->linker.file_at((u64)(uintptr_t)dso);
-  if (!f)
-    return -1; // the kernel image itself never exits
-  f->atexit.emplace_back(fn, arg);
-  return 0;
+  // The kernel image itself never exits: only a module's are kept.
+  return k->linker().add_atexit((u64)(uintptr_t)dso, fn, arg) ? 0 : -1;
 }
 
 // libc's functions live in a shared library, possibly beyond rel32 reach of
@@ -233,13 +230,13 @@ size_t kern_strlcat(char *dst, const char *src, size_t size) {
 
 uint64_t kern_nanouptime(void) {
   Kernel *k = curkernel();
-  return now_ns() - (k ? k->boot_ns : 0);
+  return now_ns() - (k ? k->boot_ns() : 0);
 }
 void kern_pause_ms(unsigned ms) { usleep(ms * 1000u); }
 int kern_curcpu(void) { return current_cpu(); }
 int kern_mp_ncpus(void) {
   Kernel *k = curkernel();
-  return k ? (int)k->cpus.count() : 1;
+  return k ? (int)k->cpus().count() : 1;
 }
 
 // ---- mutexes ---------------------------------------------------------------
@@ -260,69 +257,47 @@ int kern_mtx_trylock(struct mtx *m) {
 
 // ---- callouts --------------------------------------------------------------
 
-void kern_callout_init(struct callout *c) { curkernel()->cpus.callout_init(c); }
+void kern_callout_init(struct callout *c) { curkernel()->cpus().callout_init(c); }
 void kern_callout_reset(struct callout *c, unsigned ms, callout_func_t *fn,
                         void *arg) {
-  curkernel()->cpus.callout_reset(c, ms, fn, arg);
+  curkernel()->cpus().callout_reset(c, ms, fn, arg);
 }
 int kern_callout_stop(struct callout *c) {
-  return curkernel()->cpus.callout_stop(c);
+  return curkernel()->cpus().callout_stop(c);
 }
 int kern_callout_drain(struct callout *c) {
-  return curkernel()->cpus.callout_drain(c);
+  return curkernel()->cpus().callout_drain(c);
 }
 int kern_callout_pending(struct callout *c) {
-  return curkernel()->cpus.callout_pending(c);
+  return curkernel()->cpus().callout_pending(c);
 }
 
 // ---- kernel threads --------------------------------------------------------
 
 struct kthread {
-  KThread *t;
+  KThreads::Thread *t;
 };
 
 int kern_kthread_add(void (*fn)(void *), void *arg, const char *name,
                      struct kthread **out) {
   Kernel *k = curkernel();
-  auto t = std::make_unique<KThread>();
-  t->name = name ? name : "kthread";
-  t->fn = (u64)(uintptr_t)fn;
-  KThread *raw = t.get();
-  try {
-    raw->thread = std::thread([k, fn, arg] {
-      set_curkernel(k);
-      set_current_cpu(-1);
-      fn(arg);
-    });
-  } catch (...) {
+  auto t = k->kthreads().start(*k, fn, arg, name ? name : "kthread");
+  if (!t) {
+    k->log("%s\n", t.error().message.c_str());
     return EAGAIN_;
   }
-  {
-    std::lock_guard<std::mutex> g(k->kthreads_mu);
-    k->kthreads.push_back(std::move(t));
-  }
-  SDT_PROBE2(kernel, kern, kthread, kthread__start, raw->name.c_str(),
+  SDT_PROBE2(kernel, kern, kthread, kthread__start, (*t)->name.c_str(),
              (void *)fn);
   if (out)
-    *out = new kthread{raw};
-  k->log("kthread %s started\n", raw->name.c_str());
+    *out = new kthread{*t};
+  k->log("kthread %s started\n", (*t)->name.c_str());
   return 0;
 }
 
 void kern_kthread_join(struct kthread *td) {
   if (!td)
     return;
-  Kernel *k = curkernel();
-  if (td->t->thread.joinable())
-    td->t->thread.join();
-  {
-    std::lock_guard<std::mutex> g(k->kthreads_mu);
-    for (auto it = k->kthreads.begin(); it != k->kthreads.end(); ++it)
-      if (it->get() == td->t) {
-        k->kthreads.erase(it);
-        break;
-      }
-  }
+  curkernel()->kthreads().join(td->t);
   delete td;
 }
 

@@ -72,18 +72,18 @@ int main(int argc, char **argv) {
     opts.module_path.push_back(self.substr(0, self.find_last_of('/')) +
                                "/modules");
 
+  opts.self_path = self;
   mk::Kernel k(opts);
-  k.self_path = self;
   if (!k.boot())
     return 1;
   if (!opts.quiet)
     k.printf("minikern %s: %u CPUs, module arena at 0x%llx; type 'help'\n",
-             MINIKERN_VERSION, k.cpus.count(),
-             (unsigned long long)k.arena->base());
+             MINIKERN_VERSION, k.cpus().count(),
+             (unsigned long long)k.arena().base());
 
   bool ok = true;
   for (const auto &m : opts.preload) {
-    auto r = k.linker.load(m);
+    auto r = k.linker().load(m);
     if (!r) {
       k.error_line("kernel: --load: " + r.error().message);
       ok = false;
@@ -91,7 +91,7 @@ int main(int argc, char **argv) {
   }
   if (!commands.empty()) {
     for (const auto &c : commands)
-      if (!k.shell.halted() && !k.shell.run_line(c))
+      if (!k.shell().halted() && !k.shell().run_line(c))
         ok = false;
   } else if (!script.empty()) {
     std::FILE *f = std::fopen(script.c_str(), "r");
@@ -99,13 +99,13 @@ int main(int argc, char **argv) {
       k.error_line("kernel: " + script + ": cannot open");
       ok = false;
     } else {
-      ok = k.shell.run_stream(f) && ok;
+      ok = k.shell().run_stream(f) && ok;
       std::fclose(f);
     }
   } else if (isatty(STDIN_FILENO)) {
-    k.shell.run_interactive();
+    k.shell().run_interactive();
   } else {
-    ok = k.shell.run_stream(stdin) && ok;
+    ok = k.shell().run_stream(stdin) && ok;
   }
   k.shutdown();
   return ok ? 0 : 1;

@@ -3,7 +3,7 @@
 // a pipe, or interactively with readline (editing, history, completion).
 #include "kernel.h"
 
-#include "../sdt/sdt.h"
+#include "../sdt/registry.h"
 
 #include <sys/sdt.h>
 #include <sys/shell.h>
@@ -98,8 +98,6 @@ Result<std::vector<std::string>> split_words(const std::string &cmd) {
   return words;
 }
 
-Kernel *g_complete_kernel = nullptr;
-
 char *complete_generator(const char *text, int state) {
   static std::vector<std::string> matches;
   static size_t idx;
@@ -111,22 +109,22 @@ char *complete_generator(const char *text, int state) {
     bool first = line.find_first_not_of(' ') == std::string::npos ||
                  line.find(' ', line.find_first_not_of(' ')) ==
                      std::string::npos;
-    Kernel &k = *g_complete_kernel;
+    Kernel &k = *curkernel(); // readline runs on the shell's thread
     if (first) {
-      for (const auto *c : k.shell.list())
+      for (const auto *c : k.shell().list())
         if (c->name.compare(0, t.size(), t) == 0)
           matches.push_back(c->name);
     } else {
       // Loaded modules (for kldunload, rmmod, kldstat, modinfo) and the
       // .ko files on the module path (for kldload, insmod).
-      for (LinkerFile *f : k.linker.files()) {
+      for (LinkerFile *f : k.linker().files()) {
         std::string n = f->name;
         if (n.size() > 3 && n.compare(n.size() - 3, 3, ".ko") == 0)
           n = n.substr(0, n.size() - 3);
         if (n != "kernel" && n.compare(0, t.size(), t) == 0)
           matches.push_back(n);
       }
-      for (const auto &dir : k.opts.module_path) {
+      for (const auto &dir : k.opts().module_path) {
         for (int i = 0;; i++) {
           std::string pat = dir + "/";
           char *m = rl_filename_completion_function(pat.c_str(), i);
@@ -142,19 +140,18 @@ char *complete_generator(const char *text, int state) {
           }
         }
       }
-      for (const auto *n : k.sysctl.list(""))
-        if (!t.empty() && n->name.compare(0, t.size(), t) == 0)
-          matches.push_back(n->name);
+      for (const auto &n : k.sysctl().list(""))
+        if (!t.empty() && n.name.compare(0, t.size(), t) == 0)
+          matches.push_back(n.name);
       // Probe descriptions, for dtrace -n / -l.
       if (line.compare(line.find_first_not_of(' '), 7, "dtrace ") == 0 &&
-          k.sdt) {
+          k.has_probes()) {
         std::string q = t;
         if (!q.empty() && (q[0] == '\'' || q[0] == '"'))
           q.erase(0, 1);
         // Full names, and provider:::name as people usually type them.
-        for (const Probe *p : k.sdt->probes())
-          for (std::string cand :
-               {p->full(), p->provider + ":::" + p->name})
+        for (const ProbeInfo &p : k.probes().probes())
+          for (std::string cand : {p.full(), p.provider + ":::" + p.name})
             if (cand.compare(0, q.size(), q) == 0 &&
                 std::find(matches.begin(), matches.end(),
                           t.substr(0, t.size() - q.size()) + cand) ==
@@ -272,7 +269,6 @@ bool Shell::run_stream(std::FILE *in) {
 }
 
 bool Shell::run_interactive() {
-  g_complete_kernel = &k_;
   rl_attempted_completion_function = complete;
   std::string hist;
   if (const char *home = getenv("HOME")) {

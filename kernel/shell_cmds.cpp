@@ -37,7 +37,7 @@ int cmd_kldload(Kernel &k, Args &a) {
       continue;
     }
     n++;
-    auto r = k.linker.load(a[i]);
+    auto r = k.linker().load(a[i]);
     if (!r) {
       rc = fail(k, a[0], r.error().message);
       continue;
@@ -62,14 +62,14 @@ int cmd_kldunload(Kernel &k, Args &a) {
     if ((key == "-i" || key == "-n") && i + 1 < a.size())
       key = a[++i];
     n++;
-    LinkerFile *f = k.linker.find(key);
+    LinkerFile *f = k.linker().find(key);
     if (!f) {
       rc = fail(k, a[0], "can't find file " + key);
       continue;
     }
     std::string name = f->name;
     int id = f->id;
-    auto r = k.linker.unload(f);
+    auto r = k.linker().unload(f);
     if (!r) {
       rc = fail(k, a[0], r.error().message);
       continue;
@@ -110,9 +110,9 @@ int cmd_kldstat(Kernel &k, Args &a) {
       return fail(k, a[0], "usage: kldstat [-v] [-i id] [-n filename]");
   }
   const int pw = (int)sizeof(void *) * 2 + 2;
-  std::vector<LinkerFile *> files = k.linker.files();
+  std::vector<LinkerFile *> files = k.linker().files();
   if (!only.empty()) {
-    LinkerFile *f = k.linker.find(only);
+    LinkerFile *f = k.linker().find(only);
     if (!f)
       return fail(k, a[0], "can't find file " + only);
     files = {f};
@@ -128,13 +128,13 @@ int cmd_lsmod(Kernel &k, Args &a) {
   if (a.size() > 1)
     return fail(k, a[0], "usage: lsmod");
   k.printf("Module                  Size  Used by\n");
-  auto files = k.linker.files();
+  auto files = k.linker().files();
   // Newest first, as Linux lists them.
   for (auto it = files.rbegin(); it != files.rend(); ++it) {
     LinkerFile *f = *it;
-    if (f == k.linker.kernel_file())
+    if (f == k.linker().kernel_file())
       continue;
-    auto users = k.linker.dependents(f);
+    auto users = k.linker().dependents(f);
     int holds = 0;
     for (auto &m : f->modules)
       holds += m->holds;
@@ -151,7 +151,7 @@ int cmd_lsmod(Kernel &k, Args &a) {
 int cmd_insmod(Kernel &k, Args &a) {
   if (a.size() != 2)
     return fail(k, a[0], "usage: insmod FILE");
-  auto r = k.linker.load(a[1]);
+  auto r = k.linker().load(a[1]);
   if (!r)
     return fail(k, a[0], r.error().message);
   return 0;
@@ -162,12 +162,12 @@ int cmd_rmmod(Kernel &k, Args &a) {
     return fail(k, a[0], "usage: rmmod MODULE ...");
   int rc = 0;
   for (size_t i = 1; i < a.size(); i++) {
-    LinkerFile *f = k.linker.find(a[i]);
-    if (!f || f == k.linker.kernel_file()) {
+    LinkerFile *f = k.linker().find(a[i]);
+    if (!f || f == k.linker().kernel_file()) {
       rc = fail(k, a[0], "ERROR: Module " + a[i] + " is not currently loaded");
       continue;
     }
-    auto r = k.linker.unload(f);
+    auto r = k.linker().unload(f);
     if (!r)
       rc = fail(k, a[0], r.error().message);
   }
@@ -188,11 +188,11 @@ int cmd_modinfo(Kernel &k, Args &a) {
   if (target.empty())
     return fail(k, a[0], "usage: modinfo [-F field] FILE|NAME");
   std::string path;
-  if (LinkerFile *f = k.linker.find(target);
-      f && f != k.linker.kernel_file())
+  if (LinkerFile *f = k.linker().find(target);
+      f && f != k.linker().kernel_file())
     path = f->path;
   else {
-    auto p = k.linker.find_in_path(target);
+    auto p = k.linker().find_in_path(target);
     if (!p)
       return fail(k, a[0], p.error().message);
     path = *p;
@@ -225,11 +225,11 @@ int cmd_dmesg(Kernel &k, Args &a) {
   bool clear = a.size() == 2 && a[1] == "-c";
   if (a.size() > 2 || (a.size() == 2 && !clear))
     return fail(k, a[0], "usage: dmesg [-c]");
-  std::string s = k.console.dmesg();
+  std::string s = k.console().dmesg();
   std::fwrite(s.data(), 1, s.size(), stdout);
   std::fflush(stdout);
   if (clear)
-    k.console.clear_dmesg();
+    k.console().clear_dmesg();
   return 0;
 }
 
@@ -250,17 +250,17 @@ int cmd_sysctl(Kernel &k, Args &a) {
     }
     names.push_back(w);
   }
-  auto show = [&](const Sysctl::Node *n) {
-    std::string v = descr ? n->descr : n->get();
+  auto show = [&](const Sysctl::Node &n) {
+    std::string v = descr ? n.descr : n.get();
     if (value_only)
       k.printf("%s\n", v.c_str());
     else
-      k.printf("%s: %s\n", n->name.c_str(), v.c_str());
+      k.printf("%s: %s\n", n.name.c_str(), v.c_str());
   };
   if (names.empty()) {
     if (!all)
       return fail(k, a[0], "usage: sysctl [-adn] [name[=value] ...]");
-    for (auto *n : k.sysctl.list(""))
+    for (const auto &n : k.sysctl().list(""))
       show(n);
     return 0;
   }
@@ -269,23 +269,24 @@ int cmd_sysctl(Kernel &k, Args &a) {
     auto eq = w.find('=');
     std::string name = w.substr(0, eq);
     if (eq == std::string::npos) {
-      auto nodes = k.sysctl.list(name);
+      auto nodes = k.sysctl().list(name);
       if (nodes.empty())
         rc = fail(k, a[0], "unknown oid '" + name + "'");
-      for (auto *n : nodes)
+      for (const auto &n : nodes)
         show(n);
       continue;
     }
-    auto old = k.sysctl.write(name, w.substr(eq + 1));
+    auto old = k.sysctl().write(name, w.substr(eq + 1));
     if (!old) {
       rc = fail(k, a[0], old.error().message);
       continue;
     }
-    const Sysctl::Node *n = k.sysctl.find(name);
+    auto n = k.sysctl().find(name);
+    const std::string now = n ? n->get() : std::string();
     if (value_only)
-      k.printf("%s\n", n->get().c_str());
+      k.printf("%s\n", now.c_str());
     else
-      k.printf("%s: %s -> %s\n", name.c_str(), old->c_str(), n->get().c_str());
+      k.printf("%s: %s -> %s\n", name.c_str(), old->c_str(), now.c_str());
   }
   return rc;
 }
@@ -296,12 +297,8 @@ int cmd_vmstat(Kernel &k, Args &a) {
   k.printf("%13s %5s %6s %8s\n", "Type", "InUse", "MemUse", "Requests");
   // The accounting of an unloaded (or never fully loaded) file outlives it;
   // it is listed only while it still holds memory, i.e. leaked.
-  std::vector<const MallocStats *> live;
-  for (LinkerFile *f : k.linker.files())
-    live.push_back(f->mstats);
-  for (MallocStats *m : k.all_mstats()) {
-    bool loaded = std::find(live.begin(), live.end(), m) != live.end();
-    if (m->requests == 0 || (!loaded && m->inuse == 0))
+  for (auto [m, gone] : k.malloc_accounts().all()) {
+    if (m->requests == 0 || (gone && m->inuse == 0))
       continue;
     k.printf("%13s %5lld %5lldK %8lld\n", m->name.c_str(),
              (long long)m->inuse.load(),
@@ -313,19 +310,19 @@ int cmd_vmstat(Kernel &k, Args &a) {
 
 int cmd_help(Kernel &k, Args &a) {
   if (a.size() == 2) {
-    const Shell::Command *c = k.shell.find(a[1]);
+    const Shell::Command *c = k.shell().find(a[1]);
     if (!c)
       return fail(k, a[0], "no such command: " + a[1]);
     k.printf("usage: %s\n  %s\n", c->usage.c_str(), c->descr.c_str());
     return 0;
   }
-  for (const auto *c : k.shell.list())
+  for (const auto *c : k.shell().list())
     k.printf("  %-40s %s\n", c->usage.c_str(), c->descr.c_str());
   return 0;
 }
 
 int cmd_halt(Kernel &k, Args &) {
-  k.shell.halt();
+  k.shell().halt();
   return 0;
 }
 
@@ -349,7 +346,7 @@ int cmd_sleep(Kernel &k, Args &a) {
 bool init_shell(Kernel &k) {
   auto add = [&](const char *name, const char *usage, const char *descr,
                  int (*fn)(Kernel &, Args &)) {
-    k.shell.add(Shell::Command{name, usage, descr, fn, nullptr});
+    k.shell().add(Shell::Command{name, usage, descr, fn, nullptr});
   };
   add("kldload", "kldload [-v] file ...", "load a module (path or name)",
       cmd_kldload);

@@ -469,6 +469,21 @@ u64 SymbolMap::at(std::string_view name) const {
   throw std::out_of_range("SymbolMap::at: " + std::string(name));
 }
 
+std::vector<u64> image_set(const ObjectFile &obj, const Placement &pl,
+                           std::string_view set) {
+  std::vector<u64> out;
+  const u32 psize = obj.arch->elf_class() == ELFCLASS64 ? 8 : 4;
+  for (size_t i = 0; i < obj.sections.size(); i++) {
+    const std::string &n = obj.sections[i].name;
+    if (!pl.sec_mem[i] || n.size() != set.size() + 4 ||
+        n.compare(0, 4, "set_") != 0 || n.compare(4, set.size(), set) != 0)
+      continue;
+    for (u64 k = 0; k + psize <= obj.sections[i].size; k += psize)
+      out.push_back(read_field(pl.sec_mem[i] + k, psize));
+  }
+  return out;
+}
+
 SymbolMap exported_symbols(const ObjectFile &obj,
                            const std::vector<u64> &values) {
   SymbolMap out;

@@ -187,6 +187,11 @@ private:
 SymbolMap exported_symbols(const ObjectFile &obj,
                            const std::vector<u64> &values);
 
+// The pointers in linker set `set` (its "set_<set>" sections) of a linked
+// image, read through the placement's writable view.
+std::vector<u64> image_set(const ObjectFile &obj, const Placement &pl,
+                           std::string_view set);
+
 // The single range check every written field goes through.
 Result<void> check_field_range(const ObjectFile &obj, u32 section,
                                const Reloc &rel, i64 value,

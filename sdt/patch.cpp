@@ -1,7 +1,8 @@
 // Live text patching (see patch.h) and the SIGTRAP handler.
 #include "patch.h"
 
-#include "sdt.h"
+#include "../linker/code.h"
+#include "registry.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -30,19 +31,39 @@ u8 *TextAliases::alias(u64 addr) const {
 namespace {
 
 // What the SIGTRAP handler consults: every site of the batch in flight and
-// every breakpoint-mode site, sorted by address.  Published whole through an
-// atomic pointer; a retired table is freed once no handler reads it.
+// every breakpoint-mode site of one engine, sorted by address.  Published
+// whole through an atomic pointer; a retired table is freed once no
+// handler reads it.
 struct TrapEntry {
   u64 addr;
   x86::TrapAction action;
-  u32 probe; // for Emul::Fire
+  const ProbeSlot *slot; // for Emul::Fire
 };
 struct TrapTable {
   std::vector<TrapEntry> entries;
 };
-std::atomic<TrapTable *> g_trap_table{nullptr};
-std::atomic<int> g_trap_readers{0};
-struct sigaction g_old_sigtrap;
+
+// What exists once per process rather than once per kernel: the kernel
+// image's text (one executable, so one writable alias of it) and the
+// SIGTRAP handler with the trap tables of every live patch engine (several
+// kernels may run in one process).  This one object is minikern's only
+// process-wide state; the signal handler reaches it through process().
+struct ProcessState {
+  static constexpr int kEngines = 64;
+  std::atomic<TrapTable *> tables[kEngines] = {};
+  std::atomic<int> readers{0}; // SIGTRAP handlers reading a table
+  struct sigaction old_sigtrap {};
+  Mutex mu; // engine registration, the one-time set-up below
+  bool engine_used[kEngines] GUARDED_BY(mu) = {};
+  bool handler_installed GUARDED_BY(mu) = false;
+  u64 text_lo GUARDED_BY(mu) = 0, text_hi GUARDED_BY(mu) = 0;
+  u8 *text_alias GUARDED_BY(mu) = nullptr;
+};
+
+ProcessState &process() {
+  static ProcessState state;
+  return state;
+}
 
 const TrapEntry *find_trap(const TrapTable *t, u64 addr) {
   auto it = std::lower_bound(
@@ -51,8 +72,19 @@ const TrapEntry *find_trap(const TrapTable *t, u64 addr) {
   return it != t->entries.end() && it->addr == addr ? &*it : nullptr;
 }
 
+// The entry for `pc` in any engine's table.
+const TrapEntry *find_any(u64 pc) {
+  ProcessState &ps = process();
+  for (auto &t : ps.tables)
+    if (const TrapTable *tt = t.load(std::memory_order_seq_cst))
+      if (const TrapEntry *e = find_trap(tt, pc))
+        return e;
+  return nullptr;
+}
+
 void on_sigtrap(int sig, siginfo_t *info, void *uctx) {
-  g_trap_readers.fetch_add(1, std::memory_order_acq_rel);
+  ProcessState &ps = process();
+  ps.readers.fetch_add(1, std::memory_order_acq_rel);
   const u64 pc = x86::trap_pc(uctx);
   // The table first, then the byte: a batch publishes its table before it
   // writes its int3s, so an int3 seen after a miss means a batch began in
@@ -60,8 +92,7 @@ void on_sigtrap(int sig, siginfo_t *info, void *uctx) {
   const TrapEntry *e = nullptr;
   bool gone = false;
   for (int look = 0; look < 2 && !e && !gone; look++) {
-    const TrapTable *t = g_trap_table.load(std::memory_order_seq_cst);
-    e = t ? find_trap(t, pc) : nullptr;
+    e = find_any(pc);
     if (!e)
       gone = *(volatile const u8 *)(uintptr_t)pc != 0xcc;
   }
@@ -69,7 +100,7 @@ void on_sigtrap(int sig, siginfo_t *info, void *uctx) {
     if (e->action.emul == x86::Emul::Fire) {
       uintptr_t a[6];
       x86::trap_args(uctx, a);
-      Sdt::dispatch(e->probe, a[0], a[1], a[2], a[3], a[4], a[5]);
+      ProbeRegistry::fire(e->slot, a[0], a[1], a[2], a[3], a[4], a[5]);
       x86::TrapAction then = e->action;
       then.emul = e->action.then;
       x86::emulate(uctx, pc, then);
@@ -77,7 +108,7 @@ void on_sigtrap(int sig, siginfo_t *info, void *uctx) {
       x86::emulate(uctx, pc, e->action);
     }
   }
-  g_trap_readers.fetch_sub(1, std::memory_order_acq_rel);
+  ps.readers.fetch_sub(1, std::memory_order_acq_rel);
   if (e)
     return;
   // The int3 is already gone: the thread trapped on a transient int3 but
@@ -100,24 +131,25 @@ void on_sigtrap(int sig, siginfo_t *info, void *uctx) {
     if (write(2, msg, n) < 0) {
     }
   }
-  if (g_old_sigtrap.sa_flags & SA_SIGINFO) {
-    if (g_old_sigtrap.sa_sigaction) {
-      g_old_sigtrap.sa_sigaction(sig, info, uctx);
+  const struct sigaction &old = ps.old_sigtrap;
+  if (old.sa_flags & SA_SIGINFO) {
+    if (old.sa_sigaction) {
+      old.sa_sigaction(sig, info, uctx);
       return;
     }
-  } else if (g_old_sigtrap.sa_handler != SIG_DFL &&
-             g_old_sigtrap.sa_handler != SIG_IGN) {
-    g_old_sigtrap.sa_handler(sig);
+  } else if (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN) {
+    old.sa_handler(sig);
     return;
   }
   signal(SIGTRAP, SIG_DFL);
   raise(SIGTRAP);
 }
 
-void publish(TrapTable *t) {
-  TrapTable *old = g_trap_table.exchange(t, std::memory_order_acq_rel);
+void publish(int slot, TrapTable *t) {
+  ProcessState &ps = process();
+  TrapTable *old = ps.tables[slot].exchange(t, std::memory_order_acq_rel);
   // A handler that loaded `old` has incremented the reader count first.
-  while (g_trap_readers.load(std::memory_order_acquire) != 0)
+  while (ps.readers.load(std::memory_order_acquire) != 0)
     std::this_thread::yield();
   delete old;
 }
@@ -142,28 +174,44 @@ int find_text(struct dl_phdr_info *info, size_t, void *data) {
 
 } // namespace
 
-PatchEngine::~PatchEngine() = default;
+PatchEngine::~PatchEngine() {
+  if (table_slot_ < 0)
+    return;
+  publish(table_slot_, nullptr);
+  ProcessState &ps = process();
+  MutexLock g(ps.mu);
+  ps.engine_used[table_slot_] = false;
+}
 
-Result<void> PatchEngine::init() {
-  membarrier_ok_ =
-      syscall(SYS_membarrier,
-              MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0) == 0 &&
+Result<void> PatchEngine::init(u64 arena_lo, u64 arena_hi, u8 *arena_alias) {
+  if (syscall(SYS_membarrier,
+              MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0) != 0 ||
       syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0,
-              0) == 0;
-  if (!membarrier_ok_)
+              0) != 0)
     return error(strf("sdt: membarrier(SYNC_CORE) is not available: %s",
                       std::strerror(errno)));
+  text_.add(arena_lo, arena_hi, arena_alias);
+
+  ProcessState &ps = process();
+  MutexLock g(ps.mu);
+  for (int i = 0; i < ProcessState::kEngines && table_slot_ < 0; i++)
+    if (!ps.engine_used[i]) {
+      ps.engine_used[i] = true;
+      table_slot_ = i;
+    }
+  if (table_slot_ < 0)
+    return error(strf("sdt: more than %d kernels in one process",
+                      ProcessState::kEngines));
 
   // One handler per process, however many kernels boot in it.
-  static bool installed = false;
-  if (!installed) {
+  if (!ps.handler_installed) {
     struct sigaction sa {};
     sa.sa_sigaction = on_sigtrap;
     sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER;
     sigemptyset(&sa.sa_mask);
-    if (sigaction(SIGTRAP, &sa, &g_old_sigtrap) != 0)
+    if (sigaction(SIGTRAP, &sa, &ps.old_sigtrap) != 0)
       return error(strf("sdt: sigaction(SIGTRAP): %s", std::strerror(errno)));
-    installed = true;
+    ps.handler_installed = true;
   }
 
   // The kernel image's text: copy it into a memfd and map that over it, so
@@ -171,16 +219,14 @@ Result<void> PatchEngine::init() {
   // replaced in one system call with identical contents, so the code doing
   // it (which lives there) runs on unaffected; no other thread exists yet.
   // Once per process: a second kernel in the same process shares the alias.
-  static u64 text_lo = 0, text_hi = 0;
-  static u8 *text_alias = nullptr;
-  if (text_alias) {
-    text_.add(text_lo, text_hi, text_alias);
+  if (ps.text_alias) {
+    text_.add(ps.text_lo, ps.text_hi, ps.text_alias);
     return {};
   }
   PhdrSearch s;
   dl_iterate_phdr(find_text, &s);
-  const u64 ps = (u64)sysconf(_SC_PAGESIZE);
-  u64 lo = s.lo / ps * ps, hi = align_up(s.hi, ps);
+  const u64 pgs = (u64)sysconf(_SC_PAGESIZE);
+  u64 lo = s.lo / pgs * pgs, hi = align_up(s.hi, pgs);
   if (!lo)
     return error("sdt: cannot find the kernel's text segment");
   int fd = memfd_create("minikern-text", MFD_CLOEXEC);
@@ -193,7 +239,7 @@ Result<void> PatchEngine::init() {
     close(fd);
     return error(strf("sdt: mmap of the text alias: %s", std::strerror(errno)));
   }
-  std::memcpy(alias, (void *)(uintptr_t)lo, hi - lo);
+  code::copy(alias, (void *)(uintptr_t)lo, hi - lo);
   void *m = mmap((void *)(uintptr_t)lo, hi - lo, PROT_READ | PROT_EXEC,
                  MAP_SHARED | MAP_FIXED, fd, 0);
   close(fd);
@@ -201,8 +247,16 @@ Result<void> PatchEngine::init() {
     return error(strf("sdt: remapping the kernel text: %s",
                       std::strerror(errno)));
   text_.add(lo, hi, alias);
-  text_lo = lo, text_hi = hi, text_alias = alias;
+  ps.text_lo = lo, ps.text_hi = hi, ps.text_alias = alias;
   return {};
+}
+
+bool PatchEngine::read(u64 addr, u8 *out, size_t n) const {
+  const u8 *a = text_.alias(addr);
+  if (!a)
+    return false;
+  std::memcpy(out, a, n);
+  return true;
 }
 
 void PatchEngine::serialise() {
@@ -210,10 +264,14 @@ void PatchEngine::serialise() {
   serialisations_++;
 }
 
-void PatchEngine::apply(const std::vector<PatchOp> &ops,
-                        const std::vector<BreakpointSite> &breakpoints) {
-  std::lock_guard<std::mutex> g(mu_);
-  breakpoints_ = breakpoints;
+void PatchEngine::apply(const std::vector<PatchOp> &ops) {
+  MutexLock g(mu_);
+  for (const PatchOp &op : ops) {
+    if (op.fire)
+      breakpoints_[op.addr] = Breakpoint{op.len, op.fire, op.then};
+    else
+      breakpoints_.erase(op.addr);
+  }
   // Only the sites whose bytes change take part.
   std::vector<const PatchOp *> live;
   for (const PatchOp &op : ops) {
@@ -223,15 +281,15 @@ void PatchEngine::apply(const std::vector<PatchOp> &ops,
   }
   auto make_table = [&](bool with_ops) {
     auto *t = new TrapTable;
-    for (const BreakpointSite &b : breakpoints_)
+    for (const auto &[addr, b] : breakpoints_)
       t->entries.push_back(
-          {b.addr, x86::TrapAction{x86::Emul::Fire, b.then, b.len, 0},
-           b.probe});
+          {addr, x86::TrapAction{x86::Emul::Fire, b.then, b.len, 0}, b.fire});
     if (with_ops)
       for (const PatchOp *op : live)
         if (op->bytes[0] != 0xcc) // breakpoint sites are already in
           t->entries.push_back(
-              {op->addr, x86::decode_final(op->bytes, op->len, op->addr), 0});
+              {op->addr, x86::decode_final(op->bytes, op->len, op->addr),
+               nullptr});
     std::sort(t->entries.begin(), t->entries.end(),
               [](const TrapEntry &a, const TrapEntry &b) {
                 return a.addr < b.addr;
@@ -239,20 +297,20 @@ void PatchEngine::apply(const std::vector<PatchOp> &ops,
     return t;
   };
   if (live.empty()) {
-    publish(make_table(false));
+    publish(table_slot_, make_table(false));
     return;
   }
-  publish(make_table(true));
+  publish(table_slot_, make_table(true));
   for (const PatchOp *op : live)
-    text_.alias(op->addr)[0] = 0xcc;
+    code::byte(text_.alias(op->addr), 0xcc);
   serialise();
   for (const PatchOp *op : live)
-    std::memcpy(text_.alias(op->addr) + 1, op->bytes + 1, op->len - 1);
+    code::copy(text_.alias(op->addr) + 1, op->bytes + 1, op->len - 1);
   serialise();
   for (const PatchOp *op : live)
-    text_.alias(op->addr)[0] = op->bytes[0];
+    code::byte(text_.alias(op->addr), op->bytes[0]);
   serialise();
-  publish(make_table(false));
+  publish(table_slot_, make_table(false));
 }
 
 } // namespace mk

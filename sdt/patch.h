@@ -1,23 +1,29 @@
 // Writing to live text.  All writes into executable pages go through a
 // writable alias of the same physical pages (the module arena's, or the
 // kernel image's text, remapped onto a memfd at boot), so no page is ever
-// writable and executable.  PatchEngine applies a batch of site rewrites
-// with the x86 cross-modifying-code protocol: int3 on every first byte,
-// serialise every thread, write every tail, serialise, write every first
-// byte, serialise.  A batch costs three serialisations however many sites it
-// has.  A thread that meets a transient int3 is resumed by the SIGTRAP
-// handler as if it had executed the site's final instruction.
+// writable and executable, and through linker/code.h's primitive.
+// PatchEngine applies a batch of site rewrites with the x86
+// cross-modifying-code protocol: int3 on every first byte, serialise every
+// thread, write every tail, serialise, write every first byte, serialise.
+// A batch costs three serialisations however many sites it has.  A thread
+// that meets a transient int3 is resumed by the SIGTRAP handler as if it
+// had executed the site's final instruction.
 #pragma once
 
 #include "../linker/base.h"
+#include "../linker/sync.h"
 #include "x86.h"
 
 #include <atomic>
-#include <mutex>
+#include <map>
 #include <vector>
 
 namespace mk {
 
+struct ProbeSlot;
+
+// Executing address -> writable alias, for every range of code minikern
+// may write: the kernel image's text and the module arena.
 class TextAliases {
 public:
   void add(u64 lo, u64 hi, u8 *alias);
@@ -32,43 +38,48 @@ private:
   std::vector<Range> ranges_;
 };
 
+// One site's rewrite.  A breakpoint-mode site (illumos style: `bytes`
+// start with int3, which stays) names the probe the trap fires and what the
+// trap then does in place of the disabled instruction; any other rewrite of
+// a site ends its breakpoint mode.
 struct PatchOp {
   u64 addr;
   u8 len;
   u8 bytes[8]; // the final instruction
-};
-
-// Breakpoint-mode sites (illumos style): the int3 stays; the trap fires the
-// probe and then acts as the disabled instruction.
-struct BreakpointSite {
-  u64 addr;
-  u8 len;
-  u32 probe;
-  x86::Emul then;
+  const ProbeSlot *fire = nullptr; // breakpoint mode: the probe to fire
+  x86::Emul then = x86::Emul::Skip;
 };
 
 class PatchEngine {
 public:
-  explicit PatchEngine(TextAliases &t) : text_(t) {}
+  PatchEngine() = default;
   ~PatchEngine();
-  // Remap the kernel image's executable segment onto a memfd so it has a
-  // writable alias too; register membarrier and the SIGTRAP handler.
-  Result<void> init();
-  void apply(const std::vector<PatchOp> &ops,
-             const std::vector<BreakpointSite> &breakpoints);
+  PatchEngine(const PatchEngine &) = delete;
+  PatchEngine &operator=(const PatchEngine &) = delete;
+  // Give the kernel image's text a writable alias (once per process),
+  // register membarrier and the SIGTRAP handler, and add the arena's
+  // range [lo, hi) with its alias.
+  Result<void> init(u64 arena_lo, u64 arena_hi, u8 *arena_alias);
+  // Rewrite every op's site, all in one batch.
+  void apply(const std::vector<PatchOp> &ops) EXCLUDES(mu_);
+  // The bytes at `addr` now (through the alias), or false if minikern
+  // cannot write there.
+  bool read(u64 addr, u8 *out, size_t n) const;
   // Every thread of the process executes a serialising instruction.
   void serialise();
   u64 serialisations() const { return serialisations_; }
 
 private:
-  TextAliases &text_;
-  std::mutex mu_;
-  std::vector<BreakpointSite> breakpoints_;
+  struct Breakpoint {
+    u8 len;
+    const ProbeSlot *fire;
+    x86::Emul then;
+  };
+  TextAliases text_;
+  Mutex mu_; // one batch at a time
+  std::map<u64, Breakpoint> breakpoints_ GUARDED_BY(mu_); // by address
+  int table_slot_ = -1; // this engine's trap table in the process state
   std::atomic<u64> serialisations_{0};
-  bool membarrier_ok_ = false;
 };
-
-// Wait until every probe handler running now has returned (see sdt.cpp).
-void dispatch_synchronize();
 
 } // namespace mk

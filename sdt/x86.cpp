@@ -4,15 +4,14 @@
 // Disabled forms keep the instruction's length: a multi-byte NOP; `ret` plus
 // NOPs for a tail call (the probe call was the function's last act);
 // `xor %eax,%eax` plus NOPs for is-enabled.  Enabled forms call or jump to
-// the probe's trampoline, which moves the probe id into the first argument
-// and calls the dispatcher with the site's arguments shifted one place
+// the probe's trampoline, which moves the probe's slot into the first
+// argument and calls the firing path with the site's arguments shifted one place
 // (x86_64: registers, the sixth pushed on the stack; i386: a pointer to the
 // arguments on the stack).  The trampoline may clobber only what a call may
 // clobber at the site: the caller-saved registers.
 #include "x86.h"
 
 #include <cstring>
-#include <optional>
 #include <signal.h>
 #include <ucontext.h>
 
@@ -129,10 +128,10 @@ void breakpoint_bytes(const u8 *disabled, u8 len, u8 *out) {
   out[0] = 0xcc;
 }
 
-size_t write_trampoline(u8 *out, u64 at, u32 id, u64 dispatch) {
+size_t write_trampoline(u8 *out, u64 at, u64 slot, u64 fire) {
   u8 *p = out;
 #if defined(__x86_64__)
-  // Shift arg0..arg5 to the dispatcher's arg1..arg6 and put the id first.
+  // Shift arg0..arg5 to fire()'s arg1..arg6 and put the slot first.
   const u8 shift[] = {
       0x41, 0x51,       // push %r9        (arg6 on the stack)
       0x4d, 0x89, 0xc1, // mov %r8,%r9
@@ -143,10 +142,11 @@ size_t write_trampoline(u8 *out, u64 at, u32 id, u64 dispatch) {
   };
   std::memcpy(p, shift, sizeof shift);
   p += sizeof shift;
-  *p++ = 0xbf; // mov $id,%edi
-  put32(p, id), p += 4;
-  *p++ = 0xe8; // call dispatch
-  put32(p, (u32)(dispatch - (at + (p - out) + 4))), p += 4;
+  *p++ = 0x48; // movabs $slot,%rdi
+  *p++ = 0xbf;
+  std::memcpy(p, &slot, 8), p += 8;
+  *p++ = 0xe8; // call fire
+  put32(p, (u32)(fire - (at + (p - out) + 4))), p += 4;
   const u8 tail[] = {0x48, 0x83, 0xc4, 0x08, 0xc3}; // add $8,%rsp; ret
   std::memcpy(p, tail, sizeof tail);
   p += sizeof tail;
@@ -160,10 +160,10 @@ size_t write_trampoline(u8 *out, u64 at, u32 id, u64 dispatch) {
   };
   std::memcpy(p, head, sizeof head);
   p += sizeof head;
-  *p++ = 0x68; // push $id
-  put32(p, id), p += 4;
-  *p++ = 0xe8; // call dispatch
-  put32(p, (u32)(dispatch - (at + (p - out) + 4))), p += 4;
+  *p++ = 0x68; // push $slot
+  put32(p, (u32)slot), p += 4;
+  *p++ = 0xe8; // call fire
+  put32(p, (u32)(fire - (at + (p - out) + 4))), p += 4;
   const u8 tail[] = {0x83, 0xc4, 0x0c, 0xc3}; // add $12,%esp; ret
   std::memcpy(p, tail, sizeof tail);
   p += sizeof tail;

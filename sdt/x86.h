@@ -4,7 +4,10 @@
 // trampolines, and emulating a site's instruction from the SIGTRAP handler.
 #pragma once
 
-#include "sdt.h"
+#include "../linker/arch.h"
+#include "site.h"
+
+#include <optional>
 
 namespace mk::x86 {
 
@@ -33,8 +36,9 @@ void disabled_bytes(SiteKind kind, u8 len, u8 *out);
 void enabled_bytes(SiteKind kind, u8 len, u64 site, u64 target, u8 *out);
 void breakpoint_bytes(const u8 *disabled, u8 len, u8 *out);
 
-// A trampoline for probe `id` calling `dispatch`; returns its size.
-size_t write_trampoline(u8 *out, u64 at, u32 id, u64 dispatch);
+// A trampoline at `at` that calls `fire(slot, arg0..arg5)` with the site's
+// arguments; returns its size.
+size_t write_trampoline(u8 *out, u64 at, u64 slot, u64 fire);
 constexpr size_t kTrampolineSize = 48;
 // mov $1,%eax; ret
 size_t write_return_one(u8 *out);

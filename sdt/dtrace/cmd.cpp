@@ -20,7 +20,7 @@
 // about it use.
 #include "dtrace.h"
 #include "consumer.h"
-#include "../sdt.h"
+#include "../registry.h"
 
 #include "../../kernel/kernel.h"
 #include "../../kernel/sysinit.h"
@@ -259,24 +259,13 @@ Result<std::string> spec_desc(Kernel &k, const Spec &s) {
   case 'i': {
     char *end = nullptr;
     unsigned long v = std::strtoul(s.arg.c_str(), &end, 10);
-    Probe *p = s.arg.empty() || *end ? nullptr : k.sdt->probe((u32)v);
+    auto p = s.arg.empty() || *end ? std::nullopt : k.probes().probe((u32)v);
     if (!p)
       return error("invalid probe identifier " + s.arg);
     return p->full();
   }
   }
   return s.arg;
-}
-
-ProbeInfo info_of(const Probe &p) {
-  ProbeInfo i;
-  i.id = p.id;
-  i.provider = p.provider;
-  i.module = p.module;
-  i.function = p.function;
-  i.name = p.name;
-  i.argtypes = p.argtypes;
-  return i;
 }
 
 // All clauses of all -n/-s/-P/-m/-f/-i options, with how to name each
@@ -343,12 +332,12 @@ match_all(Kernel &k, const ProgramAst &prog, bool zdefs) {
     std::set<u32> seen;
     std::vector<ProbeInfo> v;
     for (const std::string &d : c.descs) {
-      auto m = k.sdt->match(ProbeDesc::parse(d));
+      auto m = k.probes().match(ProbeDesc::parse(d));
       if (m.empty() && !zdefs)
         return error("description '" + d + "' matched 0 probes");
-      for (Probe *p : m)
-        if (seen.insert(p->id).second)
-          v.push_back(info_of(*p));
+      for (ProbeInfo &p : m)
+        if (seen.insert(p.id).second)
+          v.push_back(std::move(p));
     }
     std::sort(v.begin(), v.end(),
               [](const ProbeInfo &a, const ProbeInfo &b) { return a.id < b.id; });
@@ -413,12 +402,12 @@ private:
   std::vector<Sym> syms_;
 };
 
-void list_line(std::string &out, const Probe &p) {
+void list_line(std::string &out, const ProbeInfo &p) {
   out += strf("%5u %10s %17s %33s %s\n", p.id, p.provider.c_str(),
               p.module.c_str(), p.function.c_str(), p.name.c_str());
 }
 
-void list_types(std::string &out, const Probe &p) {
+void list_types(std::string &out, const ProbeInfo &p) {
   out += "\n\tArgument Types\n";
   for (size_t i = 0; i < p.argtypes.size(); i++)
     out += strf("\t\targs[%zu]: %s\n", i, p.argtypes[i].c_str());
@@ -427,19 +416,10 @@ void list_types(std::string &out, const Probe &p) {
   out += "\n";
 }
 
-const char *site_kind(SiteKind k) {
-  switch (k) {
-  case SiteKind::Call: return "call";
-  case SiteKind::TailJump: return "tail call";
-  case SiteKind::IsEnabled: return "is-enabled";
-  case SiteKind::IsEnabledTail: return "is-enabled tail";
-  }
-  return "?";
-}
-
-void list_sites(std::string &out, const Probe &p, KernelSymbols &ksyms,
+void list_sites(std::string &out, const ProbeInfo &p, KernelSymbols &ksyms,
                 Kernel &k) {
-  if (p.sites.empty()) {
+  const std::vector<SiteInfo> sites = k.probes().sites(p.id);
+  if (sites.empty()) {
     out += "        (no sites: fired by the consumer)\n";
     return;
   }
@@ -452,27 +432,29 @@ void list_sites(std::string &out, const Probe &p, KernelSymbols &ksyms,
   bool have_cs = cs_open(CS_ARCH_X86, mode, &cs) == CS_ERR_OK;
   if (have_cs)
     cs_option(cs, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
-  for (const ProbeSite *s : p.sites) {
+  for (const SiteInfo &si : sites) {
+    const SiteInfo *s = &si;
     u8 bytes[8] = {};
     std::memcpy(bytes, (const void *)(uintptr_t)s->addr, s->len);
     u64 func = s->func_addr;
-    if (!func) {
-      ksyms.load(k.self_path.empty() ? "/proc/self/exe" : k.self_path);
+    if (!func && !s->stub) {
+      const std::string &self = k.opts().self_path;
+      ksyms.load(self.empty() ? "/proc/self/exe" : self);
       func = ksyms.function_at(s->addr);
     }
-    // A site outside its function is a probe stub (code that calls the
-    // probe through a register, as -mcmodel=large does).
+    // A probe stub serves code that calls the probe through a register,
+    // as -mcmodel=large does.
     std::string where =
-        func && s->addr >= func
-            ? strf("%s+0x%llx", s->function.c_str(),
-                   (unsigned long long)(s->addr - func))
-            : func ? "stub for " + s->function : s->function;
-    const char *state = std::memcmp(bytes, s->disabled, s->len) == 0 ? "disabled"
+        s->stub ? "stub for " + s->function
+        : func  ? strf("%s+0x%llx", s->function.c_str(),
+                       (unsigned long long)(s->addr - func))
+                : s->function;
+    const char *state = !s->enabled        ? "disabled"
                         : bytes[0] == 0xcc ? "enabled (breakpoint)"
                                            : "enabled";
     out += strf("        0x%0*llx %s: %s site, %u bytes, %s\n",
                 (int)sizeof(void *) * 2, (unsigned long long)s->addr,
-                where.c_str(), site_kind(s->kind), s->len, state);
+                where.c_str(), s->kind.c_str(), s->len, state);
     cs_insn *insn = nullptr;
     size_t n = have_cs ? cs_disasm(cs, bytes, s->len, s->addr, 0, &insn) : 0;
     size_t done = 0;
@@ -585,8 +567,8 @@ void Dtrace::shutdown() {
     std::lock_guard<std::mutex> g(j->mu);
     if (!j->stopped) {
       j->consumer->stop();
-      if (k_.sdt)
-        k_.sdt->disable(j->id);
+      if (k_.has_probes())
+        k_.probes().disable(j->id);
       j->stopped = true;
       k_.log("dtrace: enabling %d stopped at shutdown\n", j->id);
     }
@@ -613,7 +595,7 @@ int Dtrace::list(const Options &o) {
                          "FUNCTION", "NAME");
   std::vector<std::string> errors;
   std::set<u32> shown;
-  auto show = [&](const Probe &p) {
+  auto show = [&](const ProbeInfo &p) {
     if (!shown.insert(p.id).second)
       return;
     list_line(out, p);
@@ -623,15 +605,15 @@ int Dtrace::list(const Options &o) {
       list_sites(out, p, ksyms_, k_);
   };
   if (descs.empty()) {
-    for (Probe *p : k_.sdt->probes())
-      show(*p);
+    for (const ProbeInfo &p : k_.probes().probes())
+      show(p);
   }
   for (const std::string &d : descs) {
-    auto m = k_.sdt->match(ProbeDesc::parse(d));
+    auto m = k_.probes().match(ProbeDesc::parse(d));
     if (m.empty())
       errors.push_back("dtrace: description '" + d + "' matched 0 probes");
-    for (Probe *p : m)
-      show(*p);
+    for (const ProbeInfo &p : m)
+      show(p);
   }
   std::fwrite(out.data(), 1, out.size(), stdout);
   std::fflush(stdout);
@@ -646,7 +628,7 @@ void Dtrace::finish(Job &j) {
     return;
   j.consumer->drain();
   j.consumer->stop();
-  k_.sdt->disable(j.id); // on return no firing of it runs
+  k_.probes().disable(j.id); // on return no firing of it runs
   j.consumer->end();
   j.consumer->drain();
   j.consumer->print_end();
@@ -682,17 +664,14 @@ int Dtrace::enable(const Options &o) {
     descs += (descs.empty() ? "" : ", ") + c.descs;
   bool quiet = o.quiet || (*prog)->pragmas.quiet;
 
-  auto probe_id = [&](const char *d) {
-    auto m = k_.sdt->match(ProbeDesc::parse(d));
-    return m.empty() ? 0u : m.front()->id;
-  };
+  const u32 begin_id = k_.probes().dtrace_begin_id();
   ConsumerOptions co;
   co.quiet = o.quiet;
   if (o.bufsize)
     co.bufsize = o.bufsize;
   if (o.aggsize)
     co.aggsize = o.aggsize;
-  co.threads = k_.cpus.count() + 8;
+  co.threads = k_.cpus().count() + 8;
 
   auto job = std::make_shared<Job>();
   job->descs = descs;
@@ -703,8 +682,8 @@ int Dtrace::enable(const Options &o) {
     sink = job->buffer.get();
   }
   job->consumer = std::make_unique<Consumer>(
-      std::move(*prog), std::move(ecbs), co, *sink, probe_id("dtrace:::BEGIN"),
-      probe_id("dtrace:::END"), probe_id("dtrace:::ERROR"));
+      std::move(*prog), std::move(ecbs), co, *sink, begin_id, begin_id + 1,
+      begin_id + 2);
   Consumer &c = *job->consumer;
   if (auto r = c.init(); !r)
     return fail(r.error().message);
@@ -718,7 +697,8 @@ int Dtrace::enable(const Options &o) {
                   s.name.c_str(), n, n == 1 ? "" : "s"));
     }
 
-  auto en = k_.sdt->enable(c.sdt_probes(), consumer_fire, &c, PatchMode::Call);
+  auto en = k_.probes().enable(c.sdt_probes(), consumer_fire, &c,
+                               PatchMode::Call);
   if (!en)
     return fail("could not enable tracing: " + en.error().message);
   job->id = *en;
@@ -755,7 +735,7 @@ int Dtrace::enable(const Options &o) {
         while (!cv.wait_for(lk, std::chrono::milliseconds(50), [&] { return done; }))
           c.drain();
       });
-      k_.shell.run_line(o.cmd);
+      k_.shell().run_line(o.cmd);
       {
         std::lock_guard<std::mutex> g(mu);
         done = true;
@@ -814,7 +794,7 @@ int Dtrace::jobs() {
                 (unsigned long long)j->consumer->records(),
                 (unsigned long long)j->consumer->drops(), j->descs.c_str());
   }
-  k_.console.write(out);
+  k_.console().write(out);
   return 0;
 }
 
@@ -884,7 +864,7 @@ bool init_dtrace(Kernel &k) {
   // destructor stops background enablings before the probes go away.
   auto d = std::make_shared<Dtrace>(k);
   k.on_shutdown([d] { d->shutdown(); });
-  k.shell.add(Shell::Command{
+  k.shell().add(Shell::Command{
       "dtrace",
       kUsage + 7, // without "usage: "
       "list probes, enable them with D actions, read what they report",

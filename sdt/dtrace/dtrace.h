@@ -20,6 +20,7 @@
 #pragma once
 
 #include "../../linker/base.h"
+#include "../probe.h"
 
 #include <atomic>
 #include <deque>
@@ -30,7 +31,6 @@
 
 namespace mk {
 class Kernel;
-struct Probe;
 } // namespace mk
 
 namespace mk::dt {
@@ -247,12 +247,9 @@ struct Program {
   Pragmas pragmas;
 };
 
-// What a clause needs to know about one probe it matched.
-struct ProbeInfo {
-  u32 id = 0;
-  std::string provider, module, function, name;
-  std::vector<std::string> argtypes;
-};
+// What a clause needs to know about one probe it matched: the registry's
+// ProbeInfo (sdt/probe.h).
+using mk::ProbeInfo;
 
 // Compile `ast`; `matched[i]` are the probes clause i matched.
 Result<std::unique_ptr<Program>>

@@ -14,9 +14,8 @@
 // its records with it.
 //
 //   sdt-record IN.o OUT.o     (OUT may be IN)
-#include "../../linker/link.h"
 #include "../../linker/object.h"
-#include "../names.h"
+#include "../site.h"
 #include "../site_record.h"
 #include "../x86.h"
 
@@ -72,56 +71,36 @@ int main(int argc, char **argv) {
     for (size_t k = 0; k < rs.relocs.size(); k++) {
       const Reloc &r = rs.relocs[k];
       const Symbol &sym = obj.symbols[r.sym];
-      bool ise;
-      std::string prov, name;
-      if (sym.shndx != 0 || !parse_probe_symbol(sym.name, ise, prov, name))
+      if (sym.shndx != 0 || !is_probe_symbol(sym.name))
         continue;
-      if (!obj.arch->table()[r.type].howto)
-        return fail(strf("%s:(%s+0x%llx): probe symbol %s in a %s relocation",
-                         obj.name.c_str(), text.name.c_str(),
-                         (unsigned long long)r.offset, sym.name.c_str(),
-                         obj.arch->type_name(r.type).c_str()));
+      // The loader's own site model: the same instruction check, the same
+      // holding function.
+      auto found = find_site(obj, rs.target, r, text.data);
+      if (!found)
+        return fail(found.error().message);
       std::string where = strf("%s:(%s+0x%llx)", obj.name.c_str(),
                                text.name.c_str(), (unsigned long long)r.offset);
-      if (!(text.flags & SHF_EXECINSTR))
-        return fail(where + ": probe symbol " + sym.name.str() +
-                    " referenced outside code");
-      const RelExpr expr = obj.howto(rs.target, r).expr;
-      auto insn = x86::recognise(text.data, r.offset, expr, is64);
-      if (!insn)
+      if (found->address_load)
         return fail(where + ": probe site " + sym.name.str() +
-                    " is not a call or jump");
+                    " loads the probe function's address; the kernel image "
+                    "must call it");
       Site s;
       s.section = rs.target;
-      s.insn_off = insn->offset;
-      s.len = insn->len;
-      s.kind = ise ? (insn->jump ? SiteKind::IsEnabledTail : SiteKind::IsEnabled)
-                   : (insn->jump ? SiteKind::TailJump : SiteKind::Call);
-      s.provider = prov;
-      s.name = name;
+      s.insn_off = found->insn_off;
+      s.len = found->len;
+      s.kind = found->kind;
+      s.provider = found->probe.provider;
+      s.name = found->probe.name;
       s.rel_section_index = obj.relocs[ri].index;
       s.rel_index = k;
-      // The function holding the site: prefer a global STT_FUNC, then a
-      // local one, then the section symbol.
-      s.sym = 0;
-      for (size_t i = 1; i < obj.symbols.size(); i++) {
-        const Symbol &f = obj.symbols[i];
-        if (f.type != STT_FUNC || f.shndx != s.section)
-          continue;
-        if (s.insn_off >= f.value && s.insn_off < f.value + f.size &&
-            (s.sym == 0 || obj.symbols[s.sym].bind == STB_LOCAL)) {
-          s.sym = (u32)i;
-          s.function = f.name;
-        }
-      }
-      if (s.sym == 0)
-        for (size_t i = 1; i < obj.symbols.size() && !s.sym; i++)
-          if (obj.symbols[i].type == STT_SECTION &&
-              obj.symbols[i].shndx == s.section)
-            s.sym = (u32)i, s.function = text.name;
-      if (s.sym == 0)
+      // The record's relocation names the function holding the site (or
+      // its section), so section garbage collection keeps them together.
+      const SiteHolder h = find_holder(obj, s.section, s.insn_off);
+      if (h.sym == 0)
         return fail(where + ": no symbol to anchor the probe site to");
-      s.addend = (i64)(s.insn_off - obj.symbols[s.sym].value);
+      s.sym = h.sym;
+      s.function = h.function;
+      s.addend = (i64)(s.insn_off - h.value);
       if (s.provider.size() >= SDT_SITE_PROVIDER_MAX ||
           s.name.size() >= SDT_SITE_NAME_MAX ||
           s.function.size() >= SDT_SITE_FUNC_MAX)

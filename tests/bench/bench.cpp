@@ -20,11 +20,10 @@
 // load from other processes hits both.  CPU time and page faults per cycle
 // come from getrusage over the same blocks.
 //
-// Then, for each distinct .ko, the stages KernelLinker::load_file drives
-// (linker/'s read, parse, plan, bind, allocate, copy, relocate, protect,
-// release) are run one by one and timed in thread CPU time, each round
-// followed by a whole KernelLinker cycle: the difference is the kernel's own
-// share.  That table is what to read first when minikern is the slower one.
+// Then, for each distinct .ko, one KernelLinker load and unload after
+// another with the thread's CPU time read at the end of each stage the
+// loader names (LoadObserver): that table is what to read first when
+// minikern is the slower one.
 //
 // Usage: bench [--budget SECONDS] [--stages N] [--loop SIDE N] LABEL:KO:SO ...
 //   --loop minikern|dlopen N runs only N cycles of one side per row, with no
@@ -239,14 +238,14 @@ private:
 };
 
 mk::LinkerFile *mk_load(mk::Kernel &k, const std::string &path) {
-  auto f = k.linker.load(path);
+  auto f = k.linker().load(path);
   if (!f)
     die("minikern: " + f.error().message);
   return *f;
 }
 
 void mk_unload(mk::Kernel &k, mk::LinkerFile *f) {
-  auto r = k.linker.unload(f);
+  auto r = k.linker().unload(f);
   if (!r)
     die("minikern: " + r.error().message);
 }
@@ -401,58 +400,25 @@ double thread_cpu_us() {
   return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
 }
 
-// Where minikern's cycle goes: the linker/ stages KernelLinker::load_file()
-// drives, run one by one on the booted kernel's arena and timed apiece.  The
-// remainder (cycle minus stages) is KernelLinker's own work: registering the
-// file, linker sets, handlers, unload bookkeeping.
-struct StageRow {
-  const char *name;
-  std::vector<double> v;
-};
+// Where minikern's cycle goes: one KernelLinker load and unload of the
+// real kernel, with the thread's CPU time read at the end of each stage the
+// loader names (its LoadObserver): read and check, the link pipeline's
+// stages, protect, register sets, record probes, init; unload handlers,
+// teardown, free.
 struct StageProfile {
-  std::vector<StageRow> stages;
-  std::vector<double> whole; // KernelLinker load+unload, in the same loop
+  std::vector<std::string> names;      // in order
+  std::vector<std::vector<double>> v;  // per stage: samples
+  std::vector<double> whole;           // the cycle, same samples
 };
-
-// The file's bytes, read the way read_object() reads them (one buffer of the
-// file's size, filled by read()), so that I/O and parsing are timed apart.
-std::vector<mk::u8> read_like_read_object(const std::string &path) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  struct stat st;
-  if (fd < 0 || fstat(fd, &st) != 0)
-    die(path + ": " + std::strerror(errno));
-  std::vector<mk::u8> bytes(st.st_size);
-  size_t got = 0;
-  while (got < bytes.size()) {
-    ssize_t n = read(fd, bytes.data() + got, bytes.size() - got);
-    if (n <= 0)
-      die(path + ": short read");
-    got += n;
-  }
-  close(fd);
-  return bytes;
-}
 
 StageProfile stage_profile(mk::Kernel &k, const std::string &ko, size_t min_n) {
   StageProfile prof;
-  std::vector<StageRow> &st = prof.stages;
-  st = {
-      {"file I/O: open, fstat, read into a buffer", {}},
-      {"parse_object: libelf, validate, copy relocs", {}},
-      {"plan_link: scan relocations + lay out", {}},
-      {"bind_symbols: kernel exports", {}},
-      {"ModuleArena::allocate", {}},
-      {"place_image + copy_sections", {}},
-      {"symbol_values + relocate", {}},
-      {"ModuleArena::protect x3", {}},
-      {"ModuleArena::release", {}},
-      {"free ObjectFile, plan, bindings", {}},
-  };
-  const u64 ps = mk::ModuleArena::page_size();
-  mk::ExternalLookup lookup = [&](const std::string &name) {
-    return k.linker.kernel_symbol(name);
-  };
-  const std::string name = ko.substr(ko.find_last_of('/') + 1);
+  struct Marks : mk::LoadObserver {
+    std::vector<std::pair<const char *, double>> at;
+    void stage_done(const char *stage) override {
+      at.emplace_back(stage, thread_cpu_us());
+    }
+  } marks;
   // What one reading of the clock adds to a difference of two readings.
   std::vector<double> empty;
   for (int i = 0; i < 200; i++) {
@@ -468,65 +434,31 @@ StageProfile stage_profile(mk::Kernel &k, const std::string &ko, size_t min_n) {
        i++) {
     if (i >= 3000)
       break;
-    double t[11];
-    {
-      t[0] = thread_cpu_us();
-      std::vector<mk::u8> bytes = read_like_read_object(ko);
-      t[1] = thread_cpu_us();
-      auto obj = mk::parse_object(std::move(bytes), ko, name);
-      if (!obj)
-        die(obj.error().message);
-      t[2] = thread_cpu_us();
-      // The link pipeline, with the time at the end of each stage.
-      struct Marks : mk::LinkObserver {
-        double at[8] = {};
-        void stage_done(mk::LinkStage st) override {
-          at[(int)st] = thread_cpu_us();
-        }
-      } marks;
-      mk::ModuleArena::Block blk{};
-      mk::LinkOptions o;
-      o.page_size = ps;
-      o.lookup = lookup;
-      o.allocate = [&](u64 size, u64 align) -> mk::Result<mk::ImageMemory> {
-        auto b = k.arena->allocate(size, align);
-        if (!b)
-          return b.take_error();
-        blk = *b;
-        return mk::ImageMemory{b->addr, k.arena->alias(b->addr)};
-      };
-      o.observer = &marks;
-      auto linked = mk::link_image(*obj, o);
-      if (!linked)
-        die(linked.error().message);
-      using S = mk::LinkStage;
-      t[3] = marks.at[(int)S::Plan];
-      t[4] = marks.at[(int)S::Bind];
-      t[5] = marks.at[(int)S::Allocate];
-      t[6] = marks.at[(int)S::Copy];
-      t[7] = marks.at[(int)S::Relocate];
-      const mk::LinkPlan *plan = &linked->plan;
-      const mk::ModuleArena::Block *blkp = &blk;
-      const mk::Layout &L = plan->layout;
-      k.arena->protect(blkp->addr + L.text_off, L.text_size,
-                       mk::Protect::ReadExec);
-      k.arena->protect(blkp->addr + L.ro_off, L.ro_size, mk::Protect::Read);
-      k.arena->protect(blkp->addr + L.data_off, L.data_size,
-                       mk::Protect::ReadWrite);
-      t[8] = thread_cpu_us();
-      k.arena->release(blk);
-      t[9] = thread_cpu_us();
-    }
-    t[10] = thread_cpu_us();
-    // The whole cycle through the kernel, in the same time window, so that
-    // what the stages leave over is measured under the same conditions.
-    mk_unload(k, mk_load(k, ko));
-    double t11 = thread_cpu_us();
+    marks.at.clear();
+    marks.at.reserve(32);
+    const double t0 = thread_cpu_us();
+    auto f = k.linker().load(ko, &marks);
+    if (!f)
+      die("minikern: " + f.error().message);
+    auto r = k.linker().unload(*f, &marks);
+    if (!r)
+      die("minikern: " + r.error().message);
+    const double t1 = thread_cpu_us();
     if (i < 2) // warm-up
       continue;
-    for (size_t s = 0; s < st.size(); s++)
-      st[s].v.push_back(span(t[s], t[s + 1]));
-    prof.whole.push_back(span(t[10], t11));
+    if (prof.names.empty())
+      for (auto &[name, t] : marks.at)
+        prof.names.push_back(name);
+    if (marks.at.size() != prof.names.size())
+      die("bench: the loader named different stages from one cycle to the "
+          "next");
+    prof.v.resize(prof.names.size());
+    double prev = t0;
+    for (size_t st = 0; st < marks.at.size(); st++) {
+      prof.v[st].push_back(span(prev, marks.at[st].second));
+      prev = marks.at[st].second;
+    }
+    prof.whole.push_back(span(t0, t1));
   }
   return prof;
 }
@@ -611,39 +543,31 @@ void print_results(const std::vector<Result> &rs) {
                 r.mk.max, r.dl.max);
 }
 
-// One column per distinct .ko: its stage medians, and what is left of the
-// whole cycle's median measured in the same loop.
+// One column per distinct .ko: its stage medians.
 void print_stages(const std::vector<const Result *> &cols,
                   const std::vector<StageProfile> &profs) {
-  std::printf("\nwhere a minikern cycle goes: the linker/ stages of "
-              "KernelLinker::load_file run one by one, each\nfollowed by a "
-              "whole KernelLinker cycle; thread CPU time (user+sys, page "
-              "faults included,\ntime preempted excluded), medians in µs and "
-              "share of that cycle\n");
-  const int w = 50;
+  std::printf("\nwhere a minikern cycle goes: KernelLinker::load + unload, "
+              "each stage as the loader names it;\nthread CPU time "
+              "(user+sys, page faults included, time preempted excluded), "
+              "medians in µs\nand share of the whole cycle's median\n");
+  const int w = 30;
   std::printf("%-*s", w, "stage");
   for (const Result *r : cols)
     std::printf(" | %18s", r->row.label.c_str());
   std::printf("\n%s\n", std::string(w + 21 * cols.size(), '-').c_str());
-  size_t nst = profs.empty() ? 0 : profs[0].stages.size();
-  std::vector<double> sum(cols.size(), 0), whole(cols.size(), 0);
+  size_t nst = profs.empty() ? 0 : profs[0].names.size();
+  std::vector<double> whole(cols.size(), 0);
   for (size_t i = 0; i < cols.size(); i++)
     whole[i] = summarize(profs[i].whole).median;
-  for (size_t s = 0; s < nst; s++) {
-    std::printf("%-*s", w, profs[0].stages[s].name);
+  for (size_t st = 0; st < nst; st++) {
+    std::printf("%-*s", w, profs[0].names[st].c_str());
     for (size_t i = 0; i < cols.size(); i++) {
-      double m = summarize(profs[i].stages[s].v).median;
-      sum[i] += m;
+      double m = st < profs[i].v.size() ? summarize(profs[i].v[st]).median : 0;
       std::printf(" | %9.1f  (%4.1f%%)", m, 100.0 * m / whole[i]);
     }
     std::printf("\n");
   }
-  std::printf("%-*s", w, "KernelLinker's own: register, handlers, unload");
-  for (size_t i = 0; i < cols.size(); i++) {
-    double m = whole[i] - sum[i];
-    std::printf(" | %9.1f  (%4.1f%%)", m, 100.0 * m / whole[i]);
-  }
-  std::printf("\n%-*s", w, "whole KernelLinker load + unload");
+  std::printf("%-*s", w, "whole load + unload");
   for (size_t i = 0; i < cols.size(); i++)
     std::printf(" | %9.1f  (100%%) ", whole[i]);
   std::printf("\n");

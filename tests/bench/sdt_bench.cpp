@@ -6,10 +6,10 @@
 // the probe in them.  Each figure is the median of interleaved rounds, so
 // a busy machine slows every style alike; the per-hit cost of a style is
 // its loop time minus the no-probe loop's, divided by the iterations.
-// Enabled-probe rows run through the real consumers: the Sdt API with an
+// Enabled-probe rows run through the real consumers: the registry with an
 // empty handler, and the shell's dtrace command in the background.
 #include "../../kernel/kernel.h"
-#include "../../sdt/sdt.h"
+#include "../../sdt/registry.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -41,7 +41,7 @@ std::string run_quiet(Kernel &k, const std::string &line) {
   int fd = mkstemp(path);
   int saved = dup(1);
   dup2(fd, 1);
-  k.shell.run_line(line);
+  k.shell().run_line(line);
   std::fflush(stdout);
   dup2(saved, 1);
   close(saved);
@@ -93,11 +93,11 @@ int main(int argc, char **argv) {
   Options o;
   o.cpus = 1;
   o.quiet = true;
+  o.self_path = "/proc/self/exe";
   Kernel k(o);
-  k.self_path = "/proc/self/exe";
   if (!k.boot())
     return 1;
-  auto f = k.linker.load(ko);
+  auto f = k.linker().load(ko);
   if (!f) {
     std::fprintf(stderr, "sdt_bench: %s\n", f.error().message.c_str());
     return 1;
@@ -105,7 +105,7 @@ int main(int argc, char **argv) {
   auto fn = [&](const char *name) { return (LoopFn)(uintptr_t)(*f)->globals.at(name); };
   LoopFn none = fn("sdtbench_none"), sdt = fn("sdtbench_sdt"),
          flag = fn("sdtbench_flag_style"), fnptr = fn("sdtbench_fnptr");
-  u32 hit = k.sdt->match(ProbeDesc::parse("sdtbench:::hit")).at(0)->id;
+  u32 hit = k.probes().match(ProbeDesc::parse("sdtbench:::hit")).at(0).id;
 
   // Warm up: code, caches, the CPU's frequency.
   for (int i = 0; i < 3; i++)
@@ -125,9 +125,9 @@ int main(int argc, char **argv) {
     s_flag.ns_per_hit.push_back(time_loop(flag, n) / n);
     s_fnptr.ns_per_hit.push_back(time_loop(fnptr, n) / n);
 
-    auto e = k.sdt->enable({hit}, empty_handler, nullptr);
+    auto e = k.probes().enable({hit}, empty_handler, nullptr);
     s_empty.ns_per_hit.push_back(time_loop(sdt, n) / n);
-    k.sdt->disable(*e);
+    k.probes().disable(*e);
 
     run_quiet(k, "dtrace -q -n 'sdtbench:::hit { @ = count(); }' &");
     int id = 0;
@@ -141,9 +141,9 @@ int main(int argc, char **argv) {
     s_printf.ns_per_hit.push_back(time_loop(sdt, n_printf) / n_printf);
     run_quiet(k, "dtrace -k " + std::to_string(id));
 
-    auto b = k.sdt->enable({hit}, empty_handler, nullptr, PatchMode::Breakpoint);
+    auto b = k.probes().enable({hit}, empty_handler, nullptr, PatchMode::Breakpoint);
     s_bp.ns_per_hit.push_back(time_loop(sdt, n_bp) / n_bp);
-    k.sdt->disable(*b);
+    k.probes().disable(*b);
   }
 
   const double base = median(s_none.ns_per_hit);
@@ -178,8 +178,8 @@ int main(int argc, char **argv) {
   // Enabling and disabling many sites: 10, 100 and 1000 probes of 100
   // sites each, every probe's sites in one patch batch.
   std::vector<u32> many;
-  for (Probe *p : k.sdt->match(ProbeDesc::parse("sdtbench:::many")))
-    many.push_back(p->id);
+  for (const ProbeInfo &p : k.probes().match(ProbeDesc::parse("sdtbench:::many")))
+    many.push_back(p.id);
   std::printf("\nenabling and disabling probe sites (median of %d; one batch "
               "each way)\n\n",
               rounds);
@@ -193,17 +193,17 @@ int main(int argc, char **argv) {
     std::vector<u32> ids(many.begin(), many.begin() + probes);
     size_t sites = 0;
     for (u32 id : ids)
-      sites += k.sdt->probe(id)->sites.size();
+      sites += k.probes().sites(id).size();
     std::vector<double> en, dis, tot;
     u64 ser = 0;
     for (int r = 0; r < rounds; r++) {
-      u64 s0 = k.sdt->serialisations.load();
+      u64 s0 = k.probes().serialisations();
       u64 t0 = now_ns();
-      auto e = k.sdt->enable(ids, empty_handler, nullptr);
+      auto e = k.probes().enable(ids, empty_handler, nullptr);
       u64 t1 = now_ns();
-      k.sdt->disable(*e);
+      k.probes().disable(*e);
       u64 t2 = now_ns();
-      ser = k.sdt->serialisations.load() - s0;
+      ser = k.probes().serialisations() - s0;
       en.push_back((t1 - t0) / 1e6);
       dis.push_back((t2 - t1) / 1e6);
       tot.push_back((t2 - t0) / 1e6);
@@ -215,6 +215,6 @@ int main(int argc, char **argv) {
                 median(en), median(dis), median(tot), (unsigned long long)ser,
                 target.c_str());
   }
-  (void)k.linker.unload(*f);
+  (void)k.linker().unload(*f);
   return 0;
 }

@@ -6,7 +6,7 @@
 // the probe is held enabled (or disabled) while the workers run a known
 // number of iterations, the handler's count must match exactly.
 #include "../../kernel/kernel.h"
-#include "../../sdt/sdt.h"
+#include "../../sdt/registry.h"
 
 #include <sys/sdt.h>
 
@@ -61,8 +61,8 @@ mk::Options options() {
 
 std::vector<mk::u32> probe_ids(mk::Kernel &k, const char *desc) {
   std::vector<mk::u32> ids;
-  for (mk::Probe *p : k.sdt->match(mk::ProbeDesc::parse(desc)))
-    ids.push_back(p->id);
+  for (const mk::ProbeInfo &p : k.probes().match(mk::ProbeDesc::parse(desc)))
+    ids.push_back(p.id);
   return ids;
 }
 
@@ -73,10 +73,11 @@ TEST_CASE("sdt: the test binary's own probe sites are recorded") {
   REQUIRE(k.boot());
   auto ids = probe_ids(k, "sdttest:::tick");
   REQUIRE(ids.size() == 1);
-  mk::Probe *p = k.sdt->probe(ids[0]);
+  auto p = k.probes().probe(ids[0]);
+  REQUIRE(p);
   CHECK(p->module == "kernel");
   CHECK(p->function == "fire");
-  CHECK(p->sites.size() >= 1);
+  CHECK(k.probes().sites(ids[0]).size() >= 1);
   CHECK(p->argtypes == std::vector<std::string>{"int", "long"});
 }
 
@@ -103,9 +104,9 @@ TEST_CASE("sdt: 100 000 enables and disables while workers fire") {
       calls += n;
     });
   for (int i = 0; i < 50000; i++) {
-    auto e = k.sdt->enable(ids, on_fire, &c);
+    auto e = k.probes().enable(ids, on_fire, &c);
     REQUIRE(e);
-    k.sdt->disable(*e);
+    k.probes().disable(*e);
   }
   stop = true;
   for (auto &t : workers)
@@ -114,7 +115,7 @@ TEST_CASE("sdt: 100 000 enables and disables while workers fire") {
   CHECK(c.hits <= 2 * calls.load()); // tick and tail per iteration
   MESSAGE("firings seen in enabled windows: " << c.hits.load() << " of "
                                               << calls.load() << " calls");
-  CHECK(k.sdt->patch_batches.load() == 100000);
+  CHECK(k.probes().patch_batches() == 100000);
 }
 
 TEST_CASE("sdt: held windows count exactly, in both patch modes") {
@@ -138,11 +139,11 @@ TEST_CASE("sdt: held windows count exactly, in both patch modes") {
     };
     for (int round = 0; round < 20; round++) {
       long long before = c.hits;
-      auto e = k.sdt->enable(ids, on_fire, &c, mode);
+      auto e = k.probes().enable(ids, on_fire, &c, mode);
       REQUIRE(e);
       run(1000);
       CHECK(c.hits - before == kWorkers * 1000);
-      k.sdt->disable(*e);
+      k.probes().disable(*e);
       before = c.hits;
       run(1000);
       CHECK(c.hits == before);

@@ -107,14 +107,14 @@ TEST_CASE("kernel: exports first, then a dependency's globals") {
 
   mk::Kernel k(options(dir.path()));
   REQUIRE(k.boot());
-  auto f = k.linker.load("user");
+  auto f = k.linker().load("user");
   REQUIRE_OK(f);
-  mk::LinkerFile *libf = k.linker.find("lib.ko");
+  mk::LinkerFile *libf = k.linker().find("lib.ko");
   REQUIRE(libf != nullptr);
   CHECK(libf->autoloaded);
   CHECK((*f)->deps == std::vector<mk::LinkerFile *>{libf});
-  REQUIRE(k.linker.kernel_symbol("strlen"));
-  CHECK(slot(*f, 0) == *k.linker.kernel_symbol("strlen"));
+  REQUIRE(k.linker().kernel_symbol("strlen"));
+  CHECK(slot(*f, 0) == *k.linker().kernel_symbol("strlen"));
   CHECK(slot(*f, 0) != libf->globals.at("strlen"));
   CHECK(slot(*f, 1) == libf->globals.at("libval"));
   CHECK(slot(*f, 1) == libf->address + kPtr);
@@ -133,10 +133,10 @@ TEST_CASE("kernel: a module's own definition beats a kernel export") {
 
   mk::Kernel k(options(dir.path()));
   REQUIRE(k.boot());
-  auto f = k.linker.load("own");
+  auto f = k.linker().load("own");
   REQUIRE_OK(f);
   CHECK(slot(*f, 0) == (*f)->address + kPtr);
-  CHECK(slot(*f, 0) != *k.linker.kernel_symbol("strlen"));
+  CHECK(slot(*f, 0) != *k.linker().kernel_symbol("strlen"));
   // And it is what the module exports to its own dependents.
   CHECK((*f)->globals.at("strlen") == (*f)->address + kPtr);
 }
@@ -160,11 +160,11 @@ TEST_CASE("kernel: dependencies are searched in the order declared") {
 
   mk::Kernel k(options(dir.path()));
   REQUIRE(k.boot());
-  auto f1 = k.linker.load("u1");
+  auto f1 = k.linker().load("u1");
   REQUIRE_OK(f1);
-  auto f2 = k.linker.load("u2");
+  auto f2 = k.linker().load("u2");
   REQUIRE_OK(f2);
-  mk::LinkerFile *af = k.linker.find("a.ko"), *bf = k.linker.find("b.ko");
+  mk::LinkerFile *af = k.linker().find("a.ko"), *bf = k.linker().find("b.ko");
   REQUIRE(af);
   REQUIRE(bf);
   CHECK(slot(*f1, 0) == af->address);
@@ -181,12 +181,12 @@ TEST_CASE("kernel: symbols the kernel does not export are undefined") {
 
   mk::Kernel k(options(dir.path()));
   REQUIRE(k.boot());
-  const size_t files = k.linker.files().size();
-  CHECK(message_of(k.linker.load("bad")) ==
+  const size_t files = k.linker().files().size();
+  CHECK(message_of(k.linker().load("bad")) ==
         "bad.ko: undefined symbols: _ZN2mk9curkernelEv, kern_strlen");
   // Nothing left behind.
-  CHECK(k.linker.files().size() == files);
-  CHECK(k.arena->used() == 0);
+  CHECK(k.linker().files().size() == files);
+  CHECK(k.arena().used() == 0);
 }
 
 TEST_CASE("kernel: a dependency's local and hidden symbols are not visible") {
@@ -205,13 +205,13 @@ TEST_CASE("kernel: a dependency's local and hidden symbols are not visible") {
 
   mk::Kernel k(options(dir.path()));
   REQUIRE(k.boot());
-  const size_t files = k.linker.files().size();
-  CHECK(message_of(k.linker.load("user")) ==
+  const size_t files = k.linker().files().size();
+  CHECK(message_of(k.linker().load("user")) ==
         "user.ko: undefined symbols: hidden, secret");
   // The dependency this load brought in went away with it.
-  CHECK(k.linker.find("lib.ko") == nullptr);
-  CHECK(k.linker.files().size() == files);
-  CHECK(k.arena->used() == 0);
+  CHECK(k.linker().find("lib.ko") == nullptr);
+  CHECK(k.linker().files().size() == files);
+  CHECK(k.arena().used() == 0);
 }
 
 TEST_CASE("kernel: a weak undefined symbol nobody defines is 0") {
@@ -226,10 +226,10 @@ TEST_CASE("kernel: a weak undefined symbol nobody defines is 0") {
   dir.write("weak.ko", m.b);
   mk::Kernel k(options(dir.path()));
   REQUIRE(k.boot());
-  auto f = k.linker.load("weak");
+  auto f = k.linker().load("weak");
   REQUIRE_OK(f);
   CHECK(slot(*f, 0) == 0);
-  CHECK(slot(*f, 1) == *k.linker.kernel_symbol("malloc"));
+  CHECK(slot(*f, 1) == *k.linker().kernel_symbol("malloc"));
 }
 
 TEST_CASE("kernel: a module for the other architecture is refused") {
@@ -239,7 +239,7 @@ TEST_CASE("kernel: a module for the other architecture is refused") {
   dir.write("alien.ko", b);
   mk::Kernel k(options(dir.path()));
   REQUIRE(k.boot());
-  CHECK(message_of(k.linker.load("alien")) ==
+  CHECK(message_of(k.linker().load("alien")) ==
         (kNative == Target::X86_64
              ? "alien.ko: module is for i386, this kernel is x86_64"
              : "alien.ko: module is for x86_64, this kernel is i386"));
@@ -258,18 +258,18 @@ TEST_CASE("kernel: two kernels in one process load the same module") {
   REQUIRE(k1.boot());
   mk::Kernel k2(options(dir.path()));
   REQUIRE(k2.boot());
-  CHECK(k1.arena->base() != k2.arena->base());
-  auto f1 = k1.linker.load("twice");
+  CHECK(k1.arena().base() != k2.arena().base());
+  auto f1 = k1.linker().load("twice");
   REQUIRE_OK(f1);
-  auto f2 = k2.linker.load("twice");
+  auto f2 = k2.linker().load("twice");
   REQUIRE_OK(f2);
-  CHECK(k1.arena->contains((*f1)->address));
-  CHECK(k2.arena->contains((*f2)->address));
+  CHECK(k1.arena().contains((*f1)->address));
+  CHECK(k2.arena().contains((*f2)->address));
   CHECK(slot(*f1, 0) == (*f1)->address + kPtr);
   CHECK(slot(*f2, 0) == (*f2)->address + kPtr);
-  REQUIRE_OK(k1.linker.unload(*f1));
-  CHECK(k1.linker.find("twice") == nullptr);
-  CHECK(k2.linker.find("twice") == *f2);
+  REQUIRE_OK(k1.linker().unload(*f1));
+  CHECK(k1.linker().find("twice") == nullptr);
+  CHECK(k2.linker().find("twice") == *f2);
 }
 
 TEST_CASE("kernel: a module loaded without declaring the dependency does not see it") {
@@ -282,8 +282,8 @@ TEST_CASE("kernel: a module loaded without declaring the dependency does not see
   dir.write("user.ko", user.b);
   mk::Kernel k(options(dir.path()));
   REQUIRE(k.boot());
-  REQUIRE_OK(k.linker.load("lib"));
-  CHECK(message_of(k.linker.load("user")) ==
+  REQUIRE_OK(k.linker().load("lib"));
+  CHECK(message_of(k.linker().load("user")) ==
         "user.ko: undefined symbol: libval");
 }
 
@@ -309,10 +309,10 @@ TEST_CASE("kernel: module code reaches the kernel and its own data from the aren
   dir.write("nopic.ko", b);
   mk::Kernel k(options(dir.path()));
   REQUIRE(k.boot());
-  auto f = k.linker.load("nopic");
+  auto f = k.linker().load("nopic");
   REQUIRE_OK(f);
   const u8 *t = (const u8 *)(uintptr_t)(*f)->address; // text: read+execute
-  const u64 printf_addr = *k.linker.kernel_symbol("printf");
+  const u64 printf_addr = *k.linker().kernel_symbol("printf");
   const i64 A = kNative == Target::X86_64 ? -4 : 0;
   CHECK(mk::read_field(t + 1, 4) ==
         ((printf_addr + A - ((*f)->address + 1)) & 0xffffffffu));
@@ -332,13 +332,13 @@ TEST_CASE("kernel: a relocation out of range fails the load and leaves nothing")
   dir.write("ovf.ko", m.b);
   mk::Kernel k(options(dir.path()));
   REQUIRE(k.boot());
-  const size_t files = k.linker.files().size();
-  CHECK(message_of(k.linker.load("ovf")) ==
+  const size_t files = k.linker().files().size();
+  CHECK(message_of(k.linker().load("ovf")) ==
         std::string("ovf.ko:(.data+0x4): relocation ") +
             (kNative == Target::X86_64 ? "R_X86_64_8" : "R_386_8") +
             " against big out of range: 0x100 is not in [-128, 255]");
-  CHECK(k.linker.files().size() == files);
-  CHECK(k.arena->used() == 0);
+  CHECK(k.linker().files().size() == files);
+  CHECK(k.arena().used() == 0);
 }
 
 TEST_CASE("kernel: hello.ko from the build, when it was built") {
@@ -355,15 +355,15 @@ TEST_CASE("kernel: hello.ko from the build, when it was built") {
   }
   mk::Kernel k(options(dir));
   REQUIRE(k.boot());
-  auto f = k.linker.load("hello");
+  auto f = k.linker().load("hello");
   REQUIRE_OK(f);
-  mk::ModuleRec *m = k.linker.find_module("hello");
+  mk::ModuleRec *m = k.linker().find_module("hello");
   REQUIRE(m != nullptr);
   CHECK(m->loaded);
   CHECK(m->version == 1);
-  CHECK(k.sysctl.find("hello.greeting") != nullptr);
-  REQUIRE_OK(k.linker.unload(*f));
-  CHECK(k.linker.find("hello") == nullptr);
-  CHECK(k.sysctl.find("hello.greeting") == nullptr);
-  CHECK(k.arena->used() == 0);
+  CHECK(k.sysctl().find("hello.greeting").has_value());
+  REQUIRE_OK(k.linker().unload(*f));
+  CHECK(k.linker().find("hello") == nullptr);
+  CHECK(!k.sysctl().find("hello.greeting").has_value());
+  CHECK(k.arena().used() == 0);
 }

@@ -1,0 +1,50 @@
+// Shell commands: the built-ins and the ones modules register.  The shell
+// and its command table belong to the shell's thread (commands run there,
+// modules load and unload there), so nothing here takes a lock.
+#pragma once
+
+#include "../linker/base.h"
+
+#include <sys/shell.h>
+
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace mk {
+
+class Kernel;
+struct LinkerFile;
+
+class Shell {
+public:
+  using Handler = std::function<int(Kernel &, std::vector<std::string> &)>;
+  struct Command {
+    std::string name, usage, descr;
+    Handler fn;
+    const LinkerFile *owner = nullptr;
+  };
+  explicit Shell(Kernel &k) : k_(k) {}
+  void add(Command c);
+  Result<void> add_module_command(const struct shell_cmd *sc,
+                                  const LinkerFile *owner);
+  void remove_owned_by(const LinkerFile *owner);
+  const Command *find(const std::string &name) const;
+  std::vector<const Command *> list() const;
+  // Run one line (commands separated by ';'); false if any failed.
+  bool run_line(const std::string &line);
+  // Interactive loop (readline) or line-by-line from a stream.
+  bool run_interactive();
+  bool run_stream(std::FILE *in);
+  bool halted() const { return halted_; }
+  void halt() { halted_ = true; }
+
+private:
+  Kernel &k_;
+  std::map<std::string, Command> cmds_;
+  bool halted_ = false;
+};
+
+} // namespace mk

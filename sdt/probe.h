@@ -1,0 +1,55 @@
+// The vocabulary consumers and providers share: how a probe is named and
+// matched, what a consumer may know about one, and the callback a probe
+// calls when it fires.  Everything a consumer receives here is a copy: it
+// stays valid after the probe itself is gone (a module unloaded).
+#pragma once
+
+#include "../linker/base.h"
+
+#include <string>
+#include <vector>
+
+namespace mk {
+
+// Called on whatever thread fires the probe, with its six arguments.
+using ProbeCallback = void (*)(void *ctx, u32 probe_id, const uintptr_t *args);
+
+// How enabled sites reach the probe.
+enum class PatchMode : u8 {
+  Call,       // a call/jmp into the probe's trampoline (the default)
+  Breakpoint, // int3; the SIGTRAP handler fires the probe (illumos style)
+};
+
+// What a consumer may know about a probe.
+struct ProbeInfo {
+  u32 id = 0;
+  std::string provider, module, function, name;
+  std::vector<std::string> argtypes; // empty: the provider declares none
+  std::string full() const {
+    return provider + ":" + module + ":" + function + ":" + name;
+  }
+};
+
+// One site of a probe, for listings (`dtrace -S`).
+struct SiteInfo {
+  u64 addr = 0;
+  u8 len = 0;
+  std::string kind;     // "call", "tail call", "is-enabled" ...
+  std::string function; // the function holding it
+  u64 func_addr = 0;    // 0: unknown
+  bool stub = false;    // a probe stub for code calling through a register
+  bool enabled = false;
+};
+
+// A probe description "provider:module:function:name"; fields may be empty
+// (match anything) or globs (* ? [..]).  Fewer fields fill from the right:
+// "name", "function:name", "module:function:name".
+struct ProbeDesc {
+  std::string provider, module, function, name;
+  static ProbeDesc parse(const std::string &s);
+  bool matches(const ProbeInfo &p) const;
+  bool matches(const std::string &prov, const std::string &mod,
+               const std::string &func, const std::string &name) const;
+};
+
+} // namespace mk

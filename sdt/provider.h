@@ -1,0 +1,83 @@
+// The provider interface: how a probe mechanism (SDT sites, and later
+// function-boundary and profile probes) offers probes to the framework,
+// after DTrace's provider operations (dtrace_pops_t):
+//
+//   provide         create the probes of the kernel image, at boot
+//   begin_module    a module is being loaded: hooks into its link (probe
+//                   sites are found among its relocations), then
+//                   ModuleProbes::provide creates its probes
+//   enable/disable  make a batch of probes fire or stop (all sites of a
+//                   batch are patched together)
+//   argtypes        describe a probe's arguments
+//   sites           list a probe's sites (for `dtrace -S`)
+//   destroy         a probe goes (its module is unloading), after it has
+//                   been disabled and no thread can be inside its sites'
+//                   handlers
+//
+// Consumers (the D consumer, handler modules) never see a provider: they
+// match, list and enable probes through the ProbeRegistry.
+#pragma once
+
+#include "../linker/link.h"
+#include "probe.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mk {
+
+class ProbeRegistry;
+struct Probe;
+
+// A module as providers see it once it is linked.
+struct ModuleImage {
+  const void *owner = nullptr; // the module's identity; its probes go with it
+  std::string name;            // "memdev": the probe's module field
+  const ObjectFile &obj;
+  const Placement &pl;
+  u64 base = 0, size = 0; // the image in memory
+};
+
+// What a provider keeps per probe (its sites, argument types ...).
+struct ProbeData {
+  virtual ~ProbeData() = default;
+};
+
+// One module being loaded, for one provider: the hooks it adds to the
+// module's link, then its probes once the module is linked.
+class ModuleProbes : public LinkHooks {
+public:
+  virtual Result<void> provide(ProbeRegistry &r, const ModuleImage &m) = 0;
+};
+
+class Provider {
+public:
+  virtual ~Provider() = default;
+  // The mechanism's name ("sdt"); each probe carries its own DTrace
+  // provider name ("memdev", "kernel").
+  virtual const char *name() const = 0;
+  virtual Result<void> provide(ProbeRegistry &r) {
+    (void)r;
+    return {};
+  }
+  // nullptr: the provider has nothing to do with modules.
+  virtual std::unique_ptr<ModuleProbes> begin_module(const std::string &name) {
+    (void)name;
+    return nullptr;
+  }
+  // Called with the registry's lock held, one batch per enabling.
+  virtual Result<void> enable(const std::vector<Probe *> &probes,
+                              PatchMode mode) = 0;
+  virtual void disable(const std::vector<Probe *> &probes) = 0;
+  virtual std::vector<std::string> argtypes(const Probe &p) const = 0;
+  virtual std::vector<SiteInfo> sites(const Probe &p) const {
+    (void)p;
+    return {};
+  }
+  // The probe is disabled and unreachable; free what the provider holds
+  // for it (its ProbeData goes with the probe).
+  virtual void destroy(Probe &p) { (void)p; }
+};
+
+} // namespace mk

@@ -1,0 +1,202 @@
+// The probe registry: every probe of every provider, by id; enablings (a
+// consumer's callback attached to a set of probes); the firing path every
+// enabled site reaches; and the machine services providers share (the patch
+// engine and the trampoline area).
+//
+// Firing.  Each probe id has a ProbeSlot that never moves and is reused
+// with the id: trampolines name the slot, and the slot holds the probe's
+// handler list.  Handler lists are immutable, published with an atomic
+// store and retired with read-copy-update (liburcu's membarrier flavour):
+// the firing path is an RCU read-side critical section, so a list, a
+// consumer or a module's code may go once synchronize() has returned.
+//
+// Lifetime.  A probe exists from its provider's provide() until its module
+// is removed (remove_module); consumers only ever hold ids and copies
+// (ProbeInfo), never pointers into the registry.  Ids are reused, lowest
+// first, once no thread can still see the old probe.
+#pragma once
+
+#include "../linker/arena.h"
+#include "../linker/sync.h"
+#include "patch.h"
+#include "probe.h"
+#include "provider.h"
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace mk {
+
+class TrampolineArea;
+
+// One handler on a probe's list.
+struct Handler {
+  ProbeCallback fn;
+  void *ctx;
+  int enabling;
+};
+
+// Immutable once published; replaced as a whole when enablings change.
+struct HandlerList {
+  u32 n = 0;
+  Handler h[1];
+};
+
+// What the firing path reads for one probe id.
+struct alignas(64) ProbeSlot {
+  std::atomic<HandlerList *> handlers{nullptr};
+  u32 id = 0;
+};
+
+// A probe, as the registry and its provider see it.  Consumers never get
+// one: they get ProbeInfo copies.
+struct Probe {
+  u32 id = 0;
+  Provider *prov = nullptr;
+  std::string provider, module, function, name;
+  const void *owner = nullptr; // the module it came with; null: the kernel
+  ProbeSlot *slot = nullptr;
+  std::unique_ptr<ProbeData> data; // the provider's
+  int enable_count = 0;            // enablings that include it
+  PatchMode mode = PatchMode::Call;
+  std::string full() const {
+    return provider + ":" + module + ":" + function + ":" + name;
+  }
+};
+
+// Where the registry's messages go (the kernel's console).
+using ConsoleWriter = std::function<void(const std::string &)>;
+
+class ModuleLoad;
+
+class ProbeRegistry {
+public:
+  ProbeRegistry(ModuleArena &arena, ConsoleWriter console);
+  ~ProbeRegistry();
+  ProbeRegistry(const ProbeRegistry &) = delete;
+  ProbeRegistry &operator=(const ProbeRegistry &) = delete;
+
+  // Boot: the patch engine (text aliases, SIGTRAP handler), DTrace's own
+  // probes, then every provider's probes of the kernel image.
+  Result<void> init(std::vector<std::unique_ptr<Provider>> providers);
+
+  // ---- providers
+  // A probe of `prov`, or the one already known under the same name and
+  // owner (a probe with several sites in one function is one probe).  The
+  // provider fills in its ProbeData before the probe can be enabled: only
+  // provide() and provide_module() call this, never with an enabling
+  // running against the new probe.
+  Probe *create(Provider &prov, const std::string &provider,
+                const std::string &module, const std::string &function,
+                const std::string &name, const void *owner) EXCLUDES(mu_);
+  PatchEngine &patcher() { return *patcher_; }
+  TrampolineArea &trampolines() { return *tramps_; }
+  ModuleArena &arena() { return arena_; }
+  // The slot's firing entry point for trampolines: fire(slot, args...).
+  static u64 fire_entry();
+
+  // ---- the kernel's loader
+  // Every provider's hooks for one module's link.
+  std::unique_ptr<ModuleLoad> begin_module(const std::string &name);
+  // After the link: the module's probes.
+  Result<void> provide_module(ModuleLoad &load, const ModuleImage &m)
+      EXCLUDES(mu_);
+  // The module's code is about to go: disable and destroy its probes
+  // (sites restored, enablings told), wait until no handler runs, free
+  // their ids.  Prints which enablings lost probes.
+  void remove_module(const void *owner, const std::string &file_name)
+      EXCLUDES(mu_);
+
+  // ---- consumers
+  std::vector<ProbeInfo> probes() const EXCLUDES(mu_); // by id
+  std::optional<ProbeInfo> probe(u32 id) const EXCLUDES(mu_);
+  std::vector<ProbeInfo> match(const ProbeDesc &d) const EXCLUDES(mu_);
+  std::vector<SiteInfo> sites(u32 id) const EXCLUDES(mu_);
+  // Enable `ids`: every site patched in one batch.  Returns the enabling id.
+  Result<int> enable(const std::vector<u32> &ids, ProbeCallback fn, void *ctx,
+                     PatchMode mode = PatchMode::Call) EXCLUDES(mu_);
+  // Disable; on return no handler of this enabling runs or will run.
+  void disable(int enabling) EXCLUDES(mu_);
+  // Wait until every probe handler that started before now has returned.
+  void synchronize();
+  // dtrace:::BEGIN's id (END and ERROR follow it).
+  u32 dtrace_begin_id() const { return dtrace_begin_; }
+
+  // The firing path (trampolines, the breakpoint handler).
+  static void fire(const ProbeSlot *slot, uintptr_t a0, uintptr_t a1,
+                   uintptr_t a2, uintptr_t a3, uintptr_t a4, uintptr_t a5);
+
+  // Counters for the tests and the benchmark.
+  u64 patch_batches() const { return patch_batches_.load(); }
+  u64 serialisations() const;
+  size_t live_probes() const EXCLUDES(mu_);
+  u32 highest_id() const EXCLUDES(mu_);
+
+private:
+  struct Enabling {
+    int id;
+    std::vector<u32> probes;
+    ProbeCallback fn;
+    void *ctx;
+    PatchMode mode;
+  };
+  Probe *find(u32 id) const REQUIRES(mu_);
+  ProbeInfo info(const Probe &p) const REQUIRES(mu_);
+  u32 allocate_id() REQUIRES(mu_);
+  ProbeSlot *slot(u32 id) REQUIRES(mu_);
+  // Publish `p`'s handler list anew; the old one goes to `retired`, freed
+  // after one synchronize() for the whole batch.
+  void set_handlers(Probe *p, std::vector<HandlerList *> &retired)
+      REQUIRES(mu_);
+  void free_retired(std::vector<HandlerList *> &retired);
+  // Enable or disable `probes` in one batch per provider.
+  Result<void> patch(const std::vector<Probe *> &probes, bool enable,
+                     PatchMode mode) REQUIRES(mu_);
+
+  ModuleArena &arena_;
+  ConsoleWriter console_;
+  std::unique_ptr<PatchEngine> patcher_;
+  std::unique_ptr<TrampolineArea> tramps_;
+  std::vector<std::unique_ptr<Provider>> providers_; // set once, at init
+  u32 dtrace_begin_ = 0;
+
+  mutable Mutex mu_;
+  // Probes by id; index id - 1, null where the id is free.
+  std::vector<std::unique_ptr<Probe>> probes_ GUARDED_BY(mu_);
+  std::set<u32> free_ids_ GUARDED_BY(mu_);
+  // Slots by id, in chunks that never move (trampolines hold addresses).
+  static constexpr u32 kSlotChunk = 1024;
+  std::vector<std::unique_ptr<ProbeSlot[]>> slots_ GUARDED_BY(mu_);
+  // Probes by name, for create()'s lookup: "owner\0full".
+  std::map<std::pair<const void *, std::string>, u32> by_name_
+      GUARDED_BY(mu_);
+  std::vector<Enabling> enablings_ GUARDED_BY(mu_);
+  int next_enabling_ GUARDED_BY(mu_) = 1;
+  std::atomic<u64> patch_batches_{0};
+};
+
+// A module being loaded: every provider's ModuleProbes behind one
+// LinkHooks, for the module's link.
+class ModuleLoad : public LinkHooks {
+public:
+  explicit ModuleLoad(std::vector<std::unique_ptr<ModuleProbes>> parts)
+      : parts_(std::move(parts)) {}
+  std::optional<Result<u64>> bind(const std::string &name) override;
+  bool claims(const Symbol &s) const override;
+  Result<bool> take(const SiteContext &c) override;
+
+private:
+  friend class ProbeRegistry;
+  std::vector<std::unique_ptr<ModuleProbes>> parts_;
+};
+
+// Every thread that fires probes is an RCU reader; threads the kernel
+// starts register when they start, others on their first firing.
+void probe_thread_register();
+
+} // namespace mk
