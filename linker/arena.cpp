@@ -77,6 +77,7 @@ Result<std::unique_ptr<ModuleArena>> ModuleArena::reserve(u64 size,
   a->base_ = (u64)(uintptr_t)view;
   a->size_ = size;
   a->alias_ = (u8 *)alias;
+  MutexLock g(a->mu_); // not shared yet; for the analysis
   a->free_[a->base_] = size;
   return a;
 }
@@ -94,7 +95,7 @@ Result<ModuleArena::Block> ModuleArena::allocate(u64 size, u64 align) {
   const u64 ps = page_size();
   size = align_up(size ? size : 1, ps);
   align = align < ps ? ps : align;
-  std::lock_guard<std::mutex> g(mu_);
+  MutexLock g(mu_);
   for (auto it = free_.begin(); it != free_.end(); ++it) {
     u64 start = align_up(it->first, align);
     u64 end = it->first + it->second;
@@ -131,7 +132,7 @@ void ModuleArena::release(Block b) {
   // fault every page in afresh; beyond that it goes back to the system.
   bool keep;
   {
-    std::lock_guard<std::mutex> g(mu_);
+    MutexLock g(mu_);
     keep = kept_ + b.size <= kKeepBytes;
     if (keep)
       kept_ += b.size;
@@ -142,7 +143,7 @@ void ModuleArena::release(Block b) {
     fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
               (off_t)(b.addr - base_), (off_t)b.size);
   mprotect(alias_ + (b.addr - base_), b.size, PROT_NONE);
-  std::lock_guard<std::mutex> g(mu_);
+  MutexLock g(mu_);
   used_ -= b.size;
   auto [it, _] = free_.emplace(b.addr, b.size);
   // Coalesce with the following and preceding free ranges.
@@ -173,7 +174,7 @@ void ModuleArena::protect(u64 addr, u64 size, Protect p) {
 }
 
 u64 ModuleArena::used() const {
-  std::lock_guard<std::mutex> g(mu_);
+  MutexLock g(mu_);
   return used_;
 }
 

@@ -11,10 +11,10 @@
 #pragma once
 
 #include "base.h"
+#include "sync.h"
 
 #include <map>
 #include <memory>
-#include <mutex>
 
 namespace mk {
 
@@ -36,9 +36,9 @@ public:
 
   // A page-aligned block of at least `size` bytes, aligned to `align`; its
   // executing view is inaccessible and its alias writable until protect().
-  Result<Block> allocate(u64 size, u64 align);
+  Result<Block> allocate(u64 size, u64 align) EXCLUDES(mu_);
   // Return the block's memory to the system and its range to the arena.
-  void release(Block b);
+  void release(Block b) EXCLUDES(mu_);
   void protect(u64 addr, u64 size, Protect p);
   // The writable alias of executing-view address `addr`.
   u8 *alias(u64 addr) const { return alias_ + (addr - base_); }
@@ -46,7 +46,7 @@ public:
 
   u64 base() const { return base_; }
   u64 size() const { return size_; }
-  u64 used() const;
+  u64 used() const EXCLUDES(mu_);
   static u64 page_size();
 
 private:
@@ -55,10 +55,10 @@ private:
   u64 base_ = 0;
   u64 size_ = 0;
   u8 *alias_ = nullptr;
-  mutable std::mutex mu_;
-  std::map<u64, u64> free_; // addr -> size, coalesced
-  u64 used_ = 0;
-  u64 kept_ = 0; // freed bytes kept resident (zeroed) for reuse
+  mutable Mutex mu_;
+  std::map<u64, u64> free_ GUARDED_BY(mu_); // addr -> size, coalesced
+  u64 used_ GUARDED_BY(mu_) = 0;
+  u64 kept_ GUARDED_BY(mu_) = 0; // freed bytes kept resident (zeroed)
   static constexpr u64 kKeepBytes = 32ull << 20;
 };
 

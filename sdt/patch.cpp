@@ -28,8 +28,6 @@ u8 *TextAliases::alias(u64 addr) const {
   return nullptr;
 }
 
-namespace {
-
 // What the SIGTRAP handler consults: every site of the batch in flight and
 // every breakpoint-mode site of one engine, sorted by address.  Published
 // whole through an atomic pointer; a retired table is freed once no
@@ -42,6 +40,8 @@ struct TrapEntry {
 struct TrapTable {
   std::vector<TrapEntry> entries;
 };
+
+namespace {
 
 // What exists once per process rather than once per kernel: the kernel
 // image's text (one executable, so one writable alias of it) and the
@@ -279,28 +279,11 @@ void PatchEngine::apply(const std::vector<PatchOp> &ops) {
     if (w && std::memcmp(w, op.bytes, op.len) != 0)
       live.push_back(&op);
   }
-  auto make_table = [&](bool with_ops) {
-    auto *t = new TrapTable;
-    for (const auto &[addr, b] : breakpoints_)
-      t->entries.push_back(
-          {addr, x86::TrapAction{x86::Emul::Fire, b.then, b.len, 0}, b.fire});
-    if (with_ops)
-      for (const PatchOp *op : live)
-        if (op->bytes[0] != 0xcc) // breakpoint sites are already in
-          t->entries.push_back(
-              {op->addr, x86::decode_final(op->bytes, op->len, op->addr),
-               nullptr});
-    std::sort(t->entries.begin(), t->entries.end(),
-              [](const TrapEntry &a, const TrapEntry &b) {
-                return a.addr < b.addr;
-              });
-    return t;
-  };
   if (live.empty()) {
-    publish(table_slot_, make_table(false));
+    publish(table_slot_, make_table({}));
     return;
   }
-  publish(table_slot_, make_table(true));
+  publish(table_slot_, make_table(live));
   for (const PatchOp *op : live)
     code::byte(text_.alias(op->addr), 0xcc);
   serialise();
@@ -310,7 +293,23 @@ void PatchEngine::apply(const std::vector<PatchOp> &ops) {
   for (const PatchOp *op : live)
     code::byte(text_.alias(op->addr), op->bytes[0]);
   serialise();
-  publish(table_slot_, make_table(false));
+  publish(table_slot_, make_table({}));
+}
+
+TrapTable *PatchEngine::make_table(const std::vector<const PatchOp *> &live) {
+  auto *t = new TrapTable;
+  for (const auto &[addr, b] : breakpoints_)
+    t->entries.push_back(
+        {addr, x86::TrapAction{x86::Emul::Fire, b.then, b.len, 0}, b.fire});
+  for (const PatchOp *op : live)
+    if (op->bytes[0] != 0xcc) // breakpoint sites are already in
+      t->entries.push_back(
+          {op->addr, x86::decode_final(op->bytes, op->len, op->addr), nullptr});
+  std::sort(t->entries.begin(), t->entries.end(),
+            [](const TrapEntry &a, const TrapEntry &b) {
+              return a.addr < b.addr;
+            });
+  return t;
 }
 
 } // namespace mk

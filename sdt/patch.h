@@ -21,6 +21,7 @@
 namespace mk {
 
 struct ProbeSlot;
+struct TrapTable;
 
 // Executing address -> writable alias, for every range of code minikern
 // may write: the kernel image's text and the module arena.
@@ -70,6 +71,10 @@ public:
   u64 serialisations() const { return serialisations_; }
 
 private:
+  // The SIGTRAP handler's table: every breakpoint, and `live`'s sites
+  // while a batch is in flight.
+  TrapTable *make_table(const std::vector<const PatchOp *> &live)
+      REQUIRES(mu_);
   struct Breakpoint {
     u8 len;
     const ProbeSlot *fire;

@@ -69,7 +69,7 @@ class BufferSink : public Sink {
 public:
   static constexpr size_t kMax = 1 << 20;
   void out(const std::string &s) override {
-    std::lock_guard<std::mutex> g(mu_);
+    MutexLock g(mu_);
     buf_ += s;
     if (buf_.size() > kMax) {
       size_t cut = buf_.size() - kMax;
@@ -81,7 +81,7 @@ public:
   }
   void err(const std::string &line) override { out(line + "\n"); }
   std::string take() {
-    std::lock_guard<std::mutex> g(mu_);
+    MutexLock g(mu_);
     std::string s;
     if (discarded_)
       s = strf("dtrace: %llu bytes of output discarded (more than %zu KiB "
@@ -94,9 +94,9 @@ public:
   }
 
 private:
-  std::mutex mu_;
-  std::string buf_;
-  u64 discarded_ = 0;
+  Mutex mu_; // the drainer thread writes, the shell reads
+  std::string buf_ GUARDED_BY(mu_);
+  u64 discarded_ GUARDED_BY(mu_) = 0;
 };
 
 void notice(const std::string &line) {
@@ -491,9 +491,9 @@ struct Job {
   std::string descs;
   std::unique_ptr<BufferSink> buffer;
   std::unique_ptr<Consumer> consumer;
-  std::mutex mu;       // drain/stop/read: the drainer thread and the shell
-  bool stopped = false;
-  bool exited = false; // stopped by exit( )
+  Mutex mu; // drain/stop/read: the drainer thread and the shell
+  bool stopped GUARDED_BY(mu) = false;
+  bool exited GUARDED_BY(mu) = false; // stopped by exit( )
 };
 
 volatile sig_atomic_t g_interrupted = 0;
@@ -538,24 +538,24 @@ private:
   int read(int id);
   int kill(int id);
   // Stop a job: no more recording, sites restored, END, final output.
-  void finish(Job &j);
-  void drainer();
-  std::shared_ptr<Job> find(int id);
+  void finish(Job &j) REQUIRES(j.mu);
+  void drainer() EXCLUDES(mu_);
+  std::shared_ptr<Job> find(int id) EXCLUDES(mu_);
 
   Kernel &k_;
   KernelSymbols ksyms_;
-  std::mutex mu_; // jobs_
-  std::vector<std::shared_ptr<Job>> jobs_;
+  Mutex mu_;
+  std::vector<std::shared_ptr<Job>> jobs_ GUARDED_BY(mu_);
   std::thread drainer_;
-  std::condition_variable cv_;
-  bool quit_ = false;
+  std::condition_variable_any cv_;
+  bool quit_ GUARDED_BY(mu_) = false;
 };
 
 Dtrace::~Dtrace() { shutdown(); }
 
 void Dtrace::shutdown() {
   {
-    std::lock_guard<std::mutex> g(mu_);
+    MutexLock g(mu_);
     if (quit_)
       return;
     quit_ = true;
@@ -563,8 +563,13 @@ void Dtrace::shutdown() {
   cv_.notify_all();
   if (drainer_.joinable())
     drainer_.join();
-  for (auto &j : jobs_) {
-    std::lock_guard<std::mutex> g(j->mu);
+  std::vector<std::shared_ptr<Job>> jobs;
+  {
+    MutexLock g(mu_);
+    jobs = jobs_;
+  }
+  for (auto &j : jobs) {
+    MutexLock g(j->mu);
     if (!j->stopped) {
       j->consumer->stop();
       if (k_.has_probes())
@@ -576,7 +581,7 @@ void Dtrace::shutdown() {
 }
 
 std::shared_ptr<Job> Dtrace::find(int id) {
-  std::lock_guard<std::mutex> g(mu_);
+  MutexLock g(mu_);
   for (auto &j : jobs_)
     if (j->id == id)
       return j;
@@ -705,12 +710,12 @@ int Dtrace::enable(const Options &o) {
 
   if (o.background) {
     {
-      std::lock_guard<std::mutex> g(job->mu);
+      MutexLock g(job->mu);
       c.begin();
       c.drain();
     }
     {
-      std::lock_guard<std::mutex> g(mu_);
+      MutexLock g(mu_);
       jobs_.push_back(job);
       if (!drainer_.joinable())
         drainer_ = std::thread([this] { drainer(); });
@@ -727,17 +732,21 @@ int Dtrace::enable(const Options &o) {
     // The command runs on this (the shell's) thread; records are drained
     // and printed while it runs, as DTrace does for its -c process.
     if (!c.exited()) {
-      std::mutex mu;
-      std::condition_variable cv;
+      // `done` tells the helper the command is over.
+      Mutex mu;
+      std::condition_variable_any cv;
       bool done = false;
       std::thread drain([&] {
-        std::unique_lock<std::mutex> lk(mu);
-        while (!cv.wait_for(lk, std::chrono::milliseconds(50), [&] { return done; }))
-          c.drain();
+        MutexLock g(mu);
+        while (!done) {
+          cv.wait_for(mu, std::chrono::milliseconds(50));
+          if (!done)
+            c.drain();
+        }
       });
       k_.shell().run_line(o.cmd);
       {
-        std::lock_guard<std::mutex> g(mu);
+        MutexLock g(mu);
         done = true;
       }
       cv.notify_all();
@@ -752,35 +761,37 @@ int Dtrace::enable(const Options &o) {
     if (g_interrupted)
       sink->out("\n"); // ends the "^C" line, as DTrace does
   }
-  std::lock_guard<std::mutex> g(job->mu);
+  MutexLock g(job->mu);
   finish(*job);
   return c.exited() ? c.exit_status() : 0;
 }
 
 void Dtrace::drainer() {
-  std::unique_lock<std::mutex> lk(mu_);
-  while (!quit_) {
-    cv_.wait_for(lk, std::chrono::milliseconds(50));
-    if (quit_)
-      break;
-    auto jobs = jobs_;
-    lk.unlock();
+  for (;;) {
+    std::vector<std::shared_ptr<Job>> jobs;
+    {
+      MutexLock g(mu_);
+      if (!quit_)
+        cv_.wait_for(mu_, std::chrono::milliseconds(50));
+      if (quit_)
+        return;
+      jobs = jobs_;
+    }
     for (auto &j : jobs) {
-      std::lock_guard<std::mutex> g(j->mu);
+      MutexLock g(j->mu);
       if (j->stopped)
         continue;
       j->consumer->drain();
       if (j->consumer->exited())
         finish(*j);
     }
-    lk.lock();
   }
 }
 
 int Dtrace::jobs() {
   std::vector<std::shared_ptr<Job>> jobs;
   {
-    std::lock_guard<std::mutex> g(mu_);
+    MutexLock g(mu_);
     jobs = jobs_;
   }
   if (jobs.empty())
@@ -788,7 +799,7 @@ int Dtrace::jobs() {
   std::string out = strf("%5s %-8s %10s %8s %s\n", "ID", "STATE", "RECORDS",
                          "DROPS", "DESCRIPTION");
   for (auto &j : jobs) {
-    std::lock_guard<std::mutex> g(j->mu);
+    MutexLock g(j->mu);
     out += strf("%5d %-8s %10llu %8llu %s\n", j->id,
                 j->stopped ? "exited" : "running",
                 (unsigned long long)j->consumer->records(),
@@ -804,7 +815,7 @@ int Dtrace::read(int id) {
     return fail(strf("no background enabling %d (dtrace -j lists them)", id));
   std::string s;
   {
-    std::lock_guard<std::mutex> g(j->mu);
+    MutexLock g(j->mu);
     if (!j->stopped)
       j->consumer->drain();
     s = j->buffer->take();
@@ -819,18 +830,20 @@ int Dtrace::kill(int id) {
   if (!j)
     return fail(strf("no background enabling %d (dtrace -j lists them)", id));
   std::string s;
+  bool exited;
   {
-    std::lock_guard<std::mutex> g(j->mu);
+    MutexLock g(j->mu);
     finish(*j);
     s = j->buffer->take();
+    exited = j->exited;
   }
   {
-    std::lock_guard<std::mutex> g(mu_);
+    MutexLock g(mu_);
     jobs_.erase(std::remove(jobs_.begin(), jobs_.end(), j), jobs_.end());
   }
   std::fwrite(s.data(), 1, s.size(), stdout);
   std::fflush(stdout);
-  return j->exited ? j->consumer->exit_status() : 0;
+  return exited ? j->consumer->exit_status() : 0;
 }
 
 int Dtrace::command(Args &a) {
