@@ -31,6 +31,7 @@
 //   functions: SDT remaps the kernel text onto a memfd at boot).
 #include "../../kernel/kernel.h"
 #include "../../linker/link.h"
+#include "../../sdt/registry.h"
 
 #include <sys/module.h>
 
@@ -47,6 +48,7 @@
 #include <gnu/libc-version.h>
 #include <libelf.h>
 #include <link.h>
+#include <malloc.h>
 #include <string>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -573,12 +575,67 @@ void print_stages(const std::vector<const Result *> &cols,
   std::printf("\n");
 }
 
+// Memory one load+unload cycle leaves behind: the C heap in use (malloc's
+// own count, every allocation of the process), the module arena in use,
+// the probe registry's ids, and the resident set, read after a warm-up and
+// again after `n` more cycles of the same module.
+struct MemSnap {
+  double heap = 0, rss = 0;
+  u64 arena = 0, ids = 0, probes = 0;
+};
+
+MemSnap mem_snap(mk::Kernel &k) {
+  MemSnap m;
+  struct mallinfo2 mi = mallinfo2();
+  m.heap = (double)mi.uordblks + (double)mi.hblkhd;
+  long pages = 0, resident = 0;
+  if (FILE *f = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2)
+      resident = 0;
+    std::fclose(f);
+  }
+  m.rss = (double)resident * (double)sysconf(_SC_PAGESIZE);
+  m.arena = k.arena().used();
+  m.ids = k.probes().highest_id();
+  m.probes = k.probes().live_probes();
+  return m;
+}
+
+void memory_row(mk::Kernel &k, const std::string &label, const std::string &ko,
+                size_t n) {
+  MemSnap a, b;
+  {
+    QuietStdout quiet;
+    for (int i = 0; i < 200; i++) // warm-up: caches, pools, first-use tables
+      mk_unload(k, mk_load(k, ko));
+    a = mem_snap(k);
+    for (size_t i = 0; i < n; i++)
+      mk_unload(k, mk_load(k, ko));
+    b = mem_snap(k);
+  }
+  std::printf("\nmemory left by load + unload of %s: %zu cycles after 200 of "
+              "warm-up\n\n",
+              label.c_str(), n);
+  std::printf("%-26s %14s %14s %16s\n", "", "before", "after",
+              "per cycle");
+  auto row = [&](const char *what, double x, double y, const char *unit) {
+    std::printf("%-26s %14.0f %14.0f %13.2f %s\n", what, x, y,
+                (y - x) / (double)n, unit);
+  };
+  row("C heap in use (bytes)", a.heap, b.heap, "B");
+  row("module arena in use", (double)a.arena, (double)b.arena, "B");
+  row("resident set (bytes)", a.rss, b.rss, "B");
+  row("probes", (double)a.probes, (double)b.probes, "");
+  row("highest probe id", (double)a.ids, (double)b.ids, "");
+}
+
 void usage() {
   std::fprintf(stderr,
                "usage: bench [--budget SECONDS] [--stages N] [--loop SIDE N] "
                "LABEL:KO:SO ...\n"
                "  --budget  wall-clock seconds per side per row (default 2)\n"
                "  --stages  samples of the per-stage profile (default 30)\n"
+               "  --memory  LABEL:KO:N: memory left by N cycles of KO\n"
                "  --loop    only run N cycles of SIDE (minikern or dlopen) per "
                "row,\n"
                "            no table: for valgrind --tool=callgrind\n");
@@ -593,9 +650,19 @@ int main(int argc, char **argv) {
   std::string loop_side; // --loop: cycles of one side only, for a profiler
   size_t loop_n = 0;
   std::vector<Row> rows;
+  std::string mem_label, mem_ko; // --memory LABEL:KO:N
+  size_t mem_n = 0;
   for (int i = 1; i < argc; i++) {
     std::string a = argv[i];
-    if (a == "--budget" && i + 1 < argc) {
+    if (a == "--memory" && i + 1 < argc) {
+      std::string v = argv[++i];
+      size_t c1 = v.find(':'), c2 = v.rfind(':');
+      if (c1 == std::string::npos || c2 == c1)
+        usage();
+      mem_label = v.substr(0, c1);
+      mem_ko = v.substr(c1 + 1, c2 - c1 - 1);
+      mem_n = (size_t)std::atol(v.c_str() + c2 + 1);
+    } else if (a == "--budget" && i + 1 < argc) {
       budget = std::atof(argv[++i]);
     } else if (a == "--stages" && i + 1 < argc) {
       stage_n = (size_t)std::atol(argv[++i]);
@@ -622,6 +689,8 @@ int main(int argc, char **argv) {
   o.quiet = true;
   for (const Row &r : rows)
     o.module_path.push_back(r.ko.substr(0, r.ko.find_last_of('/')));
+  if (!mem_ko.empty())
+    o.module_path.push_back(mem_ko.substr(0, mem_ko.find_last_of('/')));
   mk::Kernel k(o);
   {
     QuietStdout quiet;
@@ -681,6 +750,8 @@ int main(int argc, char **argv) {
   }
   print_results(results);
   print_stages(cols, stages);
+  if (!mem_ko.empty())
+    memory_row(k, mem_label, mem_ko, mem_n);
   std::fflush(stdout);
   {
     QuietStdout quiet; // shutdown logs to the console

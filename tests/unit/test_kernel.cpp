@@ -7,6 +7,7 @@
 #include "support.h"
 
 #include "../../kernel/kernel.h"
+#include "../../sdt/registry.h"
 
 #include <doctest/doctest.h>
 
@@ -366,4 +367,52 @@ TEST_CASE("kernel: hello.ko from the build, when it was built") {
   CHECK(k.linker().find("hello") == nullptr);
   CHECK(!k.sysctl().find("hello.greeting").has_value());
   CHECK(k.arena().used() == 0);
+}
+
+TEST_CASE("kernel: probe ids and trampolines are reused across 20 000 loads") {
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  REQUIRE(n > 0);
+  exe[n] = '\0';
+  std::string dir(exe);
+  dir = dir.substr(0, dir.find_last_of('/')) + "/modules";
+  if (access((dir + "/memdev.ko").c_str(), R_OK) != 0) {
+    MESSAGE("skipped: " << dir << "/memdev.ko is not built");
+    return;
+  }
+  mk::Kernel k(options(dir));
+  REQUIRE(k.boot());
+  const size_t boot_probes = k.probes().live_probes();
+  auto cycle = [&](bool enable) {
+    auto f = k.linker().load("memdev");
+    REQUIRE_OK(f);
+    auto mine = k.probes().match(mk::ProbeDesc::parse("memdev:::"));
+    REQUIRE(mine.size() >= 6);
+    std::vector<u32> ids;
+    for (const auto &p : mine)
+      ids.push_back(p.id);
+    if (enable) {
+      auto e = k.probes().enable(
+          ids, [](void *, u32, const uintptr_t *) {}, nullptr);
+      REQUIRE_OK(e);
+      // Unloading with the enabling running: its probes go with the module.
+      REQUIRE_OK(k.linker().unload(*f));
+      k.probes().disable(*e);
+    } else {
+      REQUIRE_OK(k.linker().unload(*f));
+    }
+    return ids;
+  };
+  const std::vector<u32> first = cycle(true);
+  const u32 highest = k.probes().highest_id();
+  for (int i = 0; i < 20000; i++) {
+    std::vector<u32> ids = cycle(i % 100 == 0);
+    if (ids != first) {
+      CHECK(ids == first); // the same ids every time
+      break;
+    }
+  }
+  CHECK(k.probes().highest_id() == highest);
+  CHECK(k.probes().live_probes() == boot_probes);
+  CHECK(k.arena().used() <= 64 * 1024); // the trampoline chunk, no more
 }
