@@ -452,7 +452,7 @@ Result<void> KernelLinker::link(Load &l) {
     return std::nullopt;
   };
   lo.allocate = [&](u64 size, u64 align) -> Result<ImageMemory> {
-    auto block = k_.arena().allocate(size, align);
+    auto block = k_.arena().allocate(size, align, Contents::Undefined);
     if (!block)
       return error(f.name + ": " + block.error().message);
     f.block = *block;

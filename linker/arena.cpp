@@ -91,7 +91,8 @@ ModuleArena::~ModuleArena() {
     close(fd_);
 }
 
-Result<ModuleArena::Block> ModuleArena::allocate(u64 size, u64 align) {
+Result<ModuleArena::Block> ModuleArena::allocate(u64 size, u64 align,
+                                                 Contents c) {
   const u64 ps = page_size();
   size = align_up(size ? size : 1, ps);
   align = align < ps ? ps : align;
@@ -115,6 +116,8 @@ Result<ModuleArena::Block> ModuleArena::allocate(u64 size, u64 align) {
     }
     used_ += size;
     kept_ -= std::min(kept_, size); // roughly: reuse consumes kept pages
+    if (c == Contents::Zeroed)
+      std::memset(alias_ + (start - base_), 0, size);
     return Block{start, size};
   }
   return error(strf("out of module memory: %llu bytes requested, %llu of "
@@ -127,9 +130,9 @@ void ModuleArena::release(Block b) {
   if (!b.size)
     return;
   mprotect((void *)(uintptr_t)b.addr, b.size, PROT_NONE);
-  // Freed memory must read as zeros when it is allocated again.  Up to
-  // kKeepBytes of it stays resident, zeroed now, so the next load does not
-  // fault every page in afresh; beyond that it goes back to the system.
+  // Up to kKeepBytes of freed memory stays resident, as it is, so the next
+  // load does not fault every page in afresh (allocate() zeroes it for a
+  // caller that needs zeros); beyond that it goes back to the system.
   bool keep;
   {
     MutexLock g(mu_);
@@ -137,9 +140,7 @@ void ModuleArena::release(Block b) {
     if (keep)
       kept_ += b.size;
   }
-  if (keep)
-    std::memset(alias_ + (b.addr - base_), 0, b.size);
-  else
+  if (!keep)
     fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
               (off_t)(b.addr - base_), (off_t)b.size);
   mprotect(alias_ + (b.addr - base_), b.size, PROT_NONE);

@@ -20,6 +20,11 @@ namespace mk {
 
 enum class Protect { None, Read, ReadWrite, ReadExec };
 
+// What a newly allocated block holds: zeros, or whatever its pages held
+// last (the caller writes every byte itself: a module image is copied
+// and its gaps zeroed by the link).
+enum class Contents { Zeroed, Undefined };
+
 class ModuleArena {
 public:
   struct Block {
@@ -36,7 +41,8 @@ public:
 
   // A page-aligned block of at least `size` bytes, aligned to `align`; its
   // executing view is inaccessible and its alias writable until protect().
-  Result<Block> allocate(u64 size, u64 align) EXCLUDES(mu_);
+  Result<Block> allocate(u64 size, u64 align,
+                         Contents c = Contents::Zeroed) EXCLUDES(mu_);
   // Return the block's memory to the system and its range to the arena.
   void release(Block b) EXCLUDES(mu_);
   void protect(u64 addr, u64 size, Protect p);
@@ -58,7 +64,7 @@ private:
   mutable Mutex mu_;
   std::map<u64, u64> free_ GUARDED_BY(mu_); // addr -> size, coalesced
   u64 used_ GUARDED_BY(mu_) = 0;
-  u64 kept_ GUARDED_BY(mu_) = 0; // freed bytes kept resident (zeroed)
+  u64 kept_ GUARDED_BY(mu_) = 0; // freed bytes kept resident
   static constexpr u64 kKeepBytes = 32ull << 20;
 };
 

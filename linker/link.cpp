@@ -56,6 +56,38 @@ inline bool fits_field(i64 value, const RelocHowto &how) {
   return value >= b.lo && value <= b.hi;
 }
 
+// A type of the relocation loops' fast path: S + A or S + A - P into a
+// plain field, checked and written without looking at the type again.
+struct FastKind {
+  u64 pc_mask;    // all ones for S + A - P
+  u64 field_mask; // the field's bits
+  u64 lo, span;   // value - lo must be <= span (unsigned)
+  u8 width;
+  bool on;
+  bool full64;    // an 8-byte field that takes any value: a plain store
+  bool wrap32;    // a 4-byte field that takes any value modulo 2^32 (i386):
+                  // 32-bit arithmetic and a plain store
+};
+
+FastKind fast_kind(const RelocKind &k) {
+  FastKind f{0, 0, 0, 0, 0, false, false, false};
+  // (ObjectFile::howto() only ever refines GOT forms, never these two.)
+  if (!k.howto ||
+      (k.howto->expr != RelExpr::Abs && k.howto->expr != RelExpr::PC))
+    return f;
+  const unsigned bits = k.howto->width * 8;
+  const auto [lo, hi] = field_bounds(*k.howto);
+  f.pc_mask = k.howto->expr == RelExpr::PC ? ~0ull : 0;
+  f.field_mask = bits >= 64 ? ~0ull : (1ull << bits) - 1;
+  f.lo = (u64)lo;
+  f.span = (u64)hi - (u64)lo;
+  f.width = k.howto->width;
+  f.on = bits > 0;
+  f.full64 = bits == 64 && k.howto->range == Range::Wrap;
+  f.wrap32 = bits == 32 && k.howto->range == Range::Wrap;
+  return f;
+}
+
 } // namespace
 
 Result<void> check_field_range(const ObjectFile &obj, u32 section,
@@ -225,6 +257,8 @@ Placement place_image(const ObjectFile &obj, const LinkPlan &plan, u64 base,
   const Layout &L = plan.layout;
   Placement pl;
   pl.image_base = base;
+  pl.image_mem = mem;
+  pl.image_size = L.total;
   pl.sec_addr.assign(obj.sections.size(), 0);
   pl.sec_mem.assign(obj.sections.size(), nullptr);
   pl.common_addr.assign(obj.symbols.size(), 0);
@@ -245,19 +279,31 @@ Placement place_image(const ObjectFile &obj, const LinkPlan &plan, u64 base,
 }
 
 void copy_sections(const ObjectFile &obj, const Placement &pl) {
+  // The image's memory may hold anything: every byte is written, the
+  // contents of PROGBITS sections copied, all the rest zeroed.  Sections
+  // moved out of the image (mk-link) are filled where they went.
+  std::vector<std::pair<u64, u64>> filled; // [start, end) in the image
   for (size_t i = 0; i < obj.sections.size(); i++) {
     u8 *dst = pl.sec_mem[i];
     const Section &s = obj.sections[i];
-    if (!dst || !s.size)
+    if (!dst)
       continue;
-    if (s.data)
+    if (s.data && s.size)
       code::copy(dst, s.data, s.size);
-    else
+    else if (s.size)
       std::memset(dst, 0, s.size);
+    if (dst >= pl.image_mem && dst < pl.image_mem + pl.image_size)
+      filled.emplace_back(dst - pl.image_mem, dst - pl.image_mem + s.size);
   }
-  // COMMON symbols live past the last bss section, in memory the caller
-  // provides zeroed (fresh arena pages, or the link-only entry point's
-  // buffers); nothing to copy for them.
+  std::sort(filled.begin(), filled.end());
+  u64 at = 0;
+  for (auto [lo, hi] : filled) {
+    if (lo > at)
+      std::memset(pl.image_mem + at, 0, lo - at);
+    at = std::max(at, hi);
+  }
+  if (at < pl.image_size)
+    std::memset(pl.image_mem + at, 0, pl.image_size - at);
 }
 
 std::vector<u64> symbol_values(const ObjectFile &obj, const Placement &pl,
@@ -290,6 +336,64 @@ std::vector<u64> symbol_values(const ObjectFile &obj, const Placement &pl,
   return v;
 }
 
+namespace {
+
+// The relocation loops' fast paths, one per entry format the loader meets
+// in bulk: from entry `k` on, apply every entry of a FastKind type against
+// a symbol the hooks do not claim, whose value fits; stop at the first
+// other one.  Returns how many were applied.  `mem` is written through
+// __restrict so stores into the image need not reload the tables.
+size_t fast_rela64(const u8 *ents, size_t k, size_t n, const FastKind *fast,
+                   const u64 *values, const u8 *claimed, u64 base, u64 room8,
+                   u8 *__restrict mem) {
+  const size_t first = k;
+  for (const u8 *e = ents + k * 24; k < n; k++, e += 24) {
+    u64 off, info;
+    i64 addend;
+    std::memcpy(&off, e, 8);
+    std::memcpy(&info, e + 8, 8);
+    std::memcpy(&addend, e + 16, 8);
+    const u32 sym = (u32)(info >> 32), type = (u32)info;
+    if (type >= RelocTable::kSize || claimed[sym])
+      break;
+    const FastKind &f = fast[type];
+    const u64 v = values[sym] + (u64)addend - ((base + off) & f.pc_mask);
+    if (f.full64) {
+      code::store(mem + off, 8, v);
+      continue;
+    }
+    if (!f.on || off >= room8 || v - f.lo > f.span)
+      break;
+    code::store_masked8(mem + off, f.field_mask, v);
+  }
+  return k - first;
+}
+
+// i386: the addend is the field's contents in the object (`orig`).
+size_t fast_rel32(const u8 *ents, size_t k, size_t n, const FastKind *fast,
+                  const u64 *values, const u8 *claimed, u64 base, u64 room8,
+                  u8 *__restrict mem, const u8 *orig) {
+  const size_t first = k;
+  for (const u8 *e = ents + k * 8; k < n; k++, e += 8) {
+    u32 off, info;
+    std::memcpy(&off, e, 4);
+    std::memcpy(&info, e + 4, 4);
+    const u32 sym = info >> 8, type = info & 0xff;
+    const FastKind &f = fast[type];
+    if (!f.wrap32 || claimed[sym])
+      break;
+    // S + A (- P) modulo 2^32: the low halves of the 64-bit values.
+    u32 addend;
+    std::memcpy(&addend, orig + off, 4);
+    const u32 v = (u32)values[sym] + addend -
+                  (((u32)base + off) & (u32)f.pc_mask);
+    code::store(mem + off, 4, v);
+  }
+  return k - first;
+}
+
+} // namespace
+
 Result<void> relocate(const ObjectFile &obj, const LinkPlan &plan,
                       const Placement &pl, const std::vector<u64> &values,
                       LinkHooks *hooks) {
@@ -312,92 +416,92 @@ Result<void> relocate(const ObjectFile &obj, const LinkPlan &plan,
   // The fast path for the common types, S + A and S + A - P (almost every
   // relocation of a module): no switch per entry, the range check as one
   // unsigned compare, the field written as a masked 8-byte store.
-  struct Fast {
-    u64 pc_mask;    // all ones for S + A - P
-    u64 field_mask; // the field's bits
-    u64 lo, span;   // value - lo must be <= span (unsigned)
-    bool on;
+  FastKind fast[RelocTable::kSize];
+  for (u32 t = 0; t < RelocTable::kSize; t++)
+    fast[t] = fast_kind(kinds[t]);
+
+  // Everything else: every expression, the hooks, the exact messages.
+  auto general = [&](const RelocSection &rs, const Reloc &r, u8 *mem,
+                     u64 base) -> Result<void> {
+    const Section &target = obj.sections[rs.target];
+    if (claimed[r.sym]) {
+      auto took = hooks->take(
+          SiteContext{obj, rs.target, r, base + r.offset, mem, values[r.sym]});
+      if (!took)
+        return took.take_error();
+      if (*took)
+        return {};
+    }
+    const RelocHowto how = obj.howto(rs.target, r);
+    const u64 S = values[r.sym];
+    const u64 A = (u64)r.addend;
+    const u64 P = base + r.offset;
+    const u64 GOT = pl.got_addr;
+    const u64 G =
+        plan.got_slot[r.sym] >= 0 ? (u64)plan.got_slot[r.sym] * gsz : 0;
+    u64 v = 0;
+    switch (how.expr) {
+    case RelExpr::None: return {};
+    case RelExpr::Abs: v = S + A; break;
+    case RelExpr::PC: v = S + A - P; break;
+    case RelExpr::GotSlotPC: v = GOT + G + A - P; break;
+    case RelExpr::GotSlotAbs: v = GOT + G + A; break;
+    case RelExpr::GotSlotOff: v = G + A; break;
+    case RelExpr::GotBasePC: v = GOT + A - P; break;
+    case RelExpr::GotRel: v = S + A - GOT; break;
+    case RelExpr::Size: {
+      const Symbol &sym = obj.symbols[r.sym];
+      const u64 Z = sym.size;
+      // Z is the definition's size; a kernel export's or another
+      // module's is not known here, and 0 would be silently wrong.
+      if (sym.shndx == SHN_UNDEF)
+        return error(strf("%s:(%s+0x%llx): relocation %s against %s: the "
+                          "size of a symbol outside the module is unknown",
+                          obj.name.c_str(), target.name.c_str(),
+                          (unsigned long long)r.offset,
+                          arch.type_name(r.type).c_str(),
+                          obj.symbol_label(r.sym).c_str()));
+      v = Z + A;
+      break;
+    }
+    }
+    if (!fits_field((i64)v, how))
+      return check_field_range(obj, rs.target, r, (i64)v, how);
+    code::store(mem + r.offset, how.width, v);
+    return {};
   };
-  Fast fast[RelocTable::kSize];
-  for (u32 t = 0; t < RelocTable::kSize; t++) {
-    const RelocKind &k = kinds[t];
-    Fast &f = fast[t];
-    f = Fast{0, 0, 0, 0, false};
-    // (ObjectFile::howto() only ever refines GOT forms, never these two.)
-    if (!k.howto ||
-        (k.howto->expr != RelExpr::Abs && k.howto->expr != RelExpr::PC))
-      continue;
-    const unsigned bits = k.howto->width * 8;
-    const auto [lo, hi] = field_bounds(*k.howto);
-    f.pc_mask = k.howto->expr == RelExpr::PC ? ~0ull : 0;
-    f.field_mask = bits >= 64 ? ~0ull : (1ull << bits) - 1;
-    f.lo = (u64)lo;
-    f.span = (u64)hi - (u64)lo;
-    f.on = bits > 0;
-  }
+
   for (const RelocSection &rs : obj.relocs) {
     u8 *mem = pl.sec_mem[rs.target];
     if (!mem)
       continue;
     const Section &target = obj.sections[rs.target];
     const u64 base = pl.sec_addr[rs.target];
-    const u64 room8 = target.size >= 8 ? target.size - 8 : 0; // 8-byte RMW ok
-    for (const Reloc &r : rs.relocs) {
-      const Fast &f = fast[r.type];
-      if (f.on && !claimed[r.sym] && r.offset <= room8 &&
-          target.size >= 8) {
-        const u64 P = base + r.offset;
-        const u64 v = values[r.sym] + (u64)r.addend - (P & f.pc_mask);
-        if (v - f.lo <= f.span) {
-          code::store_masked8(mem + r.offset, f.field_mask, v);
-          continue;
-        }
-        // Out of range: the general path below says so.
+    // Fields the 8-byte read-modify-write of the fast path may touch.
+    const u64 room8 = target.size >= 8 ? target.size - 8 + 1 : 0;
+    const RelocList &list = rs.relocs;
+    const size_t n = list.size();
+    const u8 *e = list.entries();
+    switch (list.format()) {
+    case RelocFormat::Rela64:
+    case RelocFormat::Rel32: {
+      // The tight loop takes what it can; each entry it leaves goes to the
+      // general path, then the loop resumes after it.
+      size_t k = 0;
+      while (k < n) {
+        k += list.format() == RelocFormat::Rela64
+                 ? fast_rela64(e, k, n, fast, values.data(), claimed.data(),
+                               base, room8, mem)
+                 : fast_rel32(e, k, n, fast, values.data(), claimed.data(),
+                              base, room8, mem, list.target());
+        if (k < n)
+          MK_TRY(general(rs, list[k++], mem, base));
       }
-      if (claimed[r.sym]) {
-        auto took = hooks->take(
-            SiteContext{obj, rs.target, r, base + r.offset, mem, values[r.sym]});
-        if (!took)
-          return took.take_error();
-        if (*took)
-          continue;
-      }
-      const RelocHowto how = obj.howto(rs.target, r);
-      const u64 S = values[r.sym];
-      const u64 A = (u64)r.addend;
-      const u64 P = base + r.offset;
-      const u64 GOT = pl.got_addr;
-      const u64 G = plan.got_slot[r.sym] >= 0 ? (u64)plan.got_slot[r.sym] * gsz
-                                              : 0;
-      u64 v = 0;
-      switch (how.expr) {
-      case RelExpr::None: continue;
-      case RelExpr::Abs: v = S + A; break;
-      case RelExpr::PC: v = S + A - P; break;
-      case RelExpr::GotSlotPC: v = GOT + G + A - P; break;
-      case RelExpr::GotSlotAbs: v = GOT + G + A; break;
-      case RelExpr::GotSlotOff: v = G + A; break;
-      case RelExpr::GotBasePC: v = GOT + A - P; break;
-      case RelExpr::GotRel: v = S + A - GOT; break;
-      case RelExpr::Size: {
-        const Symbol &sym = obj.symbols[r.sym];
-        const u64 Z = sym.size;
-        // Z is the definition's size; a kernel export's or another
-        // module's is not known here, and 0 would be silently wrong.
-        if (sym.shndx == SHN_UNDEF)
-          return error(strf("%s:(%s+0x%llx): relocation %s against %s: the "
-                            "size of a symbol outside the module is unknown",
-                            obj.name.c_str(), target.name.c_str(),
-                            (unsigned long long)r.offset,
-                            arch.type_name(r.type).c_str(),
-                            obj.symbol_label(r.sym).c_str()));
-        v = Z + A;
-        break;
-      }
-      }
-      if (!fits_field((i64)v, how))
-        return check_field_range(obj, rs.target, r, (i64)v, how);
-      code::store(mem + r.offset, how.width, v);
+      break;
+    }
+    default:
+      for (size_t k = 0; k < n; k++)
+        MK_TRY(general(rs, list[k], mem, base));
     }
   }
   return {};
@@ -437,30 +541,48 @@ Result<LinkedImage> link_image(const ObjectFile &obj, const LinkOptions &o) {
 }
 
 void SymbolMap::add(std::string_view name, u64 value) {
-  index_.push_back(Entry{(u32)pool_.size(), (u32)name.size(), value});
+  entries_.push_back(Entry{(u32)pool_.size(), (u32)name.size(), value});
   pool_.append(name);
 }
 
+u32 SymbolMap::hash(std::string_view s) {
+  u32 h = 2166136261u; // FNV-1a
+  for (unsigned char c : s)
+    h = (h ^ c) * 16777619u;
+  return h;
+}
+
 void SymbolMap::finish() {
-  // Sorted by name; for a name defined twice the first definition wins.
-  std::stable_sort(index_.begin(), index_.end(),
-                   [&](const Entry &a, const Entry &b) {
-                     return name_of(a) < name_of(b);
-                   });
-  index_.erase(std::unique(index_.begin(), index_.end(),
-                           [&](const Entry &a, const Entry &b) {
-                             return name_of(a) == name_of(b);
-                           }),
-               index_.end());
+  size_t cap = 16;
+  while (cap < entries_.size() * 2)
+    cap *= 2;
+  slots_.assign(cap, 0);
+  size_ = 0;
+  const size_t mask = cap - 1;
+  for (size_t i = 0; i < entries_.size(); i++) {
+    const std::string_view n = name_of(entries_[i]);
+    for (size_t at = hash(n) & mask;; at = (at + 1) & mask) {
+      if (!slots_[at]) {
+        slots_[at] = (u32)i + 1;
+        size_++;
+        break;
+      }
+      if (name_of(entries_[slots_[at] - 1]) == n)
+        break; // defined before: the first definition counts
+    }
+  }
 }
 
 std::optional<u64> SymbolMap::find(std::string_view name) const {
-  auto it = std::lower_bound(
-      index_.begin(), index_.end(), name,
-      [&](const Entry &e, std::string_view n) { return name_of(e) < n; });
-  if (it == index_.end() || name_of(*it) != name)
+  if (slots_.empty())
     return std::nullopt;
-  return it->value;
+  const size_t mask = slots_.size() - 1;
+  for (size_t at = hash(name) & mask; slots_[at]; at = (at + 1) & mask) {
+    const Entry &e = entries_[slots_[at] - 1];
+    if (e.len == name.size() && name_of(e) == name)
+      return e.value;
+  }
+  return std::nullopt;
 }
 
 u64 SymbolMap::at(std::string_view name) const {

@@ -46,6 +46,8 @@ struct Placement {
   u64 got_addr = 0;
   u8 *got_mem = nullptr;
   u64 image_base = 0; // what __dso_handle resolves to: the image's identity
+  u8 *image_mem = nullptr; // the image's writable view, image_size bytes
+  u64 image_size = 0;
 };
 
 // How an undefined symbol is satisfied.
@@ -101,7 +103,8 @@ public:
 };
 
 // Where the image goes: the caller allocates (the kernel from its arena,
-// mk-link and the unit tests from plain buffers) and owns the memory.
+// mk-link and the unit tests from plain buffers) and owns the memory.  Its
+// contents may be anything: the copy stage writes every byte of the image.
 struct ImageMemory {
   u64 base = 0;      // executing address of the image's first byte
   u8 *mem = nullptr; // its writable view
@@ -150,7 +153,8 @@ Result<std::vector<Binding>> bind_symbols(const ObjectFile &obj,
 // writable view).
 Placement place_image(const ObjectFile &obj, const LinkPlan &plan, u64 base,
                       u8 *mem);
-// Copy section contents to their places and zero bss / COMMON.
+// Copy section contents to their places and zero everything else of the
+// image (bss, COMMON, the gaps between sections and regions).
 void copy_sections(const ObjectFile &obj, const Placement &pl);
 std::vector<u64> symbol_values(const ObjectFile &obj, const Placement &pl,
                                const std::vector<Binding> &bindings);
@@ -159,17 +163,18 @@ Result<void> relocate(const ObjectFile &obj, const LinkPlan &plan,
                       LinkHooks *hooks = nullptr);
 
 // Names to addresses, for lookups by modules that depend on a module (and
-// the kernel's own exports).  Built once per load with a single string
-// pool and one sorted index: a module has thousands of globals, and one
-// allocation and hash per name would cost more than its relocations.
+// the kernel's own exports).  Built once per load into a single string
+// pool and an open-addressing hash index: a module has thousands of
+// globals, and sorting them, or an allocation per name, would cost more
+// than its relocations.  For a name defined twice the first one counts.
 class SymbolMap {
 public:
   void add(std::string_view name, u64 value);
-  void finish(); // sort; call after the last add()
+  void finish(); // build the index; call after the last add()
   std::optional<u64> find(std::string_view name) const;
   u64 at(std::string_view name) const; // throws std::out_of_range
   size_t count(std::string_view name) const { return find(name) ? 1 : 0; }
-  size_t size() const { return index_.size(); }
+  size_t size() const { return size_; }
 
 private:
   struct Entry {
@@ -179,8 +184,11 @@ private:
   std::string_view name_of(const Entry &e) const {
     return std::string_view(pool_).substr(e.off, e.len);
   }
+  static u32 hash(std::string_view s);
   std::string pool_;
-  std::vector<Entry> index_;
+  std::vector<Entry> entries_; // in add() order
+  std::vector<u32> slots_;     // entry index + 1; 0: empty
+  size_t size_ = 0;            // distinct names
 };
 
 // The module's global definitions, for modules that depend on it.

@@ -9,6 +9,7 @@
 #include <gelf.h>
 #include <libelf.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <mutex>
 #include <cstring>
@@ -20,20 +21,82 @@
 
 namespace mk {
 
-Reloc *RelocList::reset(size_t n) {
-  delete[] v_;
-  v_ = n ? new Reloc[n] : nullptr;
-  n_ = 0;
-  return v_;
+// ---- decoding -------------------------------------------------------------------
+
+namespace {
+
+i64 sign_extend(u64 v, unsigned bits) {
+  return bits >= 64 ? (i64)v : (i64)(v << (64 - bits)) >> (64 - bits);
 }
 
-RelocList &RelocList::operator=(RelocList &&o) noexcept {
-  if (this != &o) {
-    delete[] v_;
-    v_ = o.v_, n_ = o.n_;
-    o.v_ = nullptr, o.n_ = 0;
+// An entry's fields as the file has them.
+struct RawReloc {
+  u64 offset;
+  u64 sym;
+  u64 type;
+  i64 addend; // RELA's; 0 for REL
+};
+
+RawReloc raw_entry(RelocFormat fmt, const u8 *e) {
+  RawReloc r{0, 0, 0, 0};
+  switch (fmt) {
+  case RelocFormat::Rela64:
+  case RelocFormat::Rel64: {
+    u64 info;
+    std::memcpy(&r.offset, e, 8);
+    std::memcpy(&info, e + 8, 8);
+    if (fmt == RelocFormat::Rela64)
+      std::memcpy(&r.addend, e + 16, 8);
+    r.sym = info >> 32, r.type = (u32)info;
+    break;
   }
-  return *this;
+  case RelocFormat::Rela32:
+  case RelocFormat::Rel32: {
+    u32 off, info;
+    std::memcpy(&off, e, 4);
+    std::memcpy(&info, e + 4, 4);
+    if (fmt == RelocFormat::Rela32) {
+      i32 a;
+      std::memcpy(&a, e + 8, 4);
+      r.addend = a;
+    }
+    r.offset = off, r.sym = info >> 8, r.type = info & 0xff;
+    break;
+  }
+  }
+  return r;
+}
+
+size_t entry_size(RelocFormat fmt) {
+  switch (fmt) {
+  case RelocFormat::Rela64: return sizeof(Elf64_Rela);
+  case RelocFormat::Rel64: return sizeof(Elf64_Rel);
+  case RelocFormat::Rela32: return sizeof(Elf32_Rela);
+  case RelocFormat::Rel32: return sizeof(Elf32_Rel);
+  }
+  return 0;
+}
+
+bool is_rel(RelocFormat fmt) {
+  return fmt == RelocFormat::Rel64 || fmt == RelocFormat::Rel32;
+}
+
+} // namespace
+
+Reloc RelocList::operator[](size_t i) const {
+  const RawReloc raw = raw_entry(fmt_, ents_ + i * entry_size(fmt_));
+  Reloc r;
+  r.offset = (u32)raw.offset;
+  r.sym = (u32)raw.sym;
+  r.type = raw.type < RelocTable::kSize ? (u32)raw.type : 255;
+  r.addend = raw.addend;
+  if (is_rel(fmt_) && target_) {
+    // REL: the addend is what the field holds in the object.
+    const u8 w = kinds_->width_or_refused(r.type);
+    if (w != 0xff && w)
+      r.addend = sign_extend(read_field(target_ + r.offset, w), w * 8);
+  }
+  return r;
 }
 
 namespace {
@@ -263,88 +326,81 @@ Result<void> Parser::read_symbols() {
   return {};
 }
 
-// The tight loop over ELF64 RELA entries (see read_relocs): decodes and
-// checks entries until one is not plainly good; returns how many it took.
-size_t decode_rela64(const u8 *ents, size_t n, size_t nsyms, u64 target_size,
-                     const RelocTable &kinds, Reloc *out, bool &uses_got) {
+// The tight loops over a relocation section's entries (see read_relocs):
+// each checks entries until one is not plainly good and returns how many it
+// took; `got` says whether any of them is GOT-relative.  An entry is good
+// when its symbol exists and its offset is below the limit of its type: the
+// section's size minus the field's width, 0 for a type refused (no offset
+// is below it), and never beyond 4 GiB.  One table lookup and one branch
+// per entry.
+struct OffsetLimits {
+  u64 lim[RelocTable::kSize];
+  u32 lim32[RelocTable::kSize]; // the same, for ELF32's 32-bit offsets
+  OffsetLimits(const RelocTable &kinds, u64 target_size) {
+    for (u32 t = 0; t < RelocTable::kSize; t++) {
+      const u64 w = kinds.width_or_refused(t);
+      lim[t] = w == 0xff || w > target_size
+                   ? 0
+                   : std::min<u64>(target_size - w + 1, 1ull << 32);
+      lim32[t] = (u32)std::min<u64>(lim[t], 0xffffffffu);
+    }
+  }
+};
+
+size_t check_rela64(const u8 *ents, size_t n, size_t nsyms,
+                    const OffsetLimits &L, const RelocTable &kinds,
+                    bool &got) {
   size_t k = 0;
-  bool got = false;
+  bool g = false;
   for (; k < n; k++) {
     const u8 *e = ents + k * 24;
     u64 off, info;
-    i64 addend;
     std::memcpy(&off, e, 8);
     std::memcpy(&info, e + 8, 8);
-    std::memcpy(&addend, e + 16, 8);
-    const u64 sym = info >> 32;
-    const u32 type = (u32)info;
-    if (sym >= nsyms || type >= RelocTable::kSize)
+    const u32 t = (u32)info & (RelocTable::kSize - 1);
+    if (((info >> 32) >= nsyms) | ((info & 0xffffff00u) != 0) |
+        (off >= L.lim[t]))
       break;
-    const u64 width = kinds.width_or_refused(type);
-    if (width == 0xff || off > target_size || width > target_size - off ||
-        off >> 32)
-      break;
-    got |= kinds.got_relative(type);
-    Reloc &r = out[k];
-    r.offset = (u32)off;
-    r.sym = (u32)sym;
-    r.type = type;
-    r.addend = addend;
+    g |= kinds.got_relative(t);
   }
-  uses_got = uses_got || got;
+  got = got || g;
   return k;
 }
 
-// The same for ELF32 REL entries (i386 modules): the implicit addend is
-// read from the field here, once, and sign-extended.
-size_t decode_rel32(const u8 *ents, size_t n, size_t nsyms, const u8 *target,
-                    u64 target_size, const RelocTable &kinds, Reloc *out,
-                    bool &uses_got) {
+size_t check_rel32(const u8 *ents, size_t n, size_t nsyms,
+                   const OffsetLimits &L, const RelocTable &kinds,
+                   bool &got) {
   size_t k = 0;
-  bool got = false;
-  if (!target)
-    return 0; // NOBITS: the general loop says why that is wrong
+  bool g = false;
   for (; k < n; k++) {
     const u8 *e = ents + k * 8;
     u32 off, info;
     std::memcpy(&off, e, 4);
     std::memcpy(&info, e + 4, 4);
-    const u32 sym = info >> 8, type = info & 0xff;
-    if (sym >= nsyms)
+    const u32 t = info & 0xff;
+    if (((info >> 8) >= nsyms) | (off >= L.lim32[t]))
       break;
-    const u64 width = kinds.width_or_refused(type);
-    if (width == 0xff || off > target_size || width > target_size - off)
-      break;
-    got |= kinds.got_relative(type);
-    i64 addend = 0;
-    switch (width) {
-    case 1: addend = (i8)target[off]; break;
-    case 2: { i16 v; std::memcpy(&v, target + off, 2); addend = v; break; }
-    case 4: { i32 v; std::memcpy(&v, target + off, 4); addend = v; break; }
-    case 8: std::memcpy(&addend, target + off, 8); break;
-    default: break;
-    }
-    Reloc &r = out[k];
-    r.offset = off;
-    r.sym = sym;
-    r.type = type;
-    r.addend = addend;
+    g |= kinds.got_relative(t);
   }
-  uses_got = uses_got || got;
+  got = got || g;
   return k;
 }
 
 Result<void> Parser::read_relocs() {
   const Arch &arch = *obj.arch;
   const bool is64 = obj.data[EI_CLASS] == ELFCLASS64;
+  const RelocTable &kinds = arch.table();
+  const size_t nsyms = obj.symbols.size();
   for (size_t i = 0; i < obj.sections.size(); i++) {
     const Section &rs = obj.sections[i];
     if (rs.type != SHT_REL && rs.type != SHT_RELA)
       continue;
     const bool rela = rs.type == SHT_RELA;
-    const u64 entsize =
-        rela ? (is64 ? sizeof(Elf64_Rela) : sizeof(Elf32_Rela))
-             : (is64 ? sizeof(Elf64_Rel) : sizeof(Elf32_Rel));
+    const RelocFormat fmt = rela ? (is64 ? RelocFormat::Rela64
+                                         : RelocFormat::Rela32)
+                                 : (is64 ? RelocFormat::Rel64
+                                         : RelocFormat::Rel32);
+    const u64 entsize = entry_size(fmt);
     if (rs.entsize != entsize)
       return fail(strf("%s: entry size %llu, expected %llu", rs.name.c_str(),
                        (unsigned long long)rs.entsize,
@@ -363,50 +419,24 @@ Result<void> Parser::read_relocs() {
     const Section &target = obj.sections[rs.info];
     // Relocations of sections that are not loaded (debug info) are not
     // applied; they are still checked so a bad file is refused whole.
-    RelocSection out{(u32)i, rs.info, {}};
-    size_t n = rs.size / entsize;
+    const size_t n = rs.size / entsize;
     const u8 *ents = rs.data;
-    const RelocTable &kinds = arch.table();
-    const size_t nsyms = obj.symbols.size();
-    auto site = [&](const Reloc &r) {
-      return strf("%s:(%s+0x%llx)", obj.name.c_str(), target.name.c_str(),
-                  (unsigned long long)r.offset);
-    };
-    // Every entry is checked here, once.  The common case (ELF64 RELA, the
-    // x86_64 modules) runs a tight loop first; it stops at the first entry
-    // that needs a closer look, which the general loop below then takes,
-    // with its exact message if the entry is bad.
-    Reloc *decoded = out.relocs.reset(n);
-    size_t kept = 0;
-    if (is64 && rela)
-      kept = decode_rela64(ents, n, nsyms, target.size, kinds, decoded,
-                           out.uses_got);
-    else if (!is64 && !rela)
-      kept = decode_rel32(ents, n, nsyms, target.data, target.size, kinds,
-                          decoded, out.uses_got);
-    for (size_t k = kept; k < n; k++) {
-      const u8 *e = ents + k * entsize;
-      // r_offset, r_info and (RELA) r_addend; a REL addend comes from the
-      // field below.
-      RawReloc raw{0, 0, 0, 0};
-      if (is64) {
-        u64 info;
-        std::memcpy(&raw.offset, e, 8);
-        std::memcpy(&info, e + 8, 8);
-        if (rela)
-          std::memcpy(&raw.addend, e + 16, 8);
-        raw.sym = info >> 32, raw.type = (u32)info;
-      } else {
-        u32 off, info;
-        std::memcpy(&off, e, 4);
-        std::memcpy(&info, e + 4, 4);
-        if (rela) {
-          i32 a;
-          std::memcpy(&a, e + 8, 4);
-          raw.addend = a;
-        }
-        raw.offset = off, raw.sym = info >> 8, raw.type = info & 0xff;
-      }
+    RelocSection out{(u32)i, rs.info,
+                     RelocList(fmt, ents, n, target.data, &kinds)};
+    // Every entry is checked here, once.  The common cases (ELF64 RELA,
+    // x86_64; ELF32 REL with contents, i386) run a tight loop first; it
+    // stops at the first entry that needs a closer look, which the general
+    // loop below then takes, with its exact message if the entry is bad.
+    size_t k = 0;
+    if (fmt == RelocFormat::Rela64 ||
+        (fmt == RelocFormat::Rel32 && target.data)) {
+      const OffsetLimits limits(kinds, target.size);
+      k = fmt == RelocFormat::Rela64
+              ? check_rela64(ents, n, nsyms, limits, kinds, out.uses_got)
+              : check_rel32(ents, n, nsyms, limits, kinds, out.uses_got);
+    }
+    for (; k < n; k++) {
+      const RawReloc raw = raw_entry(fmt, ents + k * entsize);
       if (raw.sym >= nsyms)
         return error(strf("%s:(%s+0x%llx): relocation %s: symbol index %llu "
                           "out of range (%zu symbols)",
@@ -427,37 +457,23 @@ Result<void> Parser::read_relocs() {
       if (raw.offset >= (1ull << 32))
         return error(strf("%s: relocation offset 0x%llx is beyond 4 GiB",
                           rs.name.c_str(), (unsigned long long)raw.offset));
-      Reloc r;
-      r.offset = (u32)raw.offset;
-      r.sym = (u32)raw.sym;
-      r.type = raw.type < RelocTable::kSize ? (u32)raw.type : 255;
-      r.addend = raw.addend;
-
-      if (!kind.howto && types == RelocTypes::Any) {
-        decoded[kept++] = r;
-        continue;
-      }
-      if (!kind.howto)
-        return error(strf("%s: relocation %s against %s: %s", site(r).c_str(),
+      const std::string site = strf("%s:(%s+0x%llx)", obj.name.c_str(),
+                                    target.name.c_str(),
+                                    (unsigned long long)raw.offset);
+      if (!kind.howto) {
+        if (types == RelocTypes::Any)
+          continue;
+        return error(strf("%s: relocation %s against %s: %s", site.c_str(),
                           arch.type_name((u32)raw.type).c_str(),
-                          obj.symbol_label(r.sym).c_str(),
+                          obj.symbol_label((u32)raw.sym).c_str(),
                           kind.refusal ? kind.refusal
                                        : "unknown relocation type"));
+      }
       if (is_got_relative(kind.howto->expr))
         out.uses_got = true;
-      if (!rela && width) {
-        // REL: the addend is what the field holds now (sign-extended).
-        if (!target.data)
-          return error(site(r) +
-                       ": REL relocation in a section with no contents");
-        u64 raw = read_field(target.data + r.offset, width);
-        unsigned bits = width * 8;
-        r.addend = bits == 64 ? (i64)raw
-                              : (i64)(raw << (64 - bits)) >> (64 - bits);
-      }
-      decoded[kept++] = r;
+      if (is_rel(fmt) && width && !target.data)
+        return error(site + ": REL relocation in a section with no contents");
     }
-    out.relocs.set_size(kept);
     obj.relocs.push_back(std::move(out));
   }
   return {};
@@ -547,8 +563,10 @@ Result<ObjectFile> read_object(const std::string &path, RelocTypes types) {
   // Map the file rather than copy it: the loader reads each byte once.
   // Read-only: nothing (libelf included) writes to it.
   size_t len = (size_t)st.st_size;
-  void *m = len ? mmap(nullptr, len, PROT_READ,
-                       MAP_PRIVATE, fd, 0)
+  // Populated at once: every page is read, and one call that maps them all
+  // costs less than a fault per few pages.
+  void *m = len ? mmap(nullptr, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE,
+                       fd, 0)
                 : nullptr;
   int map_errno = errno;
   ::close(fd);

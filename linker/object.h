@@ -46,9 +46,10 @@ struct Symbol {
   u8 visibility = 0;
 };
 
-// 16 bytes: the loader streams 100 000s of these twice per load.  Offsets
-// are within a section (checked below 4 GiB), symbol indices below 2^24 and
-// type numbers below 256 (a larger one is no type minikern knows).
+// One relocation, as everything downstream of the parser sees it: with its
+// explicit addend.  Offsets are within a section (checked below 4 GiB),
+// symbol indices below 2^24 and type numbers below 256 (a larger one is no
+// type minikern knows).
 struct Reloc {
   u32 offset;
   u32 sym : 24;
@@ -57,38 +58,58 @@ struct Reloc {
 };
 static_assert(sizeof(Reloc) == 16);
 
-// The relocations of one section, each decoded once at parse time into
-// the record everything downstream uses, with its explicit addend (read
-// from the field for REL, i386).
+// How a relocation section's entries are laid out in the file.
+enum class RelocFormat : u8 { Rela64, Rel64, Rela32, Rel32 };
+
+// The relocations of one section: a view of its entries in the file, each
+// decoded on the way out into a Reloc with its explicit addend (for REL,
+// i386, the field's contents in the object, sign-extended).  This decoder
+// is the one place REL and RELA are told apart; the parser checked every
+// entry, so decoding cannot fail.  A module's relocations are megabytes:
+// reading them where they lie, rather than copying them into records, is
+// most of what makes a load fast.
 class RelocList {
 public:
+  RelocList() = default;
+  RelocList(RelocFormat fmt, const u8 *entries, size_t n, const u8 *target,
+            const RelocTable *kinds)
+      : ents_(entries), n_(n), target_(target), kinds_(kinds), fmt_(fmt) {}
+
   size_t size() const { return n_; }
   bool empty() const { return n_ == 0; }
-  const Reloc &operator[](size_t i) const { return v_[i]; }
-  const Reloc *begin() const { return v_; }
-  const Reloc *end() const { return v_ + n_; }
+  Reloc operator[](size_t i) const;
 
-  // The parser's side: room for `n` records, left uninitialised (every
-  // one is written before it is read), then the count actually kept.
-  Reloc *reset(size_t n);
-  void set_size(size_t n) { n_ = n; }
+  class iterator {
+  public:
+    using value_type = Reloc;
+    using difference_type = std::ptrdiff_t;
+    iterator(const RelocList *l, size_t i) : l_(l), i_(i) {}
+    Reloc operator*() const { return (*l_)[i_]; }
+    iterator &operator++() {
+      ++i_;
+      return *this;
+    }
+    bool operator!=(const iterator &o) const { return i_ != o.i_; }
+    bool operator==(const iterator &o) const { return i_ == o.i_; }
 
-  RelocList() = default;
-  RelocList(RelocList &&o) noexcept { *this = std::move(o); }
-  RelocList &operator=(RelocList &&o) noexcept;
-  ~RelocList() { delete[] v_; }
+  private:
+    const RelocList *l_;
+    size_t i_;
+  };
+  iterator begin() const { return {this, 0}; }
+  iterator end() const { return {this, n_}; }
+
+  // For the relocation loops that decode entries themselves (link.cpp).
+  RelocFormat format() const { return fmt_; }
+  const u8 *entries() const { return ents_; }
+  const u8 *target() const { return target_; } // the object's bytes
 
 private:
-  Reloc *v_ = nullptr;
+  const u8 *ents_ = nullptr;
   size_t n_ = 0;
-};
-
-// An ELF relocation entry's fields, before they are checked to fit Reloc.
-struct RawReloc {
-  u64 offset;
-  u64 sym;
-  u64 type;
-  i64 addend;
+  const u8 *target_ = nullptr;
+  const RelocTable *kinds_ = nullptr;
+  RelocFormat fmt_ = RelocFormat::Rela64;
 };
 
 struct RelocSection {

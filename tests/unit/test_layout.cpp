@@ -228,3 +228,35 @@ TEST_CASE("layout: the image placed at a base, sections copied") {
   CHECK(l->pl.sec_mem[data] == l->image.data() + 0x1000);
   CHECK(l->pl.image_base == 0x08000000);
 }
+
+TEST_CASE("copy: an image linked into dirty memory has every byte defined") {
+  // The kernel reuses freed arena pages as they are: the copy stage must
+  // write every byte of the image, zeros wherever no section has contents.
+  ObjBuilder b(Target::X86_64);
+  u32 text = b.section(".text", SHT_PROGBITS, AX, 16, {0x90, 0x90, 0xc3});
+  u32 ro = b.section(".rodata", SHT_PROGBITS, SHF_ALLOC, 8, {1, 2, 3});
+  u32 bss = b.nobits(".bss", WA, 64, 0x40);
+  u32 common = b.symbol("shared", SHN_COMMON, 16, 32, STB_GLOBAL, STT_OBJECT);
+  (void)common;
+  auto obj = parse(b);
+  REQUIRE_OK(obj);
+  std::vector<u8> image;
+  mk::LinkOptions o;
+  o.page_size = kPage;
+  o.allocate = [&](u64 size, u64) -> mk::Result<mk::ImageMemory> {
+    image.assign(size, 0xab); // what a previous module left
+    return mk::ImageMemory{kBase, image.data()};
+  };
+  auto l = mk::link_image(*obj, o);
+  REQUIRE_OK(l);
+  const mk::Layout &L = l->plan.layout;
+  std::vector<u8> want(L.total, 0);
+  want[L.sec_off[text] + 0] = 0x90;
+  want[L.sec_off[text] + 1] = 0x90;
+  want[L.sec_off[text] + 2] = 0xc3;
+  want[L.sec_off[ro] + 0] = 1;
+  want[L.sec_off[ro] + 1] = 2;
+  want[L.sec_off[ro] + 2] = 3;
+  (void)bss; // zeros, like the COMMON symbol and every gap
+  CHECK(image == want);
+}
