@@ -15,7 +15,7 @@ extern "C" {
 #endif
 
 /* Console printf: goes to the console and the dmesg ring buffer. */
-int printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int printf(const char *fmt, ...) __attribute__((__format__(__printf__, 1, 2)));
 int vprintf(const char *fmt, va_list ap);
 /* Like printf but only into the dmesg ring buffer (FreeBSD's log(9)). */
 #define LOG_ERR 3
@@ -23,7 +23,8 @@ int vprintf(const char *fmt, va_list ap);
 #define LOG_NOTICE 5
 #define LOG_INFO 6
 #define LOG_DEBUG 7
-void log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void log(int level, const char *fmt, ...)
+    __attribute__((__format__(__printf__, 2, 3)));
 
 void *memcpy(void *dst, const void *src, size_t n);
 void *memmove(void *dst, const void *src, size_t n);
@@ -44,7 +45,7 @@ size_t strlcpy(char *dst, const char *src, size_t size);
 size_t strlcat(char *dst, const char *src, size_t size);
 char *strdup(const char *s);
 int snprintf(char *buf, size_t size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+    __attribute__((__format__(__printf__, 3, 4)));
 int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
 long strtol(const char *s, char **end, int base);
 unsigned long strtoul(const char *s, char **end, int base);
@@ -64,7 +65,8 @@ void pause_ms(unsigned ms);
 int curcpu(void);
 int mp_ncpus(void);
 
-void panic(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+void panic(const char *fmt, ...)
+    __attribute__((__noreturn__, __format__(__printf__, 1, 2)));
 
 #ifdef __cplusplus
 }
