@@ -96,7 +96,7 @@ int kern_printf(const char *fmt, ...) {
   return n;
 }
 
-void kern_log(int level, const char *fmt, ...) {
+void kern_klog(int level, const char *fmt, ...) {
   (void)level;
   va_list ap;
   va_start(ap, fmt);
@@ -350,7 +350,7 @@ unsigned long long __umoddi3(unsigned long long, unsigned long long);
 
 EXPORT_SYMBOL_AS("printf", kern_printf);
 EXPORT_SYMBOL_AS("vprintf", kern_vprintf);
-EXPORT_SYMBOL_AS("log", kern_log);
+EXPORT_SYMBOL_AS("klog", kern_klog);
 EXPORT_SYMBOL_AS("panic", kern_panic);
 EXPORT_SYMBOL_AS("malloc", kern_malloc);
 EXPORT_SYMBOL_AS("calloc", kern_calloc);

@@ -17,13 +17,16 @@ extern "C" {
 /* Console printf: goes to the console and the dmesg ring buffer. */
 int printf(const char *fmt, ...) __attribute__((__format__(__printf__, 1, 2)));
 int vprintf(const char *fmt, va_list ap);
-/* Like printf but only into the dmesg ring buffer (FreeBSD's log(9)). */
+/*
+ * Like printf but only into the dmesg ring buffer: FreeBSD's log(9), named
+ * klog because log() is the C library's natural logarithm (<math.h>).
+ */
 #define LOG_ERR 3
 #define LOG_WARNING 4
 #define LOG_NOTICE 5
 #define LOG_INFO 6
 #define LOG_DEBUG 7
-void log(int level, const char *fmt, ...)
+void klog(int level, const char *fmt, ...)
     __attribute__((__format__(__printf__, 2, 3)));
 
 void *memcpy(void *dst, const void *src, size_t n);
