@@ -4,7 +4,7 @@
 // kernel's own use of libc is never confused with what modules bind to.
 // Everything here lives in the kernel image, within rel32 reach of the
 // module arena.  The C library modules get is in libkern_string.cpp,
-// libkern_stdlib.cpp and libkern_stdio.cpp.
+// libkern_stdlib.cpp, libkern_stdio.cpp and libkern_math.cpp.
 #include "kernel.h"
 #include "libkern_c.h"
 

@@ -3,7 +3,7 @@
  * the C names; the kernel binds them to its own implementations, so a module
  * built -ffreestanding -nostdinc needs nothing but these headers.  The whole
  * C library modules have is in the standard headers beside sys/ (<string.h>,
- * <stdlib.h>, <stdio.h>, <ctype.h> …); this header declares the
+ * <stdlib.h>, <stdio.h>, <ctype.h>, <math.h> …); this header declares the
  * part kernel code uses most, with the same prototypes.
  */
 #ifndef _SYS_SYSTM_H_
