@@ -4,7 +4,8 @@
 // kernel's own use of libc is never confused with what modules bind to.
 // Everything here lives in the kernel image, within rel32 reach of the
 // module arena.  The C library modules get is in libkern_string.cpp,
-// libkern_stdlib.cpp, libkern_stdio.cpp and libkern_math.cpp.
+// libkern_stdlib.cpp, libkern_stdio.cpp and libkern_math.cpp; the compiler's
+// runtime helpers in libkern_rt.cpp.
 #include "kernel.h"
 #include "libkern_c.h"
 
@@ -301,14 +302,6 @@ void kern_module_release(module_t mod) {
   reinterpret_cast<ModuleRec *>(mod)->holds--;
 }
 
-// 64-bit division helpers i386 code calls (libgcc's, linked into the kernel).
-#if defined(__i386__)
-long long __divdi3(long long, long long);
-unsigned long long __udivdi3(unsigned long long, unsigned long long);
-long long __moddi3(long long, long long);
-unsigned long long __umoddi3(unsigned long long, unsigned long long);
-#endif
-
 } // extern "C"
 
 EXPORT_SYMBOL_AS("printf", kern_printf);
@@ -353,10 +346,6 @@ EXPORT_SYMBOL_AS("_Znwj", kern_op_new);
 EXPORT_SYMBOL_AS("_Znaj", kern_op_new);
 EXPORT_SYMBOL_AS("_ZdlPvj", kern_op_delete_sized);
 EXPORT_SYMBOL_AS("_ZdaPvj", kern_op_delete_sized);
-EXPORT_SYMBOL_AS("__divdi3", __divdi3);
-EXPORT_SYMBOL_AS("__udivdi3", __udivdi3);
-EXPORT_SYMBOL_AS("__moddi3", __moddi3);
-EXPORT_SYMBOL_AS("__umoddi3", __umoddi3);
 #endif
 EXPORT_SYMBOL_AS("_ZdlPv", kern_op_delete);
 EXPORT_SYMBOL_AS("_ZdaPv", kern_op_delete);
