@@ -1,10 +1,13 @@
-// The C library and kernel services exported to modules.  Each is a kernel
-// function with a kern_ name, exported under the C name a module calls
-// (EXPORT_SYMBOL_AS), so the kernel's own use of libc is never confused with
-// what modules bind to.  Everything here lives in the kernel image, within
-// rel32 reach of the module arena.
-#include "export.h"
+// Kernel services exported to modules: the console, memory, threads, locks,
+// callouts, the C++ runtime.  Each is a kernel function with a kern_ name,
+// exported under the C name a module calls (EXPORT_SYMBOL_AS), so the
+// kernel's own use of libc is never confused with what modules bind to.
+// Everything here lives in the kernel image, within rel32 reach of the
+// module arena.  The C library modules get is in libkern_string.cpp,
+// libkern_stdlib.cpp, libkern_stdio.cpp and libkern_math.cpp; the compiler's
+// runtime helpers in libkern_rt.cpp.
 #include "kernel.h"
+#include "libkern_c.h"
 
 #include <sys/callout.h>
 #include <sys/kthread.h>
@@ -82,6 +85,7 @@ extern "C" {
 // ---- console ---------------------------------------------------------------
 
 int kern_vprintf(const char *fmt, va_list ap) {
+  CLocaleScope c;
   std::string s = vstrf(fmt, ap);
   if (Kernel *k = curkernel())
     k->console().write(s);
@@ -96,8 +100,9 @@ int kern_printf(const char *fmt, ...) {
   return n;
 }
 
-void kern_log(int level, const char *fmt, ...) {
+void kern_klog(int level, const char *fmt, ...) {
   (void)level;
+  CLocaleScope c;
   va_list ap;
   va_start(ap, fmt);
   std::string s = vstrf(fmt, ap);
@@ -152,6 +157,16 @@ __attribute__((noinline)) char *kern_strdup(const char *s) {
   return d;
 }
 
+__attribute__((noinline)) char *kern_strndup(const char *s, size_t max) {
+  size_t n = ::strnlen(s, max);
+  char *d = (char *)kmalloc(n + 1, caller_pc(__builtin_return_address(0)), false);
+  if (d) {
+    std::memcpy(d, s, n);
+    d[n] = '\0';
+  }
+  return d;
+}
+
 // C++ modules: operator new/delete charge the module like malloc does.
 __attribute__((noinline)) void *kern_op_new(size_t size) {
   void *p = kmalloc(size, caller_pc(__builtin_return_address(0)), false);
@@ -173,57 +188,6 @@ int kern_cxa_atexit(void (*fn)(void *), void *arg, void *dso) {
     return -1;
   // The kernel image itself never exits: only a module's are kept.
   return k->linker().add_atexit((u64)(uintptr_t)dso, fn, arg) ? 0 : -1;
-}
-
-// libc's functions live in a shared library, possibly beyond rel32 reach of
-// the arena; modules bind to these kernel-resident wrappers instead.
-void *kern_memcpy(void *d, const void *s, size_t n) { return std::memcpy(d, s, n); }
-void *kern_memmove(void *d, const void *s, size_t n) { return std::memmove(d, s, n); }
-void *kern_memset(void *d, int c, size_t n) { return std::memset(d, c, n); }
-int kern_memcmp(const void *a, const void *b, size_t n) { return std::memcmp(a, b, n); }
-void *kern_memchr(const void *s, int c, size_t n) { return (void *)std::memchr(s, c, n); }
-size_t kern_strlen(const char *s) { return std::strlen(s); }
-size_t kern_strnlen(const char *s, size_t n) { return ::strnlen(s, n); }
-int kern_strcmp(const char *a, const char *b) { return std::strcmp(a, b); }
-int kern_strncmp(const char *a, const char *b, size_t n) { return std::strncmp(a, b, n); }
-char *kern_strchr(const char *s, int c) { return (char *)std::strchr(s, c); }
-char *kern_strrchr(const char *s, int c) { return (char *)std::strrchr(s, c); }
-char *kern_strstr(const char *s, const char *n) { return (char *)std::strstr(s, n); }
-char *kern_strcpy(char *d, const char *s) { return std::strcpy(d, s); }
-char *kern_strncpy(char *d, const char *s, size_t n) { return std::strncpy(d, s, n); }
-char *kern_strcat(char *d, const char *s) { return std::strcat(d, s); }
-int kern_vsnprintf(char *b, size_t n, const char *f, va_list ap) { return std::vsnprintf(b, n, f, ap); }
-int kern_snprintf(char *b, size_t n, const char *f, ...) {
-  va_list ap;
-  va_start(ap, f);
-  int r = std::vsnprintf(b, n, f, ap);
-  va_end(ap);
-  return r;
-}
-long kern_strtol(const char *s, char **e, int b) { return std::strtol(s, e, b); }
-unsigned long kern_strtoul(const char *s, char **e, int b) { return std::strtoul(s, e, b); }
-long long kern_strtoll(const char *s, char **e, int b) { return std::strtoll(s, e, b); }
-unsigned long long kern_strtoull(const char *s, char **e, int b) { return std::strtoull(s, e, b); }
-int kern_atoi(const char *s) { return std::atoi(s); }
-void kern_qsort(void *b, size_t n, size_t sz, int (*c)(const void *, const void *)) { std::qsort(b, n, sz, c); }
-void *kern_bsearch(const void *k, const void *b, size_t n, size_t sz, int (*c)(const void *, const void *)) { return std::bsearch(k, b, n, sz, c); }
-int kern_abs(int v) { return v < 0 ? -v : v; }
-
-size_t kern_strlcpy(char *dst, const char *src, size_t size) {
-  size_t n = std::strlen(src);
-  if (size) {
-    size_t c = n < size - 1 ? n : size - 1;
-    std::memcpy(dst, src, c);
-    dst[c] = '\0';
-  }
-  return n;
-}
-
-size_t kern_strlcat(char *dst, const char *src, size_t size) {
-  size_t d = strnlen(dst, size);
-  if (d == size)
-    return d + std::strlen(src);
-  return d + kern_strlcpy(dst + d, src, size - d);
 }
 
 // ---- time and CPUs ---------------------------------------------------------
@@ -313,52 +277,18 @@ void kern_module_release(module_t mod) {
   reinterpret_cast<ModuleRec *>(mod)->holds--;
 }
 
-// 64-bit division helpers i386 code calls (libgcc's, linked into the kernel).
-#if defined(__i386__)
-long long __divdi3(long long, long long);
-unsigned long long __udivdi3(unsigned long long, unsigned long long);
-long long __moddi3(long long, long long);
-unsigned long long __umoddi3(unsigned long long, unsigned long long);
-#endif
-
 } // extern "C"
 
 EXPORT_SYMBOL_AS("printf", kern_printf);
 EXPORT_SYMBOL_AS("vprintf", kern_vprintf);
-EXPORT_SYMBOL_AS("log", kern_log);
+EXPORT_SYMBOL_AS("klog", kern_klog);
 EXPORT_SYMBOL_AS("panic", kern_panic);
 EXPORT_SYMBOL_AS("malloc", kern_malloc);
 EXPORT_SYMBOL_AS("calloc", kern_calloc);
 EXPORT_SYMBOL_AS("realloc", kern_realloc);
 EXPORT_SYMBOL_AS("free", kern_free);
 EXPORT_SYMBOL_AS("strdup", kern_strdup);
-EXPORT_SYMBOL_AS("memcpy", kern_memcpy);
-EXPORT_SYMBOL_AS("memmove", kern_memmove);
-EXPORT_SYMBOL_AS("memset", kern_memset);
-EXPORT_SYMBOL_AS("memcmp", kern_memcmp);
-EXPORT_SYMBOL_AS("memchr", kern_memchr);
-EXPORT_SYMBOL_AS("strlen", kern_strlen);
-EXPORT_SYMBOL_AS("strnlen", kern_strnlen);
-EXPORT_SYMBOL_AS("strcmp", kern_strcmp);
-EXPORT_SYMBOL_AS("strncmp", kern_strncmp);
-EXPORT_SYMBOL_AS("strchr", kern_strchr);
-EXPORT_SYMBOL_AS("strrchr", kern_strrchr);
-EXPORT_SYMBOL_AS("strstr", kern_strstr);
-EXPORT_SYMBOL_AS("strcpy", kern_strcpy);
-EXPORT_SYMBOL_AS("strncpy", kern_strncpy);
-EXPORT_SYMBOL_AS("strcat", kern_strcat);
-EXPORT_SYMBOL_AS("strlcpy", kern_strlcpy);
-EXPORT_SYMBOL_AS("strlcat", kern_strlcat);
-EXPORT_SYMBOL_AS("snprintf", kern_snprintf);
-EXPORT_SYMBOL_AS("vsnprintf", kern_vsnprintf);
-EXPORT_SYMBOL_AS("strtol", kern_strtol);
-EXPORT_SYMBOL_AS("strtoul", kern_strtoul);
-EXPORT_SYMBOL_AS("strtoll", kern_strtoll);
-EXPORT_SYMBOL_AS("strtoull", kern_strtoull);
-EXPORT_SYMBOL_AS("atoi", kern_atoi);
-EXPORT_SYMBOL_AS("qsort", kern_qsort);
-EXPORT_SYMBOL_AS("bsearch", kern_bsearch);
-EXPORT_SYMBOL_AS("abs", kern_abs);
+EXPORT_SYMBOL_AS("strndup", kern_strndup);
 EXPORT_SYMBOL_AS("nanouptime", kern_nanouptime);
 EXPORT_SYMBOL_AS("pause_ms", kern_pause_ms);
 EXPORT_SYMBOL_AS("curcpu", kern_curcpu);
@@ -391,10 +321,6 @@ EXPORT_SYMBOL_AS("_Znwj", kern_op_new);
 EXPORT_SYMBOL_AS("_Znaj", kern_op_new);
 EXPORT_SYMBOL_AS("_ZdlPvj", kern_op_delete_sized);
 EXPORT_SYMBOL_AS("_ZdaPvj", kern_op_delete_sized);
-EXPORT_SYMBOL_AS("__divdi3", __divdi3);
-EXPORT_SYMBOL_AS("__udivdi3", __udivdi3);
-EXPORT_SYMBOL_AS("__moddi3", __moddi3);
-EXPORT_SYMBOL_AS("__umoddi3", __umoddi3);
 #endif
 EXPORT_SYMBOL_AS("_ZdlPv", kern_op_delete);
 EXPORT_SYMBOL_AS("_ZdaPv", kern_op_delete);

@@ -47,7 +47,7 @@ RELOC_CC_gcc := $(CC) -isystem $(RELOC_GCC_INC)
 RELOC_CXX_gcc := $(CXX) -isystem $(RELOC_GCC_INC)
 RELOC_CC_clang := clang -isystem $(RELOC_CLANG_INC)
 RELOC_CXX_clang := clang++ -isystem $(RELOC_CLANG_INC)
-RELOC_HDRS := $(wildcard $(TOP)/kernel/include/sys/*.h)
+RELOC_HDRS := $(wildcard $(TOP)/kernel/include/*.h $(TOP)/kernel/include/sys/*.h)
 
 RELOC_COMBOS := $(foreach c,$(RELOC_CCS),$(foreach m,$(RELOC_MODES),$(foreach o,$(RELOC_OPTS),$(c):$(m):$(o))))
 reloc_cc = $(word 1,$(subst :, ,$(1)))

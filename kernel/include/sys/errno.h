@@ -1,4 +1,8 @@
-/* Error numbers shared by the kernel and modules (Linux/FreeBSD values). */
+/*
+ * Error numbers shared by the kernel and modules: Linux's, the values the
+ * host C library behind the modules' C library sets (most are FreeBSD's
+ * too).
+ */
 #ifndef _SYS_ERRNO_H_
 #define _SYS_ERRNO_H_
 
@@ -14,8 +18,10 @@
 #define ENODEV 19
 #define EINVAL 22
 #define ENOSPC 28
+#define EDOM 33
 #define ERANGE 34
 #define ENOSYS 38
+#define EILSEQ 84
 #define EOPNOTSUPP 95
 
 #endif

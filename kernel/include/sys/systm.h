@@ -1,7 +1,10 @@
 /*
  * Console output and the libkern C library exported to modules.  The names are
  * the C names; the kernel binds them to its own implementations, so a module
- * built -ffreestanding -nostdinc needs nothing but these headers.
+ * built -ffreestanding -nostdinc needs nothing but these headers.  The whole
+ * C library modules have is in the standard headers beside sys/ (<string.h>,
+ * <stdlib.h>, <stdio.h>, <ctype.h>, <math.h> …); this header declares the
+ * part kernel code uses most, with the same prototypes.
  */
 #ifndef _SYS_SYSTM_H_
 #define _SYS_SYSTM_H_
@@ -15,15 +18,19 @@ extern "C" {
 #endif
 
 /* Console printf: goes to the console and the dmesg ring buffer. */
-int printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int printf(const char *fmt, ...) __attribute__((__format__(__printf__, 1, 2)));
 int vprintf(const char *fmt, va_list ap);
-/* Like printf but only into the dmesg ring buffer (FreeBSD's log(9)). */
+/*
+ * Like printf but only into the dmesg ring buffer: FreeBSD's log(9), named
+ * klog because log() is the C library's natural logarithm (<math.h>).
+ */
 #define LOG_ERR 3
 #define LOG_WARNING 4
 #define LOG_NOTICE 5
 #define LOG_INFO 6
 #define LOG_DEBUG 7
-void log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void klog(int level, const char *fmt, ...)
+    __attribute__((__format__(__printf__, 2, 3)));
 
 void *memcpy(void *dst, const void *src, size_t n);
 void *memmove(void *dst, const void *src, size_t n);
@@ -44,7 +51,7 @@ size_t strlcpy(char *dst, const char *src, size_t size);
 size_t strlcat(char *dst, const char *src, size_t size);
 char *strdup(const char *s);
 int snprintf(char *buf, size_t size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+    __attribute__((__format__(__printf__, 3, 4)));
 int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
 long strtol(const char *s, char **end, int base);
 unsigned long strtoul(const char *s, char **end, int base);
@@ -64,7 +71,8 @@ void pause_ms(unsigned ms);
 int curcpu(void);
 int mp_ncpus(void);
 
-void panic(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+void panic(const char *fmt, ...)
+    __attribute__((__noreturn__, __format__(__printf__, 1, 2)));
 
 #ifdef __cplusplus
 }
