@@ -119,6 +119,11 @@ $(BUILD)/obj/%.o: $(TOP)/%.cpp $(SDT_RECORD) | $(DEPS_STAMP)
 	$(SDT_RECORD) $@.raw $@
 	@rm -f $@.raw
 
+# The probe firing path reads liburcu's thread-local reader state: it is C,
+# so no C++ TLS init function can exist for it, and the checks for one
+# would only cost the firing path.
+$(BUILD)/obj/sdt/registry.o: CXXFLAGS += -fno-extern-tls-init
+
 # A module is every source in its folder, compiled and joined with ld -r.
 define module_rules
 $(1)/$(2).ko: $(patsubst $(3)/%,$(1)/obj/$(2)/%.o,$(basename $(wildcard $(3)/*.c $(3)/*.cc $(3)/*.S)))

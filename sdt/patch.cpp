@@ -100,7 +100,7 @@ void on_sigtrap(int sig, siginfo_t *info, void *uctx) {
     if (e->action.emul == x86::Emul::Fire) {
       uintptr_t a[6];
       x86::trap_args(uctx, a);
-      ProbeRegistry::fire(e->slot, a[0], a[1], a[2], a[3], a[4], a[5]);
+      ProbeRegistry::fire(e->slot, a);
       x86::TrapAction then = e->action;
       then.emul = e->action.then;
       x86::emulate(uctx, pc, then);

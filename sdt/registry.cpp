@@ -20,15 +20,23 @@ namespace mk {
 // while it may fire probes, and unregistered before it exits.
 
 namespace {
+// Whether this thread is an RCU reader: the firing path's check, one
+// thread-local byte of the executable itself.
+thread_local bool t_reader = false;
+
 struct RcuReaderGuard {
-  ~RcuReaderGuard() { urcu_memb_unregister_thread(); }
+  ~RcuReaderGuard() {
+    urcu_memb_unregister_thread();
+    t_reader = false;
+  }
 };
 } // namespace
 
 void probe_thread_register() {
-  if (URCU_TLS(urcu_memb_reader).registered)
+  if (t_reader)
     return;
   urcu_memb_register_thread();
+  t_reader = true;
   // Unregisters when the thread exits.
   static thread_local RcuReaderGuard guard;
   (void)guard;
@@ -36,41 +44,26 @@ void probe_thread_register() {
 
 // ---- the firing path --------------------------------------------------------------
 
-void ProbeRegistry::fire(const ProbeSlot *slot, uintptr_t a0, uintptr_t a1,
-                         uintptr_t a2, uintptr_t a3, uintptr_t a4,
-                         uintptr_t a5) {
+void ProbeRegistry::fire(const ProbeSlot *slot, const uintptr_t *args) {
   // A thread the kernel did not start registers on its first firing (also
   // from the SIGTRAP handler: the interrupted code is a probe site, never
   // inside liburcu or the allocator).
-  if (__builtin_expect(!URCU_TLS(urcu_memb_reader).registered, 0))
+  if (__builtin_expect(!t_reader, 0))
     probe_thread_register();
   urcu_memb_read_lock();
   if (const HandlerList *hl = slot->handlers.load(std::memory_order_acquire)) {
-    const uintptr_t args[6] = {a0, a1, a2, a3, a4, a5};
+    const u32 id = slot->id;
     for (u32 i = 0; i < hl->n; i++)
-      hl->h[i].fn(hl->h[i].ctx, slot->id, args);
+      hl->h[i].fn(hl->h[i].ctx, id, args);
   }
   urcu_memb_read_unlock();
 }
 
-extern "C" void mk_probe_fire(const ProbeSlot *slot, uintptr_t a0,
-                              uintptr_t a1, uintptr_t a2, uintptr_t a3,
-                              uintptr_t a4, uintptr_t a5) {
-  ProbeRegistry::fire(slot, a0, a1, a2, a3, a4, a5);
+extern "C" void mk_probe_fire(const ProbeSlot *slot, const uintptr_t *args) {
+  ProbeRegistry::fire(slot, args);
 }
 
-// i386 trampolines pass the address of the site's stack arguments.
-extern "C" void mk_probe_fire_stack(const ProbeSlot *slot, const uintptr_t *a) {
-  ProbeRegistry::fire(slot, a[0], a[1], a[2], a[3], a[4], a[5]);
-}
-
-u64 ProbeRegistry::fire_entry() {
-#if defined(__x86_64__)
-  return (u64)(uintptr_t)&mk_probe_fire;
-#else
-  return (u64)(uintptr_t)&mk_probe_fire_stack;
-#endif
-}
+u64 ProbeRegistry::fire_entry() { return (u64)(uintptr_t)&mk_probe_fire; }
 
 void ProbeRegistry::synchronize() { urcu_memb_synchronize_rcu(); }
 

@@ -97,7 +97,7 @@ public:
   PatchEngine &patcher() { return *patcher_; }
   TrampolineArea &trampolines() { return *tramps_; }
   ModuleArena &arena() { return arena_; }
-  // The slot's firing entry point for trampolines: fire(slot, args...).
+  // The firing entry point trampolines call: fire(slot, args).
   static u64 fire_entry();
 
   // ---- the kernel's loader
@@ -127,9 +127,9 @@ public:
   // dtrace:::BEGIN's id (END and ERROR follow it).
   u32 dtrace_begin_id() const { return dtrace_begin_; }
 
-  // The firing path (trampolines, the breakpoint handler).
-  static void fire(const ProbeSlot *slot, uintptr_t a0, uintptr_t a1,
-                   uintptr_t a2, uintptr_t a3, uintptr_t a4, uintptr_t a5);
+  // The firing path (trampolines, the breakpoint handler): the probe's
+  // handlers, called with its six arguments.
+  static void fire(const ProbeSlot *slot, const uintptr_t *args);
 
   // Counters for the tests and the benchmark.
   u64 patch_batches() const { return patch_batches_.load(); }

@@ -4,10 +4,9 @@
 // Disabled forms keep the instruction's length: a multi-byte NOP; `ret` plus
 // NOPs for a tail call (the probe call was the function's last act);
 // `xor %eax,%eax` plus NOPs for is-enabled.  Enabled forms call or jump to
-// the probe's trampoline, which moves the probe's slot into the first
-// argument and calls the firing path with the site's arguments shifted one place
-// (x86_64: registers, the sixth pushed on the stack; i386: a pointer to the
-// arguments on the stack).  The trampoline may clobber only what a call may
+// the probe's trampoline, which calls the firing path with the probe's
+// slot and a pointer to the site's six arguments (x86_64: the argument
+// registers, pushed; i386: the arguments already on the stack).  The trampoline may clobber only what a call may
 // clobber at the site: the caller-saved registers.
 #include "x86.h"
 
@@ -131,28 +130,31 @@ void breakpoint_bytes(const u8 *disabled, u8 len, u8 *out) {
 size_t write_trampoline(u8 *out, u64 at, u64 slot, u64 fire) {
   u8 *p = out;
 #if defined(__x86_64__)
-  // Shift arg0..arg5 to fire()'s arg1..arg6 and put the slot first.
-  const u8 shift[] = {
-      0x41, 0x51,       // push %r9        (arg6 on the stack)
-      0x4d, 0x89, 0xc1, // mov %r8,%r9
-      0x49, 0x89, 0xc8, // mov %rcx,%r8
-      0x48, 0x89, 0xd1, // mov %rdx,%rcx
-      0x48, 0x89, 0xf2, // mov %rsi,%rdx
-      0x48, 0x89, 0xfe, // mov %rdi,%rsi
+  // The site's six argument registers become an array on the stack; the
+  // extra 8 bytes keep the stack 16-byte aligned at the call.
+  const u8 save[] = {
+      0x41, 0x51,             // push %r9
+      0x41, 0x50,             // push %r8
+      0x51,                   // push %rcx
+      0x52,                   // push %rdx
+      0x56,                   // push %rsi
+      0x57,                   // push %rdi
+      0x48, 0x83, 0xec, 0x08, // sub $8,%rsp
+      0x48, 0x8d, 0x74, 0x24, 0x08, // lea 8(%rsp),%rsi
   };
-  std::memcpy(p, shift, sizeof shift);
-  p += sizeof shift;
+  std::memcpy(p, save, sizeof save);
+  p += sizeof save;
   *p++ = 0x48; // movabs $slot,%rdi
   *p++ = 0xbf;
   std::memcpy(p, &slot, 8), p += 8;
   *p++ = 0xe8; // call fire
   put32(p, (u32)(fire - (at + (p - out) + 4))), p += 4;
-  const u8 tail[] = {0x48, 0x83, 0xc4, 0x08, 0xc3}; // add $8,%rsp; ret
+  const u8 tail[] = {0x48, 0x83, 0xc4, 0x38, 0xc3}; // add $56,%rsp; ret
   std::memcpy(p, tail, sizeof tail);
   p += sizeof tail;
 #else
-  // The arguments are on the stack above the return address; pass their
-  // address.  The sub keeps the stack 16-byte aligned at the call.
+  // The arguments are on the stack above the return address already; pass
+  // their address.  The sub keeps the stack 16-byte aligned at the call.
   const u8 head[] = {
       0x8d, 0x44, 0x24, 0x04, // lea 4(%esp),%eax
       0x83, 0xec, 0x04,       // sub $4,%esp

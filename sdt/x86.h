@@ -36,8 +36,8 @@ void disabled_bytes(SiteKind kind, u8 len, u8 *out);
 void enabled_bytes(SiteKind kind, u8 len, u64 site, u64 target, u8 *out);
 void breakpoint_bytes(const u8 *disabled, u8 len, u8 *out);
 
-// A trampoline at `at` that calls `fire(slot, arg0..arg5)` with the site's
-// arguments; returns its size.
+// A trampoline at `at` that calls `fire(slot, args)`, `args` pointing at
+// the site's six arguments; returns its size.
 size_t write_trampoline(u8 *out, u64 at, u64 slot, u64 fire);
 constexpr size_t kTrampolineSize = 48;
 // mov $1,%eax; ret
