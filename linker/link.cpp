@@ -369,25 +369,24 @@ size_t fast_rela64(const u8 *ents, size_t k, size_t n, const FastKind *fast,
   return k - first;
 }
 
-// i386: the addend is the field's contents in the object (`orig`).
-size_t fast_rel32(const u8 *ents, size_t k, size_t n, const FastKind *fast,
-                  const u64 *values, const u8 *claimed, u64 base, u64 room8,
+// i386: the addend is the field's contents in the object (`orig`); every
+// fast field is 4 bytes and wraps, so the arithmetic is 32-bit (`pc32`:
+// all ones for S + A - P, 0 for S + A, 1 for a type the loop leaves alone)
+// and `values32` holds the symbols' values modulo 2^32.
+size_t fast_rel32(const u8 *ents, size_t k, size_t n, const u32 *pc32,
+                  const u32 *values32, const u8 *claimed, u32 base,
                   u8 *__restrict mem, const u8 *orig) {
   const size_t first = k;
   for (const u8 *e = ents + k * 8; k < n; k++, e += 8) {
     u32 off, info;
     std::memcpy(&off, e, 4);
     std::memcpy(&info, e + 4, 4);
-    const u32 sym = info >> 8, type = info & 0xff;
-    const FastKind &f = fast[type];
-    if (!f.wrap32 || claimed[sym])
+    const u32 sym = info >> 8, mask = pc32[info & 0xff];
+    if (mask == 1 || claimed[sym])
       break;
-    // S + A (- P) modulo 2^32: the low halves of the 64-bit values.
     u32 addend;
     std::memcpy(&addend, orig + off, 4);
-    const u32 v = (u32)values[sym] + addend -
-                  (((u32)base + off) & (u32)f.pc_mask);
-    code::store(mem + off, 4, v);
+    code::store(mem + off, 4, values32[sym] + addend - ((base + off) & mask));
   }
   return k - first;
 }
@@ -417,8 +416,12 @@ Result<void> relocate(const ObjectFile &obj, const LinkPlan &plan,
   // relocation of a module): no switch per entry, the range check as one
   // unsigned compare, the field written as a masked 8-byte store.
   FastKind fast[RelocTable::kSize];
-  for (u32 t = 0; t < RelocTable::kSize; t++)
+  u32 pc32[RelocTable::kSize];
+  for (u32 t = 0; t < RelocTable::kSize; t++) {
     fast[t] = fast_kind(kinds[t]);
+    pc32[t] = fast[t].wrap32 ? (u32)fast[t].pc_mask : 1;
+  }
+  std::vector<u32> values32;
 
   // Everything else: every expression, the hooks, the exact messages.
   auto general = [&](const RelocSection &rs, const Reloc &r, u8 *mem,
@@ -482,6 +485,11 @@ Result<void> relocate(const ObjectFile &obj, const LinkPlan &plan,
     const RelocList &list = rs.relocs;
     const size_t n = list.size();
     const u8 *e = list.entries();
+    if (list.format() == RelocFormat::Rel32 && values32.empty()) {
+      values32.resize(values.size());
+      for (size_t i = 0; i < values.size(); i++)
+        values32[i] = (u32)values[i];
+    }
     switch (list.format()) {
     case RelocFormat::Rela64:
     case RelocFormat::Rel32: {
@@ -492,8 +500,8 @@ Result<void> relocate(const ObjectFile &obj, const LinkPlan &plan,
         k += list.format() == RelocFormat::Rela64
                  ? fast_rela64(e, k, n, fast, values.data(), claimed.data(),
                                base, room8, mem)
-                 : fast_rel32(e, k, n, fast, values.data(), claimed.data(),
-                              base, room8, mem, list.target());
+                 : fast_rel32(e, k, n, pc32, values32.data(), claimed.data(),
+                              (u32)base, mem, list.target());
         if (k < n)
           MK_TRY(general(rs, list[k++], mem, base));
       }
@@ -608,15 +616,20 @@ std::vector<u64> image_set(const ObjectFile &obj, const Placement &pl,
 
 SymbolMap exported_symbols(const ObjectFile &obj,
                            const std::vector<u64> &values) {
+  auto exported = [&](const Symbol &s) {
+    return s.shndx != SHN_UNDEF && !s.name.empty() &&
+           (s.bind == STB_GLOBAL || s.bind == STB_WEAK) &&
+           s.visibility != STV_HIDDEN && s.visibility != STV_INTERNAL;
+  };
+  size_t n = 0, bytes = 0;
+  for (size_t i = 1; i < obj.symbols.size(); i++)
+    if (exported(obj.symbols[i]))
+      n++, bytes += obj.symbols[i].name.size();
   SymbolMap out;
-  for (size_t i = 1; i < obj.symbols.size(); i++) {
-    const Symbol &s = obj.symbols[i];
-    if (s.shndx == SHN_UNDEF || s.name.empty() ||
-        (s.bind != STB_GLOBAL && s.bind != STB_WEAK) ||
-        s.visibility == STV_HIDDEN || s.visibility == STV_INTERNAL)
-      continue;
-    out.add(s.name, values[i]);
-  }
+  out.reserve(n, bytes);
+  for (size_t i = 1; i < obj.symbols.size(); i++)
+    if (exported(obj.symbols[i]))
+      out.add(obj.symbols[i].name, values[i]);
   out.finish();
   return out;
 }

@@ -169,6 +169,10 @@ Result<void> relocate(const ObjectFile &obj, const LinkPlan &plan,
 // than its relocations.  For a name defined twice the first one counts.
 class SymbolMap {
 public:
+  void reserve(size_t names, size_t bytes) {
+    entries_.reserve(names);
+    pool_.reserve(bytes);
+  }
   void add(std::string_view name, u64 value);
   void finish(); // build the index; call after the last add()
   std::optional<u64> find(std::string_view name) const;
