@@ -47,8 +47,12 @@ MOD_COMMON := $(MFLAG) -ffreestanding -nostdinc \
 MOD_CXX := -fno-exceptions -fno-rtti -fno-threadsafe-statics -nostdinc++
 
 LINKER_SRCS := $(wildcard $(TOP)/linker/*.cpp)
+# The BPF engine (sdt/dtrace/bpf/) is self-contained: it includes nothing
+# from kernel/.
+BPF_SRCS := $(wildcard $(TOP)/sdt/dtrace/bpf/*.cpp)
 KERNEL_SRCS := $(filter-out $(TOP)/kernel/main.cpp,$(wildcard $(TOP)/kernel/*.cpp)) \
-               $(wildcard $(TOP)/sdt/*.cpp) $(wildcard $(TOP)/sdt/dtrace/*.cpp)
+               $(wildcard $(TOP)/sdt/*.cpp) $(wildcard $(TOP)/sdt/dtrace/*.cpp) \
+               $(BPF_SRCS)
 UNIT_SRCS := $(wildcard $(TOP)/tests/unit/*.cpp)
 
 obj = $(patsubst $(TOP)/%.cpp,$(BUILD)/obj/%.o,$(1))
