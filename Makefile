@@ -166,7 +166,13 @@ MK_LINK_SRCS := $(TOP)/linker/tools/mk_link.cpp $(filter-out %/tools/mk_link.cpp
 $(MK_LINK): $(MK_LINK_SRCS) $(wildcard $(TOP)/linker/*.h) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CXX) -std=c++20 -O2 -g $(WARN) -o $@ $(MK_LINK_SRCS) -lelf
-tools: $(SDT_RECORD) $(MK_LINK)
+# The BPF engine behind the ISA conformance suites' plugin protocol.
+MK_BPF_RUN := $(TOP)/build/tools/mk-bpf-run
+$(MK_BPF_RUN): $(TOP)/sdt/dtrace/bpf/tools/mk_bpf_run.cpp $(BPF_SRCS) \
+    $(wildcard $(TOP)/sdt/dtrace/bpf/*.h) $(TOP)/linker/base.cpp | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++20 -O2 -g $(WARN) -o $@ $(filter %.cpp,$^)
+tools: $(SDT_RECORD) $(MK_LINK) $(MK_BPF_RUN)
 
 # The site recorder's own test (tests/sdt-record/run).
 sdt-record-test: $(SDT_RECORD)
