@@ -437,3 +437,40 @@ TEST_CASE("bpf: the JIT agrees with the interpreter on random programs") {
   }
   CHECK(mismatches == 0);
 }
+
+TEST_CASE("bpf: inline array lookups answer as Map::lookup does") {
+  auto m = Map::create({"pcpu", MapType::PerCpuArray, 4, 12, 5}, 2);
+  REQUIRE(static_cast<bool>(m));
+  Env env;
+  env.ctx_size = 8;
+  env.maps = {m->get()};
+  env.helpers = map_helpers();
+  // r0 = lookup(pcpu, &ctx->key); return r0 ? *(u32 *)(r0 + 8) + 1 : 0
+  std::vector<Insn> c = {mov64(2, 1)};
+  ld_map(c, 1, 0);
+  c.push_back(call(kHelperMapLookup));
+  c.push_back(jmpi(kJEQ, 0, 0, 2));
+  c.push_back(ldx(kW, 0, 0, 8));
+  c.push_back(alu64i(kADD, 0, 1));
+  c.push_back(exit());
+  auto pi = load(c, env, Engine::Interpreter);
+  CHECK(pi->info()[3].map == 0);
+  std::unique_ptr<Program> pj;
+  if (jit_available())
+    pj = load(c, env, Engine::Jit);
+  for (u32 cpu : {0u, 1u, 2u}) {
+    Runner r(env, cpu);
+    for (u32 key : {0u, 4u, 5u, 0xffffffffu}) {
+      u64 ctx = key;
+      if (key < 5 && cpu < 2) {
+        u32 v = 100 * cpu + key;
+        std::memcpy(static_cast<u8 *>((*m)->lookup(&key, cpu)) + 8, &v, 4);
+      }
+      const RunResult a = r.run(*pi, &ctx);
+      const u64 expect = key < 5 && cpu < 2 ? 100 * cpu + key + 1 : 0;
+      CHECK(a.r0 == expect);
+      if (pj)
+        CHECK(r.run(*pj, &ctx).r0 == expect);
+    }
+  }
+}

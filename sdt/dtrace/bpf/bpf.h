@@ -240,6 +240,9 @@ struct InsnInfo {
   Check check = Check::None;
   u16 region = 0;
   bool write = false;     // the access writes (for AnyRegion)
+  // Helper calls: the map argument, when it is the same on every path
+  // (-1: none seen, -2: it varies).  Lets the JIT inline array lookups.
+  i32 map = -1;
 };
 
 enum class Engine : u8 { Auto, Interpreter, Jit };
@@ -265,6 +268,9 @@ struct LoadOptions {
   struct CodeAllocator *allocator = nullptr;
 };
 
+// The native entry of a compiled program: r1..r5 and the run's context.
+using JitEntry = u64 (*)(u64, u64, u64, u64, u64, RunCtx *);
+
 // Native code of a program (jit_x86_64.cpp).
 class JitCode {
 public:
@@ -274,6 +280,7 @@ public:
   JitCode(const JitCode &) = delete;
   JitCode &operator=(const JitCode &) = delete;
   const void *entry() const { return mem_; }
+  JitEntry fn() const { return reinterpret_cast<JitEntry>(mem_); }
   size_t size() const { return size_; }
 
 private:
@@ -297,6 +304,8 @@ public:
   const std::vector<u32> &functions() const { return funcs_; }
   // Native code size (0 when interpreted).
   size_t code_size() const;
+  // The native code (nullptr when interpreted), for listings.
+  const void *native_code() const;
 
 private:
   Program() = default;
@@ -309,6 +318,7 @@ private:
   std::string name_;
   std::vector<const Helper *> helper_at_; // per call instruction
   std::unique_ptr<JitCode> jit_;
+  JitEntry jit_fn_ = nullptr;
   friend Result<void> verify_program(Program &, const Env &,
                                      const std::string &);
   friend u64 interpret(const Program &, RunCtx &, const u64 *);
@@ -326,8 +336,21 @@ public:
   Runner &operator=(const Runner &) = delete;
 
   // Runs `prog` with r1 = ctx (env.ctx_size bytes) and r2.. = args.
+  // Inline: a probe hit that runs compiled code pays a call and no more.
   RunResult run(const Program &prog, void *ctx, u64 a2 = 0, u64 a3 = 0,
-                u64 a4 = 0, u64 a5 = 0);
+                u64 a4 = 0, u64 a5 = 0) {
+    if (__builtin_expect(prog.jit_fn_ != nullptr && ctx != nullptr &&
+                             &prog.env() == &env_, 1)) {
+      rc_->fault = Fault::None;
+      rc_->budget = budget_;
+      ctx_region_->base = (u64)(uintptr_t)ctx;
+      const u64 r0 = prog.jit_fn_((u64)(uintptr_t)ctx, a2, a3, a4, a5, rc_);
+      if (__builtin_expect(rc_->fault == Fault::None, 1))
+        return RunResult{r0};
+      return finish(r0);
+    }
+    return run_slow(prog, ctx, a2, a3, a4, a5);
+  }
   // The same, always through the interpreter.
   RunResult interpret(const Program &prog, void *ctx, u64 a2 = 0, u64 a3 = 0,
                       u64 a4 = 0, u64 a5 = 0);
@@ -336,8 +359,12 @@ public:
 private:
   void begin(void *ctx);
   RunResult finish(u64 r0);
+  RunResult run_slow(const Program &prog, void *ctx, u64 a2, u64 a3, u64 a4,
+                     u64 a5);
   const Env &env_;
   RunCtx *rc_ = nullptr;
+  Region *ctx_region_ = nullptr;
+  u64 budget_ = 0;
   u8 *mem_ = nullptr; // RunCtx + regions, then the stack
 };
 

@@ -195,16 +195,20 @@ public:
       is_func[f] = true;
     func_label_.assign(n, 0);
 
-    // Entry: u64 entry(const u64 *args, RunCtx *rc).
-    for (u8 r : {RBP, RBX, R12, R13, R14, R15})
+    // Entry: u64 entry(r1, r2, r3, r4, r5, RunCtx *rc): the arguments are
+    // already where the BPF registers live.  Only what the program uses is
+    // saved: an empty clause costs a call and a return.
+    plan_entry();
+    for (u8 r : saved_)
       a_.push(r);
-    a_.alu_ri(5, true, RSP, 8); // sub rsp, 8: keeps calls 16-aligned
-    a_.mov_rr(true, CTX, RSI);
-    a_.rm({0x89}, true, RSP, CTX, kOffNativeSp); // mov [r12+sp], rsp
-    a_.mov_rr(true, R11, RDI);
-    for (unsigned k = 0; k < 5; k++)
-      a_.rm({0x8b}, true, kMap[1 + k], R11, 8 * (i32)k);
-    a_.rm({0x8b}, true, RBP, CTX, kOffStackTop);
+    if (pad_)
+      a_.alu_ri(5, true, RSP, 8); // keeps calls 16-aligned
+    if (need_ctx_) {
+      a_.mov_rr(true, CTX, R9);
+      a_.rm({0x89}, true, RSP, CTX, kOffNativeSp); // mov [r12+sp], rsp
+    }
+    if (need_rbp_)
+      a_.rm({0x8b}, true, RBP, R9, kOffStackTop);
 
     u32 func_start = 0;
     for (u32 pc = 0; pc < n; pc++) {
@@ -232,9 +236,10 @@ public:
 
     // The epilogue of the entry, also where faults unwind to.
     epilogue_ = a_.pos();
-    a_.alu_ri(0, true, RSP, 8);
-    for (u8 r : {R15, R14, R13, R12, RBX, RBP})
-      a_.pop(r);
+    if (pad_)
+      a_.alu_ri(0, true, RSP, 8);
+    for (auto it = saved_.rbegin(); it != saved_.rend(); ++it)
+      a_.pop(*it);
     a_.byte(0xc3);
     // Fault stubs: record the instruction, the kind, the address (r11).
     for (const Stub &s : stubs_) {
@@ -260,6 +265,41 @@ public:
   }
 
 private:
+  // Which callee-saved registers the entry must save, and whether it needs
+  // the RunCtx (checks, helpers, loops, calls) and the frame pointer.
+  void plan_entry() {
+    bool uses[kRegs] = {}, calls = false;
+    for (size_t pc = 0; pc < code_.size(); pc++) {
+      const Insn &i = code_[pc];
+      const InsnInfo &in = info_[pc];
+      if (!in.reached || in.check != Check::None || in.back_edge)
+        need_ctx_ = true;
+      if (i.code == (kJMP | kCALL)) {
+        calls = need_ctx_ = true;
+        if (i.src == kPseudoCall)
+          uses[10] = true;
+      }
+      if (in.check == Check::AnyRegion)
+        calls = true;
+      if (is_ld_imm64(i)) {
+        uses[i.dst] = true;
+        pc++;
+        continue;
+      }
+      uses[i.dst] = uses[i.src] = true;
+    }
+    need_rbp_ = uses[10];
+    if (need_rbp_)
+      saved_.push_back(RBP);
+    for (unsigned r = 6; r <= 9; r++)
+      if (uses[r])
+        saved_.push_back(kMap[r]);
+    if (need_ctx_)
+      saved_.push_back(CTX);
+    // At entry rsp is 8 past a 16-byte boundary.
+    pad_ = calls && saved_.size() % 2 == 0;
+  }
+
   struct Stub {
     size_t at;
     u32 pc;
@@ -552,6 +592,46 @@ private:
     }
   }
 
+  // map_lookup_elem on an array map known at load time, inline: the
+  // value's address is slab + (cpu * entries + key) * stride, or 0 when
+  // the key (or the CPU) is out of range.  Same answers as Map::lookup.
+  bool inline_array_lookup(u32 pc, const Helper *h) {
+    const i32 mi = info_[pc].map;
+    if (h->id != kHelperMapLookup || mi < 0 || h->fn != map_helpers()[0].fn)
+      return false;
+    const Map &m = *p_.env().maps[mi];
+    const MapSpec &spec = m.spec();
+    if (spec.type != MapType::Array && spec.type != MapType::PerCpuArray)
+      return false;
+    const u64 per_cpu = u64(spec.max_entries) * m.value_stride();
+    if (m.value_stride() > 0x7fffffff || per_cpu > 0x7fffffff ||
+        spec.max_entries > 0x7fffffff)
+      return false;
+    a_.rm({0x8b}, false, RAX, RSI, 0); // mov eax, [rsi]: the key
+    a_.alu_ri(7, false, RAX, (i32)spec.max_entries);
+    const size_t null1 = a_.jcc(CC_AE);
+    size_t null2 = 0;
+    a_.rr({0x69}, true, RAX, RAX); // imul rax, rax, stride
+    a_.d32(m.value_stride());
+    if (m.per_cpu()) {
+      a_.rm({0x8b}, false, R11, CTX, (i32)offsetof(RunCtx, cpu));
+      a_.alu_ri(7, false, R11, (i32)m.ncpus());
+      null2 = a_.jcc(CC_AE);
+      a_.rr({0x69}, true, R11, R11); // imul r11, r11, entries * stride
+      a_.d32((u32)per_cpu);
+      a_.rr({0x01}, true, R11, RAX); // add rax, r11
+    }
+    a_.mov_imm64(R11, (u64)(uintptr_t)m.slab());
+    a_.rr({0x01}, true, R11, RAX); // add rax, r11
+    const size_t done = a_.jmp();
+    a_.patch(null1, a_.pos());
+    if (m.per_cpu())
+      a_.patch(null2, a_.pos());
+    a_.rr({0x31}, false, RAX, RAX);
+    a_.patch(done, a_.pos());
+    return true;
+  }
+
   void budget(u32 pc) {
     a_.rm({0x83}, true, 5, CTX, kOffBudget); // sub qword [r12+budget], 1
     a_.byte(1);
@@ -616,6 +696,8 @@ private:
           return;
         }
         const Helper *h = p_.env().helper((u32)i.imm);
+        if (inline_array_lookup(pc, h))
+          return;
         a_.mov_rr(true, R9, CTX);
         a_.mov_imm64(R11, (u64)(uintptr_t)h->fn);
         a_.rr({0xff}, false, 2, R11); // call r11
@@ -672,6 +754,8 @@ private:
   std::vector<size_t> to_epilogue_;
   std::vector<Stub> stubs_;
   size_t epilogue_ = 0;
+  std::vector<u8> saved_;
+  bool need_ctx_ = false, need_rbp_ = false, pad_ = false;
 };
 
 } // namespace
@@ -697,8 +781,8 @@ Result<std::unique_ptr<JitCode>> jit_compile(const Program &prog,
 }
 
 u64 jit_run(const JitCode &code, RunCtx &rc, const u64 args[5]) {
-  using Entry = u64 (*)(const u64 *, RunCtx *);
-  return reinterpret_cast<Entry>(const_cast<void *>(code.entry()))(args, &rc);
+  return reinterpret_cast<JitEntry>(const_cast<void *>(code.entry()))(
+      args[0], args[1], args[2], args[3], args[4], &rc);
 }
 
 #else

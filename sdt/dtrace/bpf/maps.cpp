@@ -74,7 +74,37 @@ Result<std::unique_ptr<Map>> Map::create(const MapSpec &spec, unsigned ncpus) {
   return m;
 }
 
+namespace {
+inline u64 mix64(u64 h) {
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  return h;
+}
+inline bool key_equal(const u8 *a, const void *b, u32 size) {
+  // The common D keys (an integer, a pointer) compare without a call.
+  if (size == 8) {
+    u64 x, y;
+    std::memcpy(&x, a, 8);
+    std::memcpy(&y, b, 8);
+    return x == y;
+  }
+  if (size == 4) {
+    u32 x, y;
+    std::memcpy(&x, a, 4);
+    std::memcpy(&y, b, 4);
+    return x == y;
+  }
+  return std::memcmp(a, b, size) == 0;
+}
+} // namespace
+
 u64 Map::hash_key(const void *key) const {
+  if (spec_.key_size == 8 || spec_.key_size == 4) {
+    u64 v = 0;
+    std::memcpy(&v, key, spec_.key_size);
+    return mix64(v);
+  }
   // FNV-1a, then a final mix so that the low bits depend on every byte.
   const u8 *p = static_cast<const u8 *>(key);
   u64 h = 0xcbf29ce484222325ull;
@@ -92,8 +122,8 @@ i64 Map::find_slot(const void *key, u64 hash) const {
     const u8 st = state_[s].load(std::memory_order_acquire);
     if (st == 0)
       return -1;
-    if (st == 1 &&
-        std::memcmp(keys_ + u64(s) * spec_.key_size, key, spec_.key_size) == 0)
+    if (st == 1 && key_equal(keys_ + u64(s) * spec_.key_size, key,
+                             spec_.key_size))
       return s;
   }
   return -1;

@@ -67,6 +67,9 @@ std::string RunResult::describe() const {
 Program::~Program() = default;
 
 size_t Program::code_size() const { return jit_ ? jit_->size() : 0; }
+const void *Program::native_code() const {
+  return jit_ ? jit_->entry() : nullptr;
+}
 
 Result<std::unique_ptr<Program>> Program::load(std::vector<Insn> code,
                                                const Env &env,
@@ -98,6 +101,7 @@ Result<std::unique_ptr<Program>> Program::load(std::vector<Insn> code,
   if (!j)
     return j.take_error();
   p->jit_ = std::move(*j);
+  p->jit_fn_ = p->jit_->fn();
   return p;
 }
 
@@ -119,6 +123,9 @@ Runner::Runner(const Env &env, u32 cpu, void *user) : env_(env) {
   for (u32 n = 0; n < nregions; n++)
     new (&g[n]) Region;
   g[kRegionStack].set(stack, kStackSize);
+  ctx_region_ = &g[kRegionCtx];
+  ctx_region_->set(0, env.ctx_size); // the base is set per run
+  budget_ = env.loop_budget;
   for (size_t m = 0; m < env.maps.size(); m++)
     g[kRegionMap0 + m].set((u64)(uintptr_t)env.maps[m]->slab(),
                            env.maps[m]->slab_size());
@@ -131,8 +138,9 @@ Runner::~Runner() {
 
 void Runner::begin(void *ctx) {
   rc_->fault = Fault::None;
-  rc_->budget = env_.loop_budget;
-  rc_->regions()[kRegionCtx].set((u64)(uintptr_t)ctx, ctx ? env_.ctx_size : 0);
+  rc_->budget = budget_;
+  // Without a context no address may pass as one.
+  ctx_region_->set((u64)(uintptr_t)ctx, ctx ? env_.ctx_size : 0);
 }
 
 RunResult Runner::finish(u64 r0) {
@@ -147,15 +155,18 @@ RunResult Runner::finish(u64 r0) {
   return res;
 }
 
-RunResult Runner::run(const Program &prog, void *ctx, u64 a2, u64 a3, u64 a4,
-                      u64 a5) {
+RunResult Runner::run_slow(const Program &prog, void *ctx, u64 a2, u64 a3,
+                           u64 a4, u64 a5) {
   if (&prog.env() != &env_)
     std::abort(); // a Runner serves the programs of its own Env only
   begin(ctx);
   const u64 args[5] = {(u64)(uintptr_t)ctx, a2, a3, a4, a5};
   const u64 r0 = prog.jit_ ? jit_run(*prog.jit_, *rc_, args)
                            : bpf::interpret(prog, *rc_, args);
-  return finish(r0);
+  RunResult res = finish(r0);
+  if (!ctx) // leave no zero-based context region behind
+    ctx_region_->set(0, env_.ctx_size);
+  return res;
 }
 
 RunResult Runner::interpret(const Program &prog, void *ctx, u64 a2, u64 a3,

@@ -645,6 +645,10 @@ private:
           return fail(pc, "%s (argument %u of %s) must be a map handle",
                       reg_name(regno), regno, h->name.c_str());
         map = a.region;
+        {
+          i32 &seen = p_.info_[pc].map;
+          seen = seen == -1 || seen == map ? map : -2;
+        }
         if ((h->id == kHelperMapUpdate || h->id == kHelperMapDelete) &&
             env_.maps[map]->spec().read_only)
           return fail(pc, "map '%s' is read-only",
