@@ -69,7 +69,7 @@ DEPS_STAMP := $(TOP)/build/.deps-$(ARCH)
 
 -include $(TOP)/tests/reloc/modes.mk
 
-.PHONY: tools all kernel modules test-modules unit run test test-arch bench clean deps sdt-record-test
+.PHONY: dlib tools all kernel modules test-modules unit run test test-arch bench clean deps sdt-record-test
 .DEFAULT_GOAL := all
 
 ifneq ($(M),)
@@ -85,7 +85,7 @@ $(abspath $(M))/%.o: $(abspath $(M))/%.c
 $(abspath $(M))/%.o: $(abspath $(M))/%.cc
 	$(CXX) $(MOD_COMMON) $(MOD_CXX) $(MODULE_CFLAGS) -c $< -o $@
 else
-all: kernel modules test-modules unit tools
+all: kernel modules test-modules unit tools dlib
 endif
 
 # install-deps runs only when a package is missing.
@@ -166,6 +166,20 @@ MK_LINK_SRCS := $(TOP)/linker/tools/mk_link.cpp $(filter-out %/tools/mk_link.cpp
 $(MK_LINK): $(MK_LINK_SRCS) $(wildcard $(TOP)/linker/*.h) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CXX) -std=c++20 -O2 -g $(WARN) -o $@ $(MK_LINK_SRCS) -lelf
+# The D library: C compiled once to BPF and joined into one object that
+# the D linker copies functions from (sdt/dtrace/dlib/dlib.h).  cpu v3:
+# what the host kernel's verifier and clang 14 both accept.
+DLIB_SRCS := $(wildcard $(TOP)/sdt/dtrace/dlib/*.c)
+DLIB_OBJS := $(patsubst $(TOP)/sdt/dtrace/dlib/%.c,$(BUILD)/dtrace/dlib/%.o,$(DLIB_SRCS))
+DLIB := $(BUILD)/dtrace/bpf_dlib.o
+BPF_CFLAGS := -target bpf -mcpu=v3 -O2 -Wall -Wextra -nostdinc
+$(BUILD)/dtrace/dlib/%.o: $(TOP)/sdt/dtrace/dlib/%.c $(TOP)/sdt/dtrace/dlib/dlib.h | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	clang $(BPF_CFLAGS) -c $< -o $@
+$(DLIB): $(DLIB_OBJS)
+	bpf-ld -r -o $@ $^
+dlib: $(DLIB)
+
 # The BPF engine behind the ISA conformance suites' plugin protocol.
 MK_BPF_RUN := $(TOP)/build/tools/mk-bpf-run
 $(MK_BPF_RUN): $(TOP)/sdt/dtrace/bpf/tools/mk_bpf_run.cpp $(BPF_SRCS) \
