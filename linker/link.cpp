@@ -333,7 +333,8 @@ Result<void> relocate(const ObjectFile &obj, const LinkPlan &plan,
     f.field_mask = bits >= 64 ? ~0ull : (1ull << bits) - 1;
     f.lo = (u64)lo;
     f.span = (u64)hi - (u64)lo;
-    f.on = bits > 0;
+    // Fields spread over an instruction, or scaled, take the general path.
+    f.on = bits > 0 && k.howto->field == FieldKind::Plain && k.howto->scale == 1;
   }
   for (const RelocSection &rs : obj.relocs) {
     u8 *mem = pl.sec_mem[rs.target];
@@ -395,9 +396,23 @@ Result<void> relocate(const ObjectFile &obj, const LinkPlan &plan,
         break;
       }
       }
+      if (how.scale > 1) { // in units of the scale (BPF: instructions)
+        if ((i64)v % how.scale)
+          return error(strf("%s:(%s+0x%llx): relocation %s against %s: %s "
+                            "is not a multiple of %u",
+                            obj.name.c_str(), target.name.c_str(),
+                            (unsigned long long)r.offset,
+                            arch.type_name(r.type).c_str(),
+                            obj.symbol_label(r.sym).c_str(),
+                            hex_signed((i64)v).c_str(), how.scale));
+        v = (u64)((i64)v / how.scale);
+      }
       if (!fits_field((i64)v, how))
         return check_field_range(obj, rs.target, r, (i64)v, how);
-      code::store(mem + r.offset, how.width, v);
+      if (how.field == FieldKind::Custom)
+        arch.encode(r.type, mem + r.offset, v);
+      else
+        code::store(mem + r.offset, how.width, v);
     }
   }
   return {};

@@ -415,7 +415,7 @@ Result<void> Parser::read_relocs() {
                           arch.type_name((u32)raw.type).c_str(),
                           (unsigned long long)raw.sym, nsyms));
       const RelocKind &kind = kinds[(u32)raw.type];
-      const unsigned width = kind.howto ? kind.howto->width : 0;
+      const unsigned width = kind.howto ? kind.howto->bytes_at_p() : 0;
       if (kind.howto && !fits(raw.offset, width, target.size))
         return error(strf("%s:(%s+0x%llx): relocation %s: field of %u bytes "
                           "lies outside %s (size 0x%llx)",
@@ -450,6 +450,11 @@ Result<void> Parser::read_relocs() {
         if (!target.data)
           return error(site(r) +
                        ": REL relocation in a section with no contents");
+        if (kind.howto->field == FieldKind::Custom) {
+          r.addend = arch.read_addend(r.type, target.data + r.offset);
+          decoded[kept++] = r;
+          continue;
+        }
         u64 raw = read_field(target.data + r.offset, width);
         unsigned bits = width * 8;
         r.addend = bits == 64 ? (i64)raw
