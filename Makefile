@@ -182,11 +182,19 @@ dlib: $(DLIB)
 
 # The BPF engine behind the ISA conformance suites' plugin protocol.
 MK_BPF_RUN := $(TOP)/build/tools/mk-bpf-run
-$(MK_BPF_RUN): $(TOP)/sdt/dtrace/bpf/tools/mk_bpf_run.cpp $(BPF_SRCS) \
+BPF_ENGINE_SRCS := $(filter-out %/proglink.cpp,$(BPF_SRCS))
+$(MK_BPF_RUN): $(TOP)/sdt/dtrace/bpf/tools/mk_bpf_run.cpp $(BPF_ENGINE_SRCS) \
     $(wildcard $(TOP)/sdt/dtrace/bpf/*.h) $(TOP)/linker/base.cpp | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CXX) -std=c++20 -O2 -g $(WARN) -o $@ $(filter %.cpp,$^)
-tools: $(SDT_RECORD) $(MK_LINK) $(MK_BPF_RUN)
+# The D library's functions run by the interpreter, the JIT and the host
+# kernel (tests/bpf/dlib_check.cpp).
+BPF_DLIB_CHECK := $(TOP)/build/tools/bpf-dlib-check
+$(BPF_DLIB_CHECK): $(TOP)/tests/bpf/dlib_check.cpp $(BPF_SRCS) $(LINKER_SRCS) \
+    $(wildcard $(TOP)/sdt/dtrace/bpf/*.h $(TOP)/linker/*.h) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++20 -O2 -g $(WARN) -o $@ $(filter %.cpp,$^) -lelf
+tools: $(SDT_RECORD) $(MK_LINK) $(MK_BPF_RUN) $(BPF_DLIB_CHECK)
 
 # The site recorder's own test (tests/sdt-record/run).
 sdt-record-test: $(SDT_RECORD)

@@ -44,12 +44,19 @@ dt_lquantize_bucket(s64 v, s64 base, s64 limit, s64 step)
 DT_FN void
 dt_quantize_add(u64 *buckets, s64 v, s64 incr)
 {
-	buckets[dt_quantize_bucket(v) % DT_QUANTIZE_BUCKETS] += (u64)incr;
+	u64 b = dt_quantize_bucket(v);
+
+	/* A bound a verifier can see (the bucket is always below it). */
+	if (b < DT_QUANTIZE_BUCKETS)
+		buckets[b] += (u64)incr;
 }
 
 DT_FN void
 dt_lquantize_add(u64 *buckets, s64 v, s64 base, s64 limit, s64 step)
 {
 	/* The caller sized buckets for (limit - base) / step + 2 entries. */
-	buckets[dt_lquantize_bucket(v, base, limit, step)] += 1;
+	u64 b = dt_lquantize_bucket(v, base, limit, step);
+
+	if (b < DT_LQUANTIZE_MAX_BUCKETS)
+		buckets[b] += 1;
 }

@@ -58,6 +58,7 @@ char *dt_tolower(char *dst, const char *s);
 
 /* agg.c: aggregation buckets. */
 #define DT_QUANTIZE_BUCKETS 127
+#define DT_LQUANTIZE_MAX_BUCKETS 1002 /* (limit - base) / step + 2, at most */
 u64 dt_quantize_bucket(s64 v);
 u64 dt_lquantize_bucket(s64 v, s64 base, s64 limit, s64 step);
 void dt_quantize_add(u64 *buckets, s64 v, s64 incr);
