@@ -375,8 +375,12 @@ private:
         if (i.dst || i.off)
           return fail(pc, "reserved fields of call are set");
         if (i.src == 0) {
-          if (!env_.helper((u32)i.imm))
+          const Helper *h = env_.helper((u32)i.imm);
+          if (!h)
             return fail(pc, "unknown helper %d", i.imm);
+          if (!h->fn)
+            return fail(pc, "helper %d (%s) has no implementation", i.imm,
+                        h->name.c_str());
           return {};
         }
         if (i.src == kPseudoCall)
