@@ -474,3 +474,121 @@ TEST_CASE("bpf: inline array lookups answer as Map::lookup does") {
     }
   }
 }
+
+TEST_CASE("bpf: random programs the verifier accepts run without harm") {
+  // Programs of random instructions over a context, the stack and a map:
+  // most are refused; the ones accepted must run to an answer or a fault,
+  // the same in both engines, and never touch memory outside the regions
+  // (a stray access would crash this process).
+  auto m = Map::create({"vals", MapType::Array, 4, 16, 2}, 1);
+  REQUIRE(static_cast<bool>(m));
+  Env env;
+  env.ctx_size = 32;
+  env.ctx_writable = true;
+  env.scalar_args = 1;
+  env.maps = {m->get()};
+  env.helpers = map_helpers();
+  env.loop_budget = 200;
+  std::mt19937_64 rng(getenv("BPF_FUZZ_SEED") ? strtoull(getenv("BPF_FUZZ_SEED"), nullptr, 10) : 777);
+  const u8 classes[] = {kALU, kALU64, kJMP, kJMP32, kLDX, kST, kSTX, kLD};
+  const u8 sizes[] = {kB, kH, kW, kDW};
+  int accepted = 0, faulted = 0;
+  u8 ctx[32] = {};
+  for (int n = 0; n < 20000; n++) {
+    // Every register starts as something: numbers, and pointers into each
+    // region with known and unknown offsets.
+    std::vector<Insn> c = {st(kDW, 10, -8, 0), st(kDW, 10, -16, 1),
+                           mov64i(0, 0), mov64(3, 10), alu64i(kADD, 3, -16)};
+    ld_map_value(c, 4, 0, 0);
+    c.push_back(mov64(5, 1));
+    c.push_back(alu64i(kADD, 5, 8));
+    c.push_back(mov64i(6, 7));
+    c.push_back(mov64(7, 1));
+    c.push_back(alu64(kADD, 7, 2)); // ctx + an unknown number
+    c.push_back(mov64i(8, 1));
+    c.push_back(mov64(9, 10));
+    const int len = 4 + (int)(rng() % 12);
+    // Memory operands: mostly a pointer register with an offset near its
+    // region (so that many programs pass), sometimes anything.
+    const u8 ptrs[] = {1, 3, 4, 5, 7, 9, 10};
+    const i16 near[] = {8, 4, 4, 8, 0, -12, -12};
+    for (int k = 0; k < len; k++) {
+      const u8 cls = classes[rng() % 8];
+      u8 dst = rng() % 10, src = rng() % 11;
+      i16 off = (i16)((i64)(rng() % 48) - 24);
+      if ((cls == kLDX || cls == kST || cls == kSTX) && rng() % 4) {
+        const unsigned p = rng() % 7;
+        off = (i16)(near[p] + (i16)(rng() % 9) - 4);
+        (cls == kLDX ? src : dst) = ptrs[p];
+      }
+      const i32 imm = (rng() & 1) ? (i32)(rng() % 40) - 20 : (i32)rng();
+      switch (cls) {
+      case kLDX:
+        c.push_back(make(kLDX | kMEM | sizes[rng() % 4], dst, src, off, 0));
+        break;
+      case kST:
+        c.push_back(make(kST | kMEM | sizes[rng() % 4], dst, 0, off, imm));
+        break;
+      case kSTX:
+        if (rng() % 4 == 0)
+          c.push_back(make(kSTX | kATOMIC | ((rng() & 1) ? kDW : kW), dst, src,
+                           (i16)(off & ~7), kADD | kFETCH));
+        else
+          c.push_back(make(kSTX | kMEM | sizes[rng() % 4], dst, src, off, 0));
+        break;
+      case kLD:
+        if (rng() & 1)
+          ld_map(c, dst % 10, 0);
+        else
+          ld_map_value(c, dst % 10, 0, (u32)(rng() % 16));
+        break;
+      case kJMP:
+      case kJMP32:
+        if (rng() % 5 == 0) {
+          c.push_back(call(kHelperMapLookup));
+        } else {
+          const u8 op = u8((1 + rng() % 13) << 4);
+          const bool x = rng() & 1;
+          c.push_back(make(cls | (op == kCALL || op == kEXIT ? kJEQ : op) |
+                               (x ? kX : kK),
+                           dst, x ? src : 0, (i16)(rng() % 2), x ? 0 : imm));
+        }
+        break;
+      default: {
+        const u8 op = u8((rng() % 13) << 4);
+        const bool x = (rng() & 1) && op != kNEG;
+        c.push_back(make(cls | op | (x ? kX : kK), dst, x ? src : 0, 0,
+                         x || op == kNEG ? 0 : imm));
+      }
+      }
+    }
+    c.push_back(mov64i(0, 0));
+    c.push_back(exit());
+    auto pi = Program::load(c, env, {"r", Engine::Interpreter});
+    if (!pi) {
+      if (getenv("BPF_FUZZ_WHY"))
+        MESSAGE(pi.error().message);
+      continue;
+    }
+    accepted++;
+    Runner r(env, 0);
+    const u64 arg = rng() % 64;
+    std::memset(ctx, 0, sizeof ctx);
+    std::memset((*m)->slab(), 0, (size_t)(*m)->slab_size());
+    const RunResult a = r.run(**pi, ctx, arg);
+    if (!a)
+      faulted++;
+    if (jit_available()) {
+      auto pj = Program::load(c, env, {"r", Engine::Jit});
+      REQUIRE(static_cast<bool>(pj));
+      std::memset(ctx, 0, sizeof ctx);
+      std::memset((*m)->slab(), 0, (size_t)(*m)->slab_size());
+      const RunResult b = r.run(**pj, ctx, arg);
+      if (a.r0 != b.r0 || a.fault != b.fault || a.pc != b.pc)
+        FAIL_CHECK("engines disagree on\n" << disasm_program(c));
+    }
+  }
+  MESSAGE(accepted << " of 20000 random programs accepted, " << faulted
+                   << " stopped by a run-time check");
+  CHECK(accepted > 100);
+}
