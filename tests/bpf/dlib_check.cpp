@@ -88,6 +88,56 @@ std::vector<Case> cases() {
   };
 }
 
+// D variables (vars.c): dt_var_set then dt_var_get of one (variable, key),
+// the value read through the pointer dt_var_get returns.  `set` false:
+// only the get (a variable never written reads 0).
+struct VarCase {
+  std::string label;
+  u64 id, key;
+  bool set;
+  u64 value;
+  u64 expect;
+};
+std::vector<VarCase> var_cases() {
+  const u64 tls = u64(1) << 32; // thread-local kind
+  return {
+      {"global never set reads 0", 1, 0, false, 0, 0},
+      {"global set to 42", 2, 0, true, 42, 42},
+      {"self-> set to 9", tls | 3, 77, true, 9, 9},
+      {"self-> set to 0 is freed, reads 0", tls | 4, 77, true, 0, 0},
+  };
+}
+
+// Maps of the variable programs: scratch (0), dt_vars (1), .rodata (2).
+std::pair<std::vector<Insn>, std::vector<SymbolRef>>
+var_program(const VarCase &c, i32 scratch_imm) {
+  std::vector<Insn> p = {st(kW, 10, -4, 0), mov64(2, 10), alu64i(kADD, 2, -4)};
+  ld_map(p, 1, 0);
+  p[3].imm = scratch_imm;
+  p.push_back(call(kHelperMapLookup));
+  p.push_back(jmpi(kJNE, 0, 0, 2));
+  p.push_back(mov64i(0, 0));
+  p.push_back(exit());
+  p.push_back(mov64(6, 0));
+  std::vector<SymbolRef> refs;
+  if (c.set) {
+    ld64(p, 1, c.id);
+    ld64(p, 2, c.key);
+    ld64(p, 3, c.value);
+    refs.push_back({SymbolRef::Call, (u32)p.size(), "dt_var_set", 0});
+    p.push_back(call_local(-1));
+  }
+  ld64(p, 1, c.id);
+  ld64(p, 2, c.key);
+  refs.push_back({SymbolRef::Call, (u32)p.size(), "dt_var_get", 0});
+  p.push_back(call_local(-1));
+  p.push_back(ldx(kDW, 0, 0, 0));
+  p.push_back(stx(kDW, 6, kResult, 0));
+  p.push_back(mov64i(0, 0));
+  p.push_back(exit());
+  return {p, refs};
+}
+
 // The test program: look the scratch value up, point r1.. at the
 // arguments, call the function, store what it returned.  `map_imm` is
 // what the ld_imm64 of the map holds (an index here, an fd in Linux).
@@ -369,6 +419,100 @@ int main(int argc, char **argv) {
       passed++;
     }
   }
+  // D variables: dt_vars is a hash map, .rodata a read-only array.
+  int vars_fd = -1, ro_fd = -1;
+  if (map_fd >= 0) {
+    union bpf_attr a;
+    std::memset(&a, 0, sizeof a);
+    a.map_type = BPF_MAP_TYPE_HASH;
+    a.key_size = 16;
+    a.value_size = 8;
+    a.max_entries = 64;
+    vars_fd = (int)sys_bpf(BPF_MAP_CREATE, &a);
+    std::memset(&a, 0, sizeof a);
+    a.map_type = BPF_MAP_TYPE_ARRAY;
+    a.key_size = 4;
+    a.value_size = 8;
+    a.max_entries = 1;
+    ro_fd = (int)sys_bpf(BPF_MAP_CREATE, &a);
+  }
+  for (const VarCase &c : var_cases()) {
+    auto scratch = Map::create({"scratch", MapType::Array, 4, kValue, 1}, 1);
+    auto vars = Map::create({"dt_vars", MapType::Hash, 16, 8, 64}, 1);
+    auto ro = Map::create({".rodata", MapType::Array, 4, 8, 1, true}, 1);
+    Env env;
+    env.maps = {scratch->get(), vars->get(), ro->get()};
+    env.helpers = map_helpers();
+    auto binder = [](i32 vars_imm, i32 ro_imm) {
+      return [=](const std::string &sym, i64 addend) -> Result<Imm64Binding> {
+        if (sym == "dt_vars")
+          return Imm64Binding{kPseudoMapHandle, vars_imm, 0};
+        if (sym == ".rodata")
+          return Imm64Binding{kPseudoMapValue, ro_imm, (i32)addend};
+        return error("no binding for " + sym);
+      };
+    };
+    auto [code, refs] = var_program(c, 0);
+    auto linked = link_program(code, refs, *lib, binder(1, 2), c.label);
+    if (!linked) {
+      std::printf("FAIL %s: %s\n", c.label.c_str(), linked.error().message.c_str());
+      failed++;
+      continue;
+    }
+    for (int e = 0; e < 2; e++) {
+      const Engine engine = e == 0 ? Engine::Interpreter : Engine::Jit;
+      const char *ename = e == 0 ? "interp" : "jit";
+      if (engine == Engine::Jit && !jit_available())
+        continue;
+      auto p = Program::load(linked->code, env, {c.label, engine});
+      if (!p) {
+        std::printf("FAIL %s [%s]: %s\n", c.label.c_str(), ename,
+                    p.error().message.c_str());
+        failed++;
+        continue;
+      }
+      Runner r(env, 0);
+      u64 ctx = 0;
+      RunResult res = r.run(**p, &ctx);
+      u64 got;
+      std::memcpy(&got, (*scratch)->slab() + kResult, 8);
+      if (!res || got != c.expect) {
+        std::printf("FAIL %s [%s]: %s\n", c.label.c_str(), ename,
+                    !res ? res.describe().c_str()
+                         : strf("read %llu, expected %llu",
+                                (unsigned long long)got,
+                                (unsigned long long)c.expect).c_str());
+        failed++;
+      } else {
+        std::printf("ok %s [%s]\n", c.label.c_str(), ename);
+        passed++;
+      }
+    }
+    if (vars_fd < 0 || ro_fd < 0)
+      continue;
+    auto [kcode, krefs] = var_program(c, map_fd);
+    auto klinked = link_program(kcode, krefs, *lib, binder(vars_fd, ro_fd), c.label);
+    auto out = host_run(klinked->code, std::vector<u8>(kValue, 0), map_fd);
+    if (!out) {
+      std::printf("skip %s [host]: %s\n", c.label.c_str(),
+                  out.error().message.c_str());
+      host_refused++;
+      continue;
+    }
+    u64 got;
+    std::memcpy(&got, out->data() + kResult, 8);
+    if (got != c.expect) {
+      std::printf("FAIL %s [host]: read %llu, expected %llu\n", c.label.c_str(),
+                  (unsigned long long)got, (unsigned long long)c.expect);
+      failed++;
+    } else {
+      std::printf("ok %s [host]\n", c.label.c_str());
+      passed++;
+    }
+  }
+  for (int fd : {vars_fd, ro_fd})
+    if (fd >= 0)
+      close(fd);
   if (map_fd >= 0)
     close(map_fd);
   if (host_refused)

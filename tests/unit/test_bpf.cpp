@@ -592,3 +592,29 @@ TEST_CASE("bpf: random programs the verifier accepts run without harm") {
                    << " stopped by a run-time check");
   CHECK(accepted > 100);
 }
+
+TEST_CASE("bpf: a pointer into one region or another is checked at run time") {
+  // r0 = r2 ? the map's value : the stack; then *r0.  The verifier cannot
+  // know the region, so the load searches the regions at run time.
+  auto m = Map::create({"one", MapType::Array, 4, 8, 1}, 1);
+  REQUIRE(static_cast<bool>(m));
+  u64 seven = 7;
+  std::memcpy((*m)->slab(), &seven, 8);
+  Env env;
+  env.ctx_size = 8;
+  env.scalar_args = 1;
+  env.maps = {m->get()};
+  std::vector<Insn> c = {st(kDW, 10, -8, 5)};
+  ld_map_value(c, 3, 0, 0);
+  c.push_back(mov64(0, 10));
+  c.push_back(alu64i(kADD, 0, -8));
+  c.push_back(jmpi(kJEQ, 2, 0, 1));
+  c.push_back(mov64(0, 3));
+  c.push_back(ldx(kDW, 0, 0, 0));
+  c.push_back(exit());
+  auto p = load(c, env);
+  CHECK(p->info()[7].check == Check::AnyRegion);
+  u64 ctx = 0;
+  CHECK(run_both(c, env, &ctx, 0).r0 == 5);
+  CHECK(run_both(c, env, &ctx, 1).r0 == 7);
+}

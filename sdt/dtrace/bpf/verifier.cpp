@@ -40,6 +40,11 @@ namespace {
 
 enum class Kind : u8 { Uninit, Mixed, Scalar, Ptr, MapHandle };
 
+// A pointer whose region depends on the path (a function that returns a
+// map value or a constant's address): every access is checked at run time
+// against all regions.
+constexpr u16 kSomeRegion = 0xffff;
+
 struct Reg {
   Kind kind = Kind::Uninit;
   bool known = false;      // Scalar: value known; Ptr: offset known
@@ -76,9 +81,15 @@ Reg join(const Reg &a, const Reg &b) {
   case Kind::Scalar:
     return scalar();
   case Kind::Ptr: {
-    if (a.region != b.region)
-      return Reg{Kind::Mixed};
     Reg r = a;
+    if (a.region != b.region) {
+      r.region = kSomeRegion;
+      r.known = false;
+      r.val = 0;
+      r.maybe_null = a.maybe_null || b.maybe_null;
+      r.id = 0;
+      return r;
+    }
     if (!(a.known && b.known && a.val == b.val)) {
       r.known = false;
       r.val = 0;
@@ -504,7 +515,7 @@ private:
                   reg_name(regno));
     if (write && b.region == kRegionCtx && !env_.ctx_writable)
       return fail(pc, "the probe context is read-only");
-    if (write && b.region >= kRegionMap0 &&
+    if (write && b.region >= kRegionMap0 && b.region != kSomeRegion &&
         env_.maps[b.region - kRegionMap0]->spec().read_only)
       return fail(pc, "map '%s' is read-only",
                   env_.maps[b.region - kRegionMap0]->spec().name.c_str());
@@ -523,8 +534,9 @@ private:
       if (atomic)
         return fail(pc, "an atomic access needs a pointer with a known "
                         "offset");
-      note_check(pc, Check::Region, b.region, write);
-      if (write && b.region == kRegionStack)
+      note_check(pc, b.region == kSomeRegion ? Check::AnyRegion : Check::Region,
+                 b.region, write);
+      if (write && (b.region == kRegionStack || b.region == kSomeRegion))
         for (Frame &f : s.f) // any slot may have been overwritten
           for (Slot &sl : f.s)
             sl.spill = false, sl.reg = Reg{};
