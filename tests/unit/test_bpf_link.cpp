@@ -76,6 +76,25 @@ TEST_CASE("bpf link: exactly the functions reached, each once, in call order") {
   CHECK(l->code[6].imm == 8 - 7);   // f -> g
   CHECK(l->code[9].imm == 11 - 10); // g -> h
   CHECK(unsigned(l->code[6].src) == kPseudoCall);
+  // The listing names each function where it starts.
+  CHECK(listing(*l) == "<clause>:\n"
+                       "    0: r1 = 5\n"
+                       "    1: call +3\n"
+                       "    2: r1 = r0\n"
+                       "    3: call +7\n"
+                       "    4: exit\n"
+                       "<f>:\n"
+                       "    5: r1 = 1\n"
+                       "    6: call +1\n"
+                       "    7: exit\n"
+                       "<g>:\n"
+                       "    8: r1 = 2\n"
+                       "    9: call +1\n"
+                       "   10: exit\n"
+                       "<h>:\n"
+                       "   11: r0 = r1\n"
+                       "   12: r0 += 40\n"
+                       "   13: exit\n");
   // And it runs: f() = h(2) = 42, then h(42) = 82.
   Env env;
   auto p = Program::load(l->code, env);

@@ -131,6 +131,25 @@ const std::string &LinkedProgram::origin(u32 insn) const {
   return *o;
 }
 
+std::string listing(const LinkedProgram &p) {
+  std::string out;
+  size_t next_fn = 0;
+  for (u32 pc = 0; pc < p.code.size(); pc++) {
+    while (next_fn < p.functions.size() && p.functions[next_fn].first <= pc) {
+      const std::string &fn = p.functions[next_fn].second;
+      out += (fn.empty() ? std::string("<clause>") : "<" + fn + ">") + ":\n";
+      next_fn++;
+    }
+    const Insn &i = p.code[pc];
+    const bool wide = is_ld_imm64(i) && pc + 1 < p.code.size();
+    out += strf("%5u: %s\n", pc,
+                disasm(i, wide ? &p.code[pc + 1] : nullptr).c_str());
+    if (wide)
+      pc++;
+  }
+  return out;
+}
+
 Result<LinkedProgram> link_program(std::vector<Insn> code,
                                    std::vector<SymbolRef> refs,
                                    const BpfLibrary &lib,

@@ -70,6 +70,10 @@ struct LinkedProgram {
   const std::string &origin(u32 insn) const;
 };
 
+// The linked program as `dtrace -S` shows it: each function's name as a
+// label before its first instruction, then the disassembly.
+std::string listing(const LinkedProgram &p);
+
 Result<LinkedProgram> link_program(std::vector<Insn> code,
                                    std::vector<SymbolRef> refs,
                                    const BpfLibrary &lib,
