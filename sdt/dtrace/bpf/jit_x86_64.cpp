@@ -19,6 +19,8 @@
 // backward jump taken decrements the loop budget.
 #include "bpf.h"
 
+#include "../../../linker/code.h"
+
 #include <cstring>
 
 namespace mk::bpf {
@@ -770,7 +772,7 @@ Result<std::unique_ptr<JitCode>> jit_compile(const Program &prog,
   if (!mem)
     return error(strf("%s: cannot allocate %zu bytes of code",
                       prog.name().c_str(), code.size()));
-  std::memcpy(mem, code.data(), code.size());
+  code::copy(static_cast<u8 *>(mem), code.data(), code.size()); // the one writer of code
   void *entry = alloc->seal(mem, code.size());
   if (!entry) {
     alloc->release(mem, code.size());
