@@ -24,6 +24,8 @@
 
 #include "insn.h"
 
+#include "../../../linker/sync.h"
+
 #include <atomic>
 #include <memory>
 #include <mutex>
@@ -101,8 +103,11 @@ private:
   // Hash maps: per slot a state word (0 empty, 1 used, 2 deleted) and key.
   std::atomic<u8> *state_ = nullptr;
   u8 *keys_ = nullptr;
-  u32 used_ = 0;
-  std::mutex mu_; // writers only; lookups read without it
+  std::atomic<u32> used_{0}; // written under mu_, read by count() anywhere
+  // Serialises writers (update, remove).  Lookups read the slot states,
+  // which writers publish with release stores, without it: nothing here is
+  // GUARDED_BY it for that reason.
+  Mutex mu_;
   friend class MapIterAccess;
 };
 

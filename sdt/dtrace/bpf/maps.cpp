@@ -156,7 +156,7 @@ int Map::update(const void *key, const void *value, u64 flags, unsigned cpu) {
     std::memcpy(value_at(idx, copy), value, spec_.value_size);
     return 0;
   }
-  std::lock_guard<std::mutex> g(mu_);
+  MutexLock g(mu_);
   const u64 h = hash_key(key);
   const i64 found = find_slot(key, h);
   if (found >= 0) {
@@ -185,7 +185,7 @@ int Map::update(const void *key, const void *value, u64 flags, unsigned cpu) {
 int Map::remove(const void *key) {
   if (!is_hash())
     return -EINVAL;
-  std::lock_guard<std::mutex> g(mu_);
+  MutexLock g(mu_);
   const i64 s = find_slot(key, hash_key(key));
   if (s < 0)
     return -ENOENT;
@@ -195,7 +195,7 @@ int Map::remove(const void *key) {
 }
 
 u32 Map::count() const {
-  return is_hash() ? used_ : spec_.max_entries;
+  return is_hash() ? used_.load(std::memory_order_relaxed) : spec_.max_entries;
 }
 
 // ---- the map helpers, with Linux's ids and argument types ----------------
