@@ -47,8 +47,12 @@ MOD_COMMON := $(MFLAG) -ffreestanding -nostdinc \
 MOD_CXX := -fno-exceptions -fno-rtti -fno-threadsafe-statics -nostdinc++
 
 LINKER_SRCS := $(wildcard $(TOP)/linker/*.cpp)
+# The BPF engine (sdt/dtrace/bpf/) is self-contained: it includes nothing
+# from kernel/.
+BPF_SRCS := $(wildcard $(TOP)/sdt/dtrace/bpf/*.cpp)
 KERNEL_SRCS := $(filter-out $(TOP)/kernel/main.cpp,$(wildcard $(TOP)/kernel/*.cpp)) \
-               $(wildcard $(TOP)/sdt/*.cpp) $(wildcard $(TOP)/sdt/dtrace/*.cpp)
+               $(wildcard $(TOP)/sdt/*.cpp) $(wildcard $(TOP)/sdt/dtrace/*.cpp) \
+               $(BPF_SRCS)
 UNIT_SRCS := $(wildcard $(TOP)/tests/unit/*.cpp)
 
 obj = $(patsubst $(TOP)/%.cpp,$(BUILD)/obj/%.o,$(1))
@@ -65,7 +69,7 @@ DEPS_STAMP := $(TOP)/build/.deps-$(ARCH)
 
 -include $(TOP)/tests/reloc/modes.mk
 
-.PHONY: tools all kernel modules test-modules unit run test test-arch bench clean deps sdt-record-test
+.PHONY: dlib tools all kernel modules test-modules unit run test test-arch bench clean deps sdt-record-test
 .DEFAULT_GOAL := all
 
 ifneq ($(M),)
@@ -81,7 +85,7 @@ $(abspath $(M))/%.o: $(abspath $(M))/%.c
 $(abspath $(M))/%.o: $(abspath $(M))/%.cc
 	$(CXX) $(MOD_COMMON) $(MOD_CXX) $(MODULE_CFLAGS) -c $< -o $@
 else
-all: kernel modules test-modules unit tools
+all: kernel modules test-modules unit tools dlib
 endif
 
 # install-deps runs only when a package is missing.
@@ -107,7 +111,7 @@ $(BUILD)/unit-tests: $(UNIT_OBJS) $(KERNEL_OBJS) $(LINKER_OBJS)
 SDT_RECORD := $(TOP)/build/tools/sdt-record
 RECORD_SRCS := $(TOP)/sdt/record/sdt_record.cpp $(TOP)/sdt/site.cpp \
   $(TOP)/sdt/x86.cpp $(TOP)/linker/base.cpp $(TOP)/linker/arch.cpp \
-  $(TOP)/linker/arch_x86_64.cpp $(TOP)/linker/arch_i386.cpp \
+  $(TOP)/linker/arch_x86_64.cpp $(TOP)/linker/arch_i386.cpp $(TOP)/linker/arch_bpf.cpp \
   $(TOP)/linker/object.cpp
 $(SDT_RECORD): $(RECORD_SRCS) $(wildcard $(TOP)/sdt/*.h $(TOP)/linker/*.h) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
@@ -167,7 +171,35 @@ MK_LINK_SRCS := $(TOP)/linker/tools/mk_link.cpp $(filter-out %/tools/mk_link.cpp
 $(MK_LINK): $(MK_LINK_SRCS) $(wildcard $(TOP)/linker/*.h) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CXX) -std=c++20 -O2 -g $(WARN) -o $@ $(MK_LINK_SRCS) -lelf
-tools: $(SDT_RECORD) $(MK_LINK)
+# The D library: C compiled once to BPF and joined into one object that
+# the D linker copies functions from (sdt/dtrace/dlib/dlib.h).  cpu v3:
+# what the host kernel's verifier and clang 14 both accept.
+DLIB_SRCS := $(wildcard $(TOP)/sdt/dtrace/dlib/*.c)
+DLIB_OBJS := $(patsubst $(TOP)/sdt/dtrace/dlib/%.c,$(BUILD)/dtrace/dlib/%.o,$(DLIB_SRCS))
+DLIB := $(BUILD)/dtrace/bpf_dlib.o
+BPF_CFLAGS := -target bpf -mcpu=v3 -O2 -Wall -Wextra -nostdinc
+$(BUILD)/dtrace/dlib/%.o: $(TOP)/sdt/dtrace/dlib/%.c $(TOP)/sdt/dtrace/dlib/dlib.h | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	clang $(BPF_CFLAGS) -c $< -o $@
+$(DLIB): $(DLIB_OBJS)
+	bpf-ld -r -o $@ $^
+dlib: $(DLIB)
+
+# The BPF engine behind the ISA conformance suites' plugin protocol.
+MK_BPF_RUN := $(TOP)/build/tools/mk-bpf-run
+BPF_ENGINE_SRCS := $(filter-out %/proglink.cpp,$(BPF_SRCS))
+$(MK_BPF_RUN): $(TOP)/sdt/dtrace/bpf/tools/mk_bpf_run.cpp $(BPF_ENGINE_SRCS) \
+    $(wildcard $(TOP)/sdt/dtrace/bpf/*.h) $(TOP)/linker/base.cpp | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++20 -O2 -g $(WARN) -o $@ $(filter %.cpp,$^)
+# The D library's functions run by the interpreter, the JIT and the host
+# kernel (tests/bpf/dlib_check.cpp).
+BPF_DLIB_CHECK := $(TOP)/build/tools/bpf-dlib-check
+$(BPF_DLIB_CHECK): $(TOP)/tests/bpf/dlib_check.cpp $(BPF_SRCS) $(LINKER_SRCS) \
+    $(wildcard $(TOP)/sdt/dtrace/bpf/*.h $(TOP)/linker/*.h) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++20 -O2 -g $(WARN) -o $@ $(filter %.cpp,$^) -lelf
+tools: $(SDT_RECORD) $(MK_LINK) $(MK_BPF_RUN) $(BPF_DLIB_CHECK)
 
 # The site recorder's own test (tests/sdt-record/run).
 sdt-record-test: $(SDT_RECORD)

@@ -10,15 +10,16 @@ const Arch *arch_for_machine(u16 machine) {
   switch (machine) {
   case EM_X86_64: return &x86_64_arch();
   case EM_386: return &i386_arch();
+  case EM_BPF: return &bpf_arch();
   }
   return nullptr;
 }
 
-RelocTable::RelocTable(const Arch &arch) {
+RelocTable::RelocTable(const Arch &arch) : arch_(arch) {
   for (u32 t = 0; t < kSize; t++) {
     table_[t] = arch.classify(t);
     const auto &h = table_[t].howto;
-    width_[t] = h ? h->width : 0xff;
+    width_[t] = h ? h->bytes_at_p() : 0xff;
     got_[t] = h && is_got_relative(h->expr);
   }
 }

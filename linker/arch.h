@@ -49,10 +49,21 @@ enum class Range : u8 {
   Either,    // signed or unsigned: [-2^(n-1), 2^n)
 };
 
+// Where a relocation's value is stored.
+enum class FieldKind : u8 {
+  Plain,  // `width` little-endian bytes at P
+  Custom, // spread over an instruction: the backend's encode() writes it
+          // and read_addend() reads a REL entry's addend (BPF's imm fields)
+};
+
 struct RelocHowto {
   RelExpr expr;
-  u8 width; // bytes of the value's field, stored little-endian at P
+  u8 width; // bytes of the value: its range; for Plain fields, what is stored
   Range range;
+  FieldKind field = FieldKind::Plain;
+  u8 footprint = 0; // bytes at P the entry may touch (0: `width`)
+  u8 scale = 1;     // the field holds value / scale (BPF calls: instructions)
+  u8 bytes_at_p() const { return footprint ? footprint : width; }
 };
 
 // How a relocation type is handled, or why it is refused.
@@ -72,13 +83,16 @@ public:
   const RelocKind &operator[](u32 type) const {
     return type < kSize ? table_[type] : unknown_;
   }
-  // For the parser's tight loop (type < kSize): the field width, or 0xff
-  // when the type is refused; whether the type is GOT-relative.
+  // For the parser's tight loop (type < kSize): the bytes an entry may
+  // touch at P, or 0xff when the type is refused; whether the type is
+  // GOT-relative.
   u8 width_or_refused(u32 type) const { return width_[type]; }
   bool got_relative(u32 type) const { return got_[type]; }
+  const Arch &arch() const { return arch_; }
   static constexpr u32 kSize = 256;
 
 private:
+  const Arch &arch_;
   RelocKind table_[kSize];
   RelocKind unknown_;
   u8 width_[kSize];
@@ -107,6 +121,17 @@ public:
   }
   // Whether refine() can change anything (spares the call per relocation).
   virtual bool refines() const { return false; }
+  // FieldKind::Custom only: a REL entry's implicit addend, in bytes, read
+  // from the instruction at `at` (the entry's r_offset) ...
+  virtual i64 read_addend(u32 type, const u8 *at) const {
+    (void)type, (void)at;
+    return 0;
+  }
+  // ... and the store of a value already divided by the scale and checked
+  // against the range, through the code write primitive (code.h).
+  virtual void encode(u32 type, u8 *view, u64 value) const {
+    (void)type, (void)view, (void)value;
+  }
 
   // The backend's classification of every type.
   const RelocTable &table() const { return *table_; }
@@ -125,5 +150,6 @@ const Arch *arch_for_machine(u16 machine);
 // The backends, each defined in its own file.
 const Arch &x86_64_arch();
 const Arch &i386_arch();
+const Arch &bpf_arch();
 
 } // namespace mk

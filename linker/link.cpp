@@ -72,8 +72,10 @@ struct FastKind {
 FastKind fast_kind(const RelocKind &k) {
   FastKind f{0, 0, 0, 0, 0, false, false, false};
   // (ObjectFile::howto() only ever refines GOT forms, never these two.)
+  // Fields spread over an instruction, or scaled, take the general path.
   if (!k.howto ||
-      (k.howto->expr != RelExpr::Abs && k.howto->expr != RelExpr::PC))
+      (k.howto->expr != RelExpr::Abs && k.howto->expr != RelExpr::PC) ||
+      k.howto->field != FieldKind::Plain || k.howto->scale != 1)
     return f;
   const unsigned bits = k.howto->width * 8;
   const auto [lo, hi] = field_bounds(*k.howto);
@@ -468,9 +470,23 @@ Result<void> relocate(const ObjectFile &obj, const LinkPlan &plan,
       break;
     }
     }
+    if (how.scale > 1) { // in units of the scale (BPF: instructions)
+      if ((i64)v % how.scale)
+        return error(strf("%s:(%s+0x%llx): relocation %s against %s: %s "
+                          "is not a multiple of %u",
+                          obj.name.c_str(), target.name.c_str(),
+                          (unsigned long long)r.offset,
+                          arch.type_name(r.type).c_str(),
+                          obj.symbol_label(r.sym).c_str(),
+                          hex_signed((i64)v).c_str(), how.scale));
+      v = (u64)((i64)v / how.scale);
+    }
     if (!fits_field((i64)v, how))
       return check_field_range(obj, rs.target, r, (i64)v, how);
-    code::store(mem + r.offset, how.width, v);
+    if (how.field == FieldKind::Custom)
+      arch.encode(r.type, mem + r.offset, v);
+    else
+      code::store(mem + r.offset, how.width, v);
     return {};
   };
 

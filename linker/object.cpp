@@ -92,9 +92,13 @@ Reloc RelocList::operator[](size_t i) const {
   r.addend = raw.addend;
   if (is_rel(fmt_) && target_) {
     // REL: the addend is what the field holds in the object.
-    const u8 w = kinds_->width_or_refused(r.type);
-    if (w != 0xff && w)
-      r.addend = sign_extend(read_field(target_ + r.offset, w), w * 8);
+    if (const auto &how = (*kinds_)[r.type].howto) {
+      if (how->field == FieldKind::Custom)
+        r.addend = kinds_->arch().read_addend(r.type, target_ + r.offset);
+      else if (how->width)
+        r.addend =
+            sign_extend(read_field(target_ + r.offset, how->width), how->width * 8);
+    }
   }
   return r;
 }
@@ -445,7 +449,7 @@ Result<void> Parser::read_relocs() {
                           arch.type_name((u32)raw.type).c_str(),
                           (unsigned long long)raw.sym, nsyms));
       const RelocKind &kind = kinds[(u32)raw.type];
-      const unsigned width = kind.howto ? kind.howto->width : 0;
+      const unsigned width = kind.howto ? kind.howto->bytes_at_p() : 0;
       if (kind.howto && !fits(raw.offset, width, target.size))
         return error(strf("%s:(%s+0x%llx): relocation %s: field of %u bytes "
                           "lies outside %s (size 0x%llx)",
