@@ -207,6 +207,14 @@ Result<void> SdtProvider::enable(const std::vector<Probe *> &probes,
     if (!tramp)
       return tramp.take_error();
     for (const Site &s : data_of(*p).sites) {
+      // The kernel image's text is one per process; another kernel booted
+      // in the same process (the tests do that) may have patched a site.
+      u8 now[8];
+      if (reg_->patcher().read(s.addr, now, s.len) &&
+          std::memcmp(now, s.disabled, s.len) != 0)
+        return error(strf("probe %s: its site at 0x%llx is enabled by another "
+                          "kernel in this process",
+                          p->full().c_str(), (unsigned long long)s.addr));
       PatchOp op{s.addr, s.len, {}};
       const bool calls = s.kind == SiteKind::Call || s.kind == SiteKind::TailJump;
       if (mode == PatchMode::Breakpoint && calls) {

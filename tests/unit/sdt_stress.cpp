@@ -151,3 +151,38 @@ TEST_CASE("sdt: held windows count exactly, in both patch modes") {
     CHECK(c.bad == 0);
   }
 }
+
+TEST_CASE("sdt: two kernels in one process number their probes apart") {
+  mk::Kernel k1(options());
+  REQUIRE(k1.boot());
+  mk::Kernel k2(options());
+  REQUIRE(k2.boot());
+  // The same probes, the same ids, each kernel its own registry.
+  auto a = probe_ids(k1, "sdttest:::tick"), b = probe_ids(k2, "sdttest:::tick");
+  REQUIRE(a.size() == 1);
+  REQUIRE(b.size() == 1);
+  CHECK(a == b);
+  CHECK(k1.probes().dtrace_begin_id() == k2.probes().dtrace_begin_id());
+  // Enabling it in one fires only that kernel's handler.
+  Counts c1, c2;
+  c1.tick_id = a[0];
+  c2.tick_id = b[0];
+  auto e = k1.probes().enable(a, on_fire, &c1);
+  REQUIRE(e);
+  fire(0, 1);
+  CHECK(c1.hits == 1);
+  CHECK(c2.hits == 0);
+  // The kernel image's site is one for both: the second kernel is refused
+  // rather than taking it over.
+  auto clash = k2.probes().enable(b, on_fire, &c2);
+  REQUIRE(!clash);
+  CHECK(clash.error().message.find("enabled by another kernel in this "
+                                   "process") != std::string::npos);
+  k1.probes().disable(*e);
+  auto e2 = k2.probes().enable(b, on_fire, &c2);
+  REQUIRE(e2);
+  fire(1, 1);
+  CHECK(c1.hits == 1);
+  CHECK(c2.hits == 1);
+  k2.probes().disable(*e2);
+}
