@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <map>
+#include <cerrno>
 #include <climits>
 #include <cstring>
 #include <dirent.h>
@@ -82,42 +83,6 @@ Result<std::vector<DependSpec>> parse_depends(const ObjectFile &obj) {
                         obj.name.c_str(), v.c_str()));
     d.name = name;
     out.push_back(d);
-  }
-  return out;
-}
-
-// Pointers in a linker set of the loaded image, as T *.
-template <class T>
-std::vector<T *> set_of(const ObjectFile &obj, const Placement &pl,
-                        const char *set) {
-  std::vector<T *> out;
-  for (u64 v : image_set(obj, pl, set))
-    out.push_back((T *)(uintptr_t)v);
-  return out;
-}
-
-// .init_array / .fini_array entries: the priority-suffixed sections first,
-// lowest priority number first, then the plain one.
-std::vector<u64> image_array(const ObjectFile &obj, const Placement &pl,
-                             const std::string &base) {
-  std::vector<std::pair<unsigned long, size_t>> secs;
-  for (size_t i = 0; i < obj.sections.size(); i++) {
-    const std::string &n = obj.sections[i].name;
-    if (!pl.sec_addr[i] || n.compare(0, base.size(), base) != 0)
-      continue;
-    if (n.size() == base.size())
-      secs.emplace_back(ULONG_MAX, i);
-    else if (n[base.size()] == '.')
-      secs.emplace_back(std::strtoul(n.c_str() + base.size() + 1, nullptr, 10),
-                        i);
-  }
-  std::stable_sort(secs.begin(), secs.end());
-  std::vector<u64> out;
-  for (auto [prio, i] : secs) {
-    (void)prio;
-    auto *p = (uintptr_t *)(uintptr_t)pl.sec_addr[i];
-    for (size_t k = 0; k < obj.sections[i].size / sizeof(void *); k++)
-      out.push_back(p[k]);
   }
   return out;
 }
@@ -208,9 +173,17 @@ LinkerFile *KernelLinker::file_at(u64 addr) const {
 
 Result<std::string> KernelLinker::find_in_path(const std::string &name) const {
   if (name.find('/') != std::string::npos) {
-    if (file_exists(name))
-      return name;
-    return error(name + ": no such file");
+    // Say what is there when it is not a file (a directory, a FIFO ...);
+    // stat() neither opens nor blocks.
+    struct stat st;
+    if (::stat(name.c_str(), &st) != 0)
+      return error(strf("%s: %s", name.c_str(),
+                        errno == ENOENT ? "no such file"
+                                        : std::strerror(errno)));
+    if (!S_ISREG(st.st_mode))
+      return error(strf("%s: is %s, not a module file", name.c_str(),
+                        file_kind(st.st_mode)));
+    return name;
   }
   for (const auto &dir : k_.opts().module_path)
     for (const std::string &cand : {name, name + ".ko"})
@@ -498,23 +471,62 @@ Result<void> KernelLinker::register_sets(Load &l) {
   LinkerFile *file = l.file;
   files_.front()->refs++; // every module depends on the kernel
 
-  auto metadata = set_of<mod_metadata>(obj, pl, "modmetadata_set");
-  for (mod_metadata *md : metadata) {
-    if (md->md_type == MDT_MODULE) {
-      auto m = std::make_unique<ModuleRec>();
-      m->id = next_module_id_++;
-      m->data = (moduledata_t *)md->md_data;
-      m->name = m->data->name ? m->data->name : "";
-      m->file = file;
-      m->version = 1;
-      file->modules.push_back(std::move(m));
-    }
+  // Every pointer below comes from the module's relocations: each is
+  // checked before it is followed (ImageReader), and a bad one fails the
+  // load, which undo() unwinds.
+  const ImageReader img(obj, pl);
+  auto metadata = img.set("modmetadata_set");
+  if (!metadata)
+    return metadata.take_error();
+  std::vector<std::pair<const mod_metadata *, std::string>> mds;
+  for (size_t i = 0; i < metadata->size(); i++) {
+    const std::string what = strf("module metadata %zu", i);
+    auto md = img.record_of<const mod_metadata>((*metadata)[i], what);
+    if (!md)
+      return md.take_error();
+    if ((*md)->md_type != MDT_MODULE && (*md)->md_type != MDT_VERSION)
+      continue; // MDT_DEPEND: .modinfo says it, before the link
+    auto cval = img.string((u64)(uintptr_t)(*md)->md_cval, what + " name",
+                           true);
+    if (!cval)
+      return cval.take_error();
+    mds.emplace_back(*md, *cval);
   }
-  for (mod_metadata *md : metadata)
-    if (md->md_type == MDT_VERSION)
-      for (auto &m : file->modules)
-        if (m->name == (md->md_cval ? md->md_cval : ""))
-          m->version = ((const mod_version *)md->md_data)->mv_version;
+  for (const auto &[md, cval] : mds) {
+    if (md->md_type != MDT_MODULE)
+      continue;
+    const std::string what = strf("module %s", cval.c_str());
+    auto data = img.record_of<moduledata_t>((u64)(uintptr_t)md->md_data,
+                                            what + " data");
+    if (!data)
+      return data.take_error();
+    auto name = img.string((u64)(uintptr_t)(*data)->name, what + " name",
+                           true);
+    if (!name)
+      return name.take_error();
+    auto handler = img.function((u64)(uintptr_t)(*data)->evhand,
+                                what + " event handler", true);
+    if (!handler)
+      return handler.take_error();
+    auto m = std::make_unique<ModuleRec>();
+    m->id = next_module_id_++;
+    m->data = *data;
+    m->name = *name;
+    m->file = file;
+    m->version = 1;
+    file->modules.push_back(std::move(m));
+  }
+  for (const auto &[md, cval] : mds) {
+    if (md->md_type != MDT_VERSION)
+      continue;
+    auto v = img.record_of<const mod_version>(
+        (u64)(uintptr_t)md->md_data, strf("module %s version", cval.c_str()));
+    if (!v)
+      return v.take_error();
+    for (auto &m : file->modules)
+      if (m->name == cval)
+        m->version = (*v)->mv_version;
+  }
   if (file->modules.empty()) {
     auto m = std::make_unique<ModuleRec>();
     m->id = next_module_id_++;
@@ -523,15 +535,69 @@ Result<void> KernelLinker::register_sets(Load &l) {
     m->version = 1;
     file->modules.push_back(std::move(m));
   }
-  for (sysctl_oid *oid : set_of<sysctl_oid>(obj, pl, "sysctl_set"))
-    if (auto r = k_.sysctl().add_oid(oid, file); !r)
+  auto oids = img.set("sysctl_set");
+  if (!oids)
+    return oids.take_error();
+  for (size_t i = 0; i < oids->size(); i++) {
+    const std::string what = strf("sysctl %zu", i);
+    auto oid = img.record_of<sysctl_oid>((*oids)[i], what);
+    if (!oid)
+      return oid.take_error();
+    const sysctl_oid &o = **oid;
+    auto name = img.string((u64)(uintptr_t)o.oid_name, what + " name");
+    if (!name)
+      return name.take_error();
+    const std::string node = strf("sysctl %s", *name);
+    auto descr = img.string((u64)(uintptr_t)o.oid_descr,
+                            node + " description", true);
+    if (!descr)
+      return descr.take_error();
+    // The kernel reads the variable, and writes it if it is writable.
+    const u64 len = o.oid_kind == CTLTYPE_INT ? sizeof(int) : o.oid_len;
+    const u64 align = o.oid_kind == CTLTYPE_INT ? alignof(int) : 1;
+    auto var = (o.oid_flags & CTLFLAG_WR)
+                   ? img.writable((u64)(uintptr_t)o.oid_arg, len, align,
+                                  node + " variable")
+                   : img.record((u64)(uintptr_t)o.oid_arg, len, align,
+                                node + " variable");
+    if (!var)
+      return var.take_error();
+    if (o.oid_kind == CTLTYPE_STRING && o.oid_len == 0)
+      return error(strf("%s: %s: a string of 0 bytes", l.fname.c_str(),
+                        node.c_str()));
+    if (auto r = k_.sysctl().add_oid(*oid, file); !r)
       return error(l.fname + ": " + r.error().message);
-  for (shell_cmd *sc : set_of<shell_cmd>(obj, pl, "shell_cmd_set")) {
-    if (auto r = k_.shell().add_module_command(sc, file); !r)
-      return error(l.fname + ": " + r.error().message);
-    file->commands.push_back(sc->sc_name);
   }
-  file->fini = image_array(obj, pl, ".fini_array");
+  auto cmds = img.set("shell_cmd_set");
+  if (!cmds)
+    return cmds.take_error();
+  for (size_t i = 0; i < cmds->size(); i++) {
+    const std::string what = strf("shell command %zu", i);
+    auto sc = img.record_of<shell_cmd>((*cmds)[i], what);
+    if (!sc)
+      return sc.take_error();
+    auto name = img.string((u64)(uintptr_t)(*sc)->sc_name, what + " name");
+    if (!name)
+      return name.take_error();
+    const std::string cmd = strf("shell command %s", *name);
+    for (auto r : {img.string((u64)(uintptr_t)(*sc)->sc_usage, cmd + " usage",
+                              true),
+                   img.string((u64)(uintptr_t)(*sc)->sc_descr,
+                              cmd + " description", true)})
+      if (!r)
+        return r.take_error();
+    if (auto fn = img.function((u64)(uintptr_t)(*sc)->sc_func,
+                               cmd + " function");
+        !fn)
+      return fn.take_error();
+    if (auto r = k_.shell().add_module_command(*sc, file); !r)
+      return error(l.fname + ": " + r.error().message);
+    file->commands.push_back((*sc)->sc_name);
+  }
+  auto fini = img.array(".fini_array");
+  if (!fini)
+    return fini.take_error();
+  file->fini = std::move(*fini);
   l.mark("register sets");
   return {};
 }
@@ -551,7 +617,10 @@ Result<void> KernelLinker::record_probes(Load &l) {
 // Constructors, then each module's MOD_LOAD handler.
 Result<void> KernelLinker::run_init(Load &l) {
   LinkerFile &file = *l.file;
-  for (u64 fn : image_array(*l.obj, l.linked->pl, ".init_array"))
+  auto init = ImageReader(*l.obj, l.linked->pl).array(".init_array");
+  if (!init)
+    return init.take_error();
+  for (u64 fn : *init)
     ((void (*)())(uintptr_t)fn)();
   for (auto &m : file.modules) {
     if (!m->data || !m->data->evhand) {

@@ -94,15 +94,38 @@ ModuleArena::~ModuleArena() {
 Result<ModuleArena::Block> ModuleArena::allocate(u64 size, u64 align,
                                                  Contents c) {
   const u64 ps = page_size();
-  size = align_up(size ? size : 1, ps);
+  const u64 asked = size;
   align = align < ps ? ps : align;
+  // Sizes and alignments come from a module's file: refuse what cannot fit
+  // before any arithmetic, and keep every step below the arena's end, so
+  // nothing wraps and no range outside the arena enters the free map.
+  auto refuse = [&](u64 used) {
+    return error(strf("out of module memory: %llu bytes%s requested, %llu "
+                      "of %llu in use",
+                      (unsigned long long)asked,
+                      align > ps ? strf(" aligned to 0x%llx",
+                                        (unsigned long long)align)
+                                       .c_str()
+                                 : "",
+                      (unsigned long long)used, (unsigned long long)size_));
+  };
+  if (!is_pow2(align))
+    return error(strf("module arena: alignment 0x%llx is not a power of two",
+                      (unsigned long long)align));
+  if (size > size_ || align > size_) {
+    MutexLock g(mu_);
+    return refuse(used_);
+  }
+  size = align_up(size ? size : 1, ps); // no wrap: size <= size_
   MutexLock g(mu_);
   for (auto it = free_.begin(); it != free_.end(); ++it) {
-    u64 start = align_up(it->first, align);
-    u64 end = it->first + it->second;
-    if (start + size > end)
+    const u64 fstart = it->first, fsize = it->second;
+    // start - fstart < align <= size_, and fstart lies in the arena, so
+    // neither sum below can wrap.
+    const u64 start = align_up(fstart, align);
+    if (start - fstart > fsize || size > fsize - (start - fstart))
       continue;
-    u64 fstart = it->first;
+    const u64 end = fstart + fsize;
     free_.erase(it);
     if (start > fstart)
       free_[fstart] = start - fstart;
@@ -120,10 +143,7 @@ Result<ModuleArena::Block> ModuleArena::allocate(u64 size, u64 align,
       std::memset(alias_ + (start - base_), 0, size);
     return Block{start, size};
   }
-  return error(strf("out of module memory: %llu bytes requested, %llu of "
-                    "%llu in use",
-                    (unsigned long long)size, (unsigned long long)used_,
-                    (unsigned long long)size_));
+  return refuse(used_);
 }
 
 void ModuleArena::release(Block b) {

@@ -68,4 +68,24 @@ private:
 
 inline u64 align_up(u64 v, u64 a) { return a <= 1 ? v : (v + a - 1) / a * a; }
 
+// Layout arithmetic on sizes and alignments that come from a file: any of
+// them may be near 2^64, so every step says whether it overflowed instead
+// of wrapping into a small, plausible number.
+inline bool add_ok(u64 a, u64 b, u64 &out) {
+  return !__builtin_add_overflow(a, b, &out);
+}
+// v rounded up to a multiple of power-of-two `a` (0 and 1: no alignment).
+inline bool align_ok(u64 v, u64 a, u64 &out) {
+  if (a <= 1) {
+    out = v;
+    return true;
+  }
+  u64 t;
+  if (!add_ok(v, a - 1, t))
+    return false;
+  out = t & ~(a - 1);
+  return true;
+}
+inline bool is_pow2(u64 a) { return a && !(a & (a - 1)); }
+
 } // namespace mk

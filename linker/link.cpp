@@ -135,59 +135,85 @@ Result<LinkPlan> plan_link(const ObjectFile &obj, u64 page_size) {
       plan.wants_got = true;
 
   // Layout: text, then rodata and the GOT, then data, bss and COMMON; each
-  // region page-aligned so it can get its own protection.
+  // region page-aligned so it can get its own protection.  Sizes and
+  // alignments come from the file: every step is checked against
+  // kMaxImageSize, so no sum or rounding can wrap (a .bss of 2^64 - 1
+  // bytes, an alignment of 2^63).
   Layout &L = plan.layout;
   L.sec_off.assign(obj.sections.size(), Layout::kNotLoaded);
   L.sec_region.assign(obj.sections.size(), Region::None);
   L.common_off.assign(obj.symbols.size(), Layout::kNotLoaded);
   L.align = page_size;
   u64 cur = 0;
-  auto place = [&](Region want, bool nobits) {
+  auto too_big = [&](const std::string &what) {
+    return error(strf("%s: %s: the module image would exceed %llu GiB",
+                      obj.name.c_str(), what.c_str(),
+                      (unsigned long long)(kMaxImageSize >> 30)));
+  };
+  // Place `size` bytes aligned to `align` at the end of the image so far.
+  auto claim = [&](u64 size, u64 align, const std::string &what,
+                   u64 &off) -> Result<void> {
+    if (align > kMaxImageSize)
+      return error(strf("%s: %s: alignment 0x%llx is above the largest a "
+                        "module may ask for (0x%llx)",
+                        obj.name.c_str(), what.c_str(),
+                        (unsigned long long)align,
+                        (unsigned long long)kMaxImageSize));
+    u64 end;
+    if (!align_ok(cur, align, off) || !add_ok(off, size, end) ||
+        end > kMaxImageSize)
+      return too_big(what);
+    cur = end;
+    L.align = std::max(L.align, align);
+    return {};
+  };
+  auto region_start = [&](u64 &off) -> Result<void> {
+    if (!align_ok(cur, page_size, off) || off > kMaxImageSize)
+      return too_big("layout");
+    cur = off;
+    return {};
+  };
+  auto place = [&](Region want, bool nobits) -> Result<void> {
     for (size_t i = 0; i < obj.sections.size(); i++) {
       const Section &s = obj.sections[i];
       if (region_of(s) != want || (s.type == SHT_NOBITS) != nobits)
         continue;
-      cur = align_up(cur, s.align);
-      L.sec_off[i] = cur;
+      MK_TRY(claim(s.size, s.align, "section " + s.name, L.sec_off[i]));
       L.sec_region[i] = want;
-      L.align = std::max(L.align, s.align);
-      cur += s.size;
     }
+    return {};
   };
   L.text_off = 0;
-  place(Region::Text, false);
-  place(Region::Text, true);
+  MK_TRY(place(Region::Text, false));
+  MK_TRY(place(Region::Text, true));
   L.text_size = cur;
-  cur = L.ro_off = align_up(cur, page_size);
-  place(Region::Rodata, false);
-  place(Region::Rodata, true);
-  if (plan.wants_got) {
-    cur = align_up(cur, arch.got_entry_size());
-    L.got_off = cur;
-    cur += (u64)plan.got_slots * arch.got_entry_size();
-  }
+  MK_TRY(region_start(L.ro_off));
+  MK_TRY(place(Region::Rodata, false));
+  MK_TRY(place(Region::Rodata, true));
+  if (plan.wants_got)
+    MK_TRY(claim((u64)plan.got_slots * arch.got_entry_size(),
+                 arch.got_entry_size(), "GOT", L.got_off));
   L.ro_size = cur - L.ro_off;
-  cur = L.data_off = align_up(cur, page_size);
-  place(Region::Data, false);
-  place(Region::Data, true);
+  MK_TRY(region_start(L.data_off));
+  MK_TRY(place(Region::Data, false));
+  MK_TRY(place(Region::Data, true));
   for (size_t i = 0; i < obj.symbols.size(); i++) {
     const Symbol &s = obj.symbols[i];
     if (s.shndx != SHN_COMMON)
       continue;
     // For COMMON symbols st_value is the required alignment.
     u64 a = s.value ? s.value : 1;
-    if (a & (a - 1))
+    if (!is_pow2(a))
       return error(strf("%s: COMMON symbol %s: alignment %llu is not a power "
                         "of two",
                         obj.name.c_str(), s.name.c_str(),
                         (unsigned long long)a));
-    cur = align_up(cur, a);
-    L.common_off[i] = cur;
-    L.align = std::max(L.align, a);
-    cur += s.size;
+    MK_TRY(claim(s.size, a, "COMMON symbol " + s.name.str(), L.common_off[i]));
   }
   L.data_size = cur - L.data_off;
-  L.total = align_up(cur, page_size);
+  u64 total;
+  MK_TRY(region_start(total));
+  L.total = total;
   return plan;
 }
 
@@ -277,6 +303,9 @@ Placement place_image(const ObjectFile &obj, const LinkPlan &plan, u64 base,
     pl.got_addr = base + L.got_off;
     pl.got_mem = mem + L.got_off;
   }
+  pl.text = {L.text_off, L.text_size};
+  pl.rodata = {L.ro_off, L.ro_size};
+  pl.data = {L.data_off, L.data_size};
   return pl;
 }
 
@@ -290,13 +319,17 @@ void copy_sections(const ObjectFile &obj, const Placement &pl) {
     const Section &s = obj.sections[i];
     if (!dst)
       continue;
+    const bool in_image =
+        dst >= pl.image_mem && dst < pl.image_mem + pl.image_size;
     if (s.data && s.size)
       code::copy(dst, s.data, s.size);
-    else if (s.size)
+    else if (s.size && !(in_image && pl.image_zeroed))
       std::memset(dst, 0, s.size);
-    if (dst >= pl.image_mem && dst < pl.image_mem + pl.image_size)
+    if (in_image)
       filled.emplace_back(dst - pl.image_mem, dst - pl.image_mem + s.size);
   }
+  if (pl.image_zeroed)
+    return;
   std::sort(filled.begin(), filled.end());
   u64 at = 0;
   for (auto [lo, hi] : filled) {
@@ -552,6 +585,7 @@ Result<LinkedImage> link_image(const ObjectFile &obj, const LinkOptions &o) {
     return mem.take_error();
   done(LinkStage::Allocate);
   li.pl = place_image(obj, li.plan, mem->base, mem->mem);
+  li.pl.image_zeroed = mem->zeroed;
   if (o.adjust)
     o.adjust(obj, li.plan, li.pl);
   done(LinkStage::Place);
@@ -626,6 +660,138 @@ std::vector<u64> image_set(const ObjectFile &obj, const Placement &pl,
       continue;
     for (u64 k = 0; k + psize <= obj.sections[i].size; k += psize)
       out.push_back(read_field(pl.sec_mem[i] + k, psize));
+  }
+  return out;
+}
+
+// ---- checked reads of the image's own data (see link.h) ---------------------
+
+Error ImageReader::fail(const std::string &what, u64 addr,
+                        const char *why) const {
+  return error(strf("%s: %s: pointer 0x%llx %s", obj_.name.c_str(),
+                    what.c_str(), (unsigned long long)addr, why));
+}
+
+bool ImageReader::within(const Placement::Span &s, u64 addr, u64 size) const {
+  if (addr < pl_.image_base)
+    return false;
+  const u64 off = addr - pl_.image_base;
+  return off >= s.off && size <= s.size && off - s.off <= s.size - size;
+}
+
+Result<std::vector<u64>> ImageReader::set(std::string_view set) const {
+  const u32 psize = obj_.arch->elf_class() == ELFCLASS64 ? 8 : 4;
+  std::vector<u64> out;
+  for (size_t i = 0; i < obj_.sections.size(); i++) {
+    const Section &s = obj_.sections[i];
+    const std::string &n = s.name;
+    if (!pl_.sec_mem[i] || n.size() != set.size() + 4 ||
+        n.compare(0, 4, "set_") != 0 || n.compare(4, set.size(), set) != 0)
+      continue;
+    if (s.size % psize)
+      return error(strf("%s: %s: size %llu is not a multiple of a pointer's",
+                        obj_.name.c_str(), n.c_str(),
+                        (unsigned long long)s.size));
+    for (u64 k = 0; k < s.size; k += psize)
+      out.push_back(read_field(pl_.sec_mem[i] + k, psize));
+  }
+  return out;
+}
+
+Result<u64> ImageReader::record(u64 addr, u64 size, u64 align,
+                                const std::string &what) const {
+  if (!addr)
+    return fail(what, addr, "is null");
+  if (!within(pl_.rodata, addr, size) && !within(pl_.data, addr, size))
+    return fail(what, addr,
+                strf("does not point at %llu bytes of the module's data",
+                     (unsigned long long)size)
+                    .c_str());
+  if (align > 1 && addr % align)
+    return fail(what, addr, strf("is not aligned to %llu",
+                                 (unsigned long long)align)
+                                .c_str());
+  return addr;
+}
+
+Result<u64> ImageReader::writable(u64 addr, u64 size, u64 align,
+                                  const std::string &what) const {
+  if (!addr)
+    return fail(what, addr, "is null");
+  if (!within(pl_.data, addr, size))
+    return fail(what, addr,
+                strf("does not point at %llu bytes of the module's writable "
+                     "data",
+                     (unsigned long long)size)
+                    .c_str());
+  if (align > 1 && addr % align)
+    return fail(what, addr, strf("is not aligned to %llu",
+                                 (unsigned long long)align)
+                                .c_str());
+  return addr;
+}
+
+Result<const char *> ImageReader::string(u64 addr, const std::string &what,
+                                         bool optional) const {
+  if (!addr) {
+    if (optional)
+      return "";
+    return fail(what, addr, "is null");
+  }
+  for (const Placement::Span *s : {&pl_.rodata, &pl_.data}) {
+    if (!within(*s, addr, 1))
+      continue;
+    const u64 left = s->off + s->size - (addr - pl_.image_base);
+    if (!std::memchr(view(addr), 0, left))
+      return fail(what, addr, "is a string not NUL-terminated inside the "
+                              "module's data");
+    return (const char *)(uintptr_t)addr;
+  }
+  return fail(what, addr, "does not point at a string in the module's data");
+}
+
+Result<u64> ImageReader::function(u64 addr, const std::string &what,
+                                  bool optional) const {
+  if (!addr) {
+    if (optional)
+      return addr;
+    return fail(what, addr, "is null");
+  }
+  if (!within(pl_.text, addr, 1))
+    return fail(what, addr, "is not in the module's code");
+  return addr;
+}
+
+Result<std::vector<u64>> ImageReader::array(const std::string &base) const {
+  const u32 psize = obj_.arch->elf_class() == ELFCLASS64 ? 8 : 4;
+  std::vector<std::pair<unsigned long, size_t>> secs;
+  for (size_t i = 0; i < obj_.sections.size(); i++) {
+    const std::string &n = obj_.sections[i].name;
+    if (!pl_.sec_mem[i] || n.compare(0, base.size(), base) != 0)
+      continue;
+    if (n.size() == base.size())
+      secs.emplace_back(ULONG_MAX, i);
+    else if (n[base.size()] == '.')
+      secs.emplace_back(std::strtoul(n.c_str() + base.size() + 1, nullptr, 10),
+                        i);
+  }
+  std::stable_sort(secs.begin(), secs.end());
+  std::vector<u64> out;
+  for (auto [prio, i] : secs) {
+    (void)prio;
+    const Section &s = obj_.sections[i];
+    if (s.size % psize)
+      return error(strf("%s: %s: size %llu is not a multiple of a pointer's",
+                        obj_.name.c_str(), s.name.c_str(),
+                        (unsigned long long)s.size));
+    for (u64 k = 0; k < s.size; k += psize) {
+      auto fn = function(read_field(pl_.sec_mem[i] + k, psize),
+                         strf("%s[%llu]", s.name.c_str(),
+                              (unsigned long long)(k / psize)));
+      if (!fn)
+        return fn.take_error();
+      out.push_back(*fn);
+    }
   }
   return out;
 }

@@ -17,6 +17,11 @@ namespace mk {
 // one protection.
 enum class Region { Text, Rodata, Data, None };
 
+// The largest module image the loader lays out (and so the largest
+// alignment it honours): rel32 fields reach +-2 GiB, relocation offsets are
+// below 4 GiB, and no size or rounding in the layout can wrap below it.
+constexpr u64 kMaxImageSize = 1ull << 32;
+
 struct Layout {
   static constexpr u64 kNotLoaded = ~0ull;
   std::vector<u64> sec_off;    // per section: offset in the image, or kNotLoaded
@@ -48,6 +53,12 @@ struct Placement {
   u64 image_base = 0; // what __dso_handle resolves to: the image's identity
   u8 *image_mem = nullptr; // the image's writable view, image_size bytes
   u64 image_size = 0;
+  bool image_zeroed = false; // the memory came zeroed: copy skips zero fill
+  // The regions, as offsets in the image (from the layout), for checked
+  // reads of what the image's own data points at (ImageReader).
+  struct Span {
+    u64 off = 0, size = 0;
+  } text, rodata, data;
 };
 
 // How an undefined symbol is satisfied.
@@ -108,6 +119,10 @@ public:
 struct ImageMemory {
   u64 base = 0;      // executing address of the image's first byte
   u8 *mem = nullptr; // its writable view
+  // Already all zeros (fresh anonymous memory): the copy stage then writes
+  // only section contents, so a large .bss or alignment gap costs address
+  // space, not memory (mk-link, the fuzzers).
+  bool zeroed = false;
 };
 using ImageAllocator = std::function<Result<ImageMemory>(u64 size, u64 align)>;
 
@@ -155,6 +170,7 @@ Placement place_image(const ObjectFile &obj, const LinkPlan &plan, u64 base,
                       u8 *mem);
 // Copy section contents to their places and zero everything else of the
 // image (bss, COMMON, the gaps between sections and regions).
+// (Not the zeroing, when the placement says its memory came zeroed.)
 void copy_sections(const ObjectFile &obj, const Placement &pl);
 std::vector<u64> symbol_values(const ObjectFile &obj, const Placement &pl,
                                const std::vector<Binding> &bindings);
@@ -199,8 +215,59 @@ private:
 SymbolMap exported_symbols(const ObjectFile &obj,
                            const std::vector<u64> &values);
 
+// Reads of a linked image's own data structures that the kernel then
+// trusts: linker sets, the records their entries point at, the strings and
+// functions those records name.  A module's relocations decide every one
+// of those pointers, so a corrupt or hostile file can aim them anywhere;
+// each is checked to lie inside the image, in the region its use needs
+// (code in text, records and strings in rodata or data, what the kernel
+// writes in data), aligned for its type, and strings NUL-terminated inside
+// the image, before anyone dereferences it.  Every refusal is one line
+// naming the module and what pointed where.
+class ImageReader {
+public:
+  ImageReader(const ObjectFile &obj, const Placement &pl) : obj_(obj), pl_(pl) {}
+
+  // The entries of linker set `set` (its "set_<set>" sections), each a
+  // non-null pointer into the image's rodata or data.
+  Result<std::vector<u64>> set(std::string_view set) const;
+  // A record of `size` bytes at `addr`, for reading.
+  Result<u64> record(u64 addr, u64 size, u64 align,
+                     const std::string &what) const;
+  // The same, for memory the kernel writes (a sysctl's variable).
+  Result<u64> writable(u64 addr, u64 size, u64 align,
+                       const std::string &what) const;
+  // A NUL-terminated string; null is "" when `optional`, refused otherwise.
+  Result<const char *> string(u64 addr, const std::string &what,
+                              bool optional = false) const;
+  // Code the kernel calls; null allowed when `optional`.
+  Result<u64> function(u64 addr, const std::string &what,
+                       bool optional = false) const;
+  // .init_array / .fini_array: the priority-suffixed sections first,
+  // lowest number first, then the plain one; each entry a function.
+  Result<std::vector<u64>> array(const std::string &base) const;
+
+  template <class T>
+  Result<T *> record_of(u64 addr, const std::string &what) const {
+    auto r = record(addr, sizeof(T), alignof(T), what);
+    if (!r)
+      return r.take_error();
+    return (T *)(uintptr_t)*r;
+  }
+
+private:
+  Error fail(const std::string &what, u64 addr, const char *why) const;
+  bool within(const Placement::Span &s, u64 addr, u64 size) const;
+  const u8 *view(u64 addr) const {
+    return pl_.image_mem + (addr - pl_.image_base);
+  }
+  const ObjectFile &obj_;
+  const Placement &pl_;
+};
+
 // The pointers in linker set `set` (its "set_<set>" sections) of a linked
-// image, read through the placement's writable view.
+// image, read through the placement's writable view, unchecked (the tools
+// that print an image; the kernel goes through ImageReader).
 std::vector<u64> image_set(const ObjectFile &obj, const Placement &pl,
                            std::string_view set);
 

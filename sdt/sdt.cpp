@@ -90,6 +90,32 @@ Result<void> SdtProvider::provide(ProbeRegistry &r) {
 // against one is a site, rewritten into its disabled form in the module's
 // writable image (illumos' sdt_reloc_resolve).  Once linked: the probes.
 
+// The module's probe definitions (its sdt_probes_set), each record and
+// every string it names checked to lie in the module's image before
+// probedef_argtypes() reads them: the module's relocations made them.
+static Result<std::vector<const sdt_probedef *>>
+probe_definitions(const ModuleImage &m) {
+  const ImageReader img(m.obj, m.pl);
+  auto set = img.set("sdt_probes_set");
+  if (!set)
+    return set.take_error();
+  std::vector<const sdt_probedef *> defs;
+  for (size_t i = 0; i < set->size(); i++) {
+    const std::string what = strf("probe definition %zu", i);
+    auto d = img.record_of<const sdt_probedef>((*set)[i], what);
+    if (!d)
+      return d.take_error();
+    const sdt_probedef &pd = **d;
+    for (const char *f : {pd.provider, pd.module, pd.function, pd.name})
+      MK_TRY(img.string((u64)(uintptr_t)f, what, true));
+    for (int a = 0; a < pd.nargs && a < 6; a++)
+      MK_TRY(img.string((u64)(uintptr_t)pd.argtypes[a],
+                        strf("%s argument %d type", what.c_str(), a), true));
+    defs.push_back(*d);
+  }
+  return defs;
+}
+
 class SdtModuleProbes final : public ModuleProbes {
 public:
   SdtModuleProbes(SdtProvider &prov, std::string module)
@@ -146,9 +172,9 @@ public:
   }
 
   Result<void> provide(ProbeRegistry &r, const ModuleImage &m) override {
-    std::vector<const sdt_probedef *> defs;
-    for (u64 a : image_set(m.obj, m.pl, "sdt_probes_set"))
-      defs.push_back((const sdt_probedef *)(uintptr_t)a);
+    auto defs = probe_definitions(m);
+    if (!defs)
+      return defs.take_error();
     std::set<u64> seen;
     for (const Pending &ps : pending_) {
       if (!seen.insert(ps.addr).second)
@@ -166,7 +192,7 @@ public:
       Probe *p = r.create(prov_, ps.site.probe.provider, m.name, s.function,
                           ps.site.probe.name, m.owner);
       prov_.add_site(*p, std::move(s),
-                     probedef_argtypes(defs, p->provider, p->name));
+                     probedef_argtypes(*defs, p->provider, p->name));
     }
     // The stubs now belong to the probes' sites (freed in destroy()); an
     // unused one goes now.

@@ -17,10 +17,12 @@
 
 #include <elf.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <sys/mman.h>
 
 using namespace mk;
 
@@ -119,8 +121,18 @@ int main(int argc, char **argv) {
   const ObjectFile &obj = *objr;
 
   // The image at --base, then every named section moved to its address,
-  // each in a buffer of its own, and the GOT to --got.
-  std::vector<u8> image;
+  // each in a buffer of its own, and the GOT to --got.  The image is fresh
+  // anonymous memory: zeros that cost nothing until written, so a large
+  // .bss or alignment gap (the layout allows up to kMaxImageSize) takes
+  // address space, not memory.
+  struct Mapping {
+    void *p = nullptr;
+    size_t n = 0;
+    ~Mapping() {
+      if (p)
+        munmap(p, n);
+    }
+  } image;
   std::vector<std::vector<u8>> own(obj.sections.size());
   std::vector<u8> got;
   LinkOptions o;
@@ -132,8 +144,16 @@ int main(int argc, char **argv) {
     return it->second;
   };
   o.allocate = [&](u64 size, u64) -> Result<ImageMemory> {
-    image.assign(size, 0);
-    return ImageMemory{base, image.data()};
+    void *p = size ? mmap(nullptr, size, PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
+                   : nullptr;
+    if (p == MAP_FAILED)
+      return error(strf("%s: cannot map %llu bytes for the image: %s",
+                        obj.name.c_str(), (unsigned long long)size,
+                        std::strerror(errno)));
+    image.p = p;
+    image.n = size;
+    return ImageMemory{base, (u8 *)p, true};
   };
   o.adjust = [&](const ObjectFile &, const LinkPlan &plan, Placement &pl) {
     for (size_t i = 0; i < obj.sections.size(); i++) {
