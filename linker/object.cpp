@@ -554,15 +554,36 @@ Result<ObjectFile> parse_object(std::vector<u8> bytes, std::string path,
   return parse_into(std::move(obj), types);
 }
 
+const char *file_kind(unsigned mode) {
+  switch (mode & S_IFMT) {
+  case S_IFREG: return "a regular file";
+  case S_IFDIR: return "a directory";
+  case S_IFIFO: return "a FIFO";
+  case S_IFCHR: return "a character device";
+  case S_IFBLK: return "a block device";
+  case S_IFSOCK: return "a socket";
+  case S_IFLNK: return "a symbolic link";
+  }
+  return "not a regular file";
+}
+
 Result<ObjectFile> read_object(const std::string &path, RelocTypes types) {
   std::string name = path.substr(path.find_last_of('/') + 1);
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // Non-blocking: opening a FIFO for reading waits for a writer, and a
+  // device's open may wait too; what it is is checked before any read.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0)
     return error(strf("%s: %s", path.c_str(), std::strerror(errno)));
   struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+  if (fstat(fd, &st) != 0) {
+    int e = errno;
     ::close(fd);
-    return error(strf("%s: not a regular file", path.c_str()));
+    return error(strf("%s: %s", path.c_str(), std::strerror(e)));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return error(strf("%s: is %s, not a module file", path.c_str(),
+                      file_kind(st.st_mode)));
   }
   // Map the file rather than copy it: the loader reads each byte once.
   // Read-only: nothing (libelf included) writes to it.

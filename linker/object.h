@@ -154,6 +154,10 @@ Result<ObjectFile> parse_object(std::vector<u8> bytes, std::string path,
 Result<ObjectFile> read_object(const std::string &path,
                                RelocTypes types = RelocTypes::Loadable);
 
+// What a file of mode `mode` (st_mode) is, for messages: "a directory",
+// "a FIFO" ...
+const char *file_kind(unsigned mode);
+
 // The `.modinfo` "key=value" strings, readable without linking.
 std::vector<std::pair<std::string, std::string>>
 read_modinfo(const ObjectFile &obj);
