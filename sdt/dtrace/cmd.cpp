@@ -121,30 +121,6 @@ struct Options {
   int read_id = 0, kill_id = 0;
 };
 
-Result<u64> parse_size(const std::string &s) {
-  char *end = nullptr;
-  unsigned long long v = std::strtoull(s.c_str(), &end, 10);
-  u64 mul = 1;
-  if (end && *end) {
-    switch (tolower(*end)) {
-    case 'k': mul = 1ull << 10; break;
-    case 'm': mul = 1ull << 20; break;
-    case 'g': mul = 1ull << 30; break;
-    default: mul = 0;
-    }
-    if (end[1])
-      mul = 0;
-  }
-  if (s.empty() || !isdigit((unsigned char)s[0]) || !mul)
-    return error("invalid size '" + s + "' (bytes, or with k, m, g)");
-  u64 n = v * mul;
-  if (n < 4096)
-    return error("size '" + s + "' is below the minimum of 4k");
-  if (n > (1ull << 30))
-    return error("size '" + s + "' is above the maximum of 1g");
-  return n;
-}
-
 Result<int> parse_id(const std::string &s) {
   char *end = nullptr;
   long v = std::strtol(s.c_str(), &end, 10);

@@ -112,6 +112,28 @@ private:
 
   void emit(u8 op, u8 a = 0, u16 b = 0, u32 c = 0, i64 imm = 0) {
     code_->push_back(Insn{op, a, b, c, imm});
+    sp_ += stack_effect(op, b);
+    max_sp_ = std::max(max_sp_, sp_);
+  }
+  // What `op` does to the interpreter's value stack (kStackDepth entries,
+  // unchecked at run time): the compiler tracks the height of every
+  // instruction it emits and refuses a clause that would overflow it.
+  static int stack_effect(u8 op, u16 b) {
+    switch (op) {
+    case OP_PUSH: case OP_ARG: case OP_STRARG: case OP_VAR: case OP_DUP:
+      return 1;
+    case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV: case OP_MOD:
+    case OP_SHL: case OP_SHR: case OP_AND: case OP_OR: case OP_XOR:
+    case OP_EQ: case OP_NE: case OP_LT: case OP_LE: case OP_GT: case OP_GE:
+    case OP_SEQ: case OP_SNE: case OP_SLT: case OP_SLE: case OP_SGT:
+    case OP_SGE: case OP_JZ: case OP_JNZ: case OP_POP: case OP_PRED:
+    case OP_REC_INT: case OP_REC_STR: case OP_EXIT:
+      return -1;
+    case OP_AGG:
+      return -(int)b - 1; // the keys and the value (count( ) has none)
+    default:
+      return 0;
+    }
   }
   u32 here() const { return (u32)code_->size(); }
 
@@ -122,6 +144,7 @@ private:
   std::vector<Insn> *code_ = nullptr;
   const std::vector<ProbeInfo> *probes_ = nullptr; // the clause's
   u32 scratch_ = 0;
+  int sp_ = 0, max_sp_ = 0; // value stack height, and the clause's highest
   std::vector<bool> key_types_set_;
   std::string file_; // of the clause being compiled
 };
@@ -133,7 +156,7 @@ Result<i64> Compiler::constant(const Expr &e) {
     auto v = constant(*e.kids[0]);
     if (!v)
       return v;
-    return -*v;
+    return (i64)(0 - (u64)*v); // -INT64_MIN wraps, as at run time
   }
   return sem(e.near, e.line, "expected an integer constant");
 }
@@ -323,6 +346,7 @@ Result<Type> Compiler::expr(const Expr &e) {
     u32 jmp = here();
     emit(OP_JMP);
     (*code_)[jz].c = here();
+    sp_--; // the else branch starts where the then branch did
     auto b = expr(*e.kids[2]);
     if (!b)
       return b;
@@ -355,6 +379,7 @@ Result<Type> Compiler::expr(const Expr &e) {
     u32 jend = here();
     emit(OP_JMP);
     (*code_)[j].c = here();
+    sp_--; // the short cut arrives without the right side's value
     emit(OP_PUSH, 0, 0, 0, e.op == X_LAND ? 0 : 1);
     (*code_)[jend].c = here();
     return Type::Int32;
@@ -493,6 +518,7 @@ Result<void> Compiler::clause(size_t ci) {
     cc.descs += (i ? ", " : "") + c.descs[i];
   code_ = &cc.code;
   scratch_ = 0;
+  sp_ = max_sp_ = 0;
   if (c.pred) {
     auto t = expr(*c.pred);
     if (!t)
@@ -622,6 +648,7 @@ Result<void> Compiler::clause(size_t ci) {
           break;
         }
         emit(OP_AGG, (u8)id, (u16)keys.size(), stable);
+        sp_++; // count( ) has no value on the stack to pop
         break;
       }
       auto t = expr(*s.args[0]);
@@ -642,6 +669,11 @@ Result<void> Compiler::clause(size_t ci) {
     emit(OP_COMMIT);
   }
   emit(OP_RET);
+  if (max_sp_ > (int)kStackDepth)
+    return sem(c.descs.empty() ? "" : c.descs[0], c.line,
+               strf("the clause needs %d values on the interpreter's stack "
+                    "at once (at most %u): nest its expressions less",
+                    max_sp_, kStackDepth));
   cc.action_at.resize(here(), (u8)std::min(action, 255));
   if (!c.pred && c.stmts.size() == 1 && cc.code.size() == 2 &&
       cc.code[0].op == OP_COUNT0) {

@@ -102,9 +102,11 @@ u64 align8(u64 v) { return (v + 7) & ~(u64)7; }
 // A string aggregation key held by value starts with this byte (see OP_AGG).
 constexpr u8 kCopiedKey = 0;
 
+// The least power of two >= v; v above 2^63 has none and gets 2^63 (the
+// option parsers keep sizes to 1g, so that is never a size used).
 u64 pow2_at_least(u64 v) {
   u64 p = 1;
-  while (p < v)
+  while (p < v && p < (1ull << 63))
     p <<= 1;
   return p;
 }

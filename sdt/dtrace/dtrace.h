@@ -87,7 +87,13 @@ struct Expr {
   std::vector<ExprPtr> kids;
   std::string near; // source text for error messages
   int line = 1;
+  int depth = 1; // levels of the tree below and including this node
 };
+
+// The deepest expression tree the parser builds (and so the deepest the
+// compiler recurses into): a bound, with its own error, instead of a stack
+// overflow on 2 000 nested parentheses or a 20 000-term sum.
+constexpr int kMaxExprDepth = 256;
 
 enum class AggFn : u8 { Count, Sum, Min, Max, Avg, Quantize, LQuantize };
 const char *agg_fn_name(AggFn f);
@@ -129,6 +135,10 @@ struct ProgramAst {
 // Parse D source.  `file` names a script for messages ("" for -n text).
 // Messages are without the "dtrace: " prefix.
 Result<ProgramAst> parse(const std::string &text, const std::string &file = "");
+
+// A buffer size option's value (-b, -x bufsize=, #pragma D option
+// bufsize=): bytes, or with a k, m or g suffix, within 4k..1g.
+Result<u64> parse_size(const std::string &s);
 
 // Check a probe description ("p:m:f:n", fewer fields, globs).
 Result<void> check_desc(const std::string &desc);

@@ -21,6 +21,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 namespace mk::dt {
@@ -133,6 +135,33 @@ private:
   int paren_ = 0;        // parentheses/brackets open inside a predicate
   bool in_pred_ = false; // a '/' at depth 0 closes the predicate
   Pragmas pragmas_;
+
+  // Bounds on recursion: `nest_` counts the recursive descents in
+  // progress (parentheses, unary operators, ?: branches), each of which
+  // costs a dozen frames; trees are kept to kMaxExprDepth levels (a long
+  // left-associative sum is parsed in a loop but still makes a deep tree,
+  // which the compiler and the destructor recurse into).
+  int nest_ = 0;
+  struct Nest {
+    int &n;
+    explicit Nest(int &x) : n(++x) {}
+    ~Nest() { --n; }
+  };
+  Result<void> check_nest() {
+    if (nest_ > kMaxExprDepth)
+      return err_at(tok_, strf("expression nested more than %d levels deep",
+                               kMaxExprDepth));
+    return {};
+  }
+  // `e`'s depth from its kids'; too deep is an error.
+  Result<void> deepen(Expr &e, const Token &at) {
+    for (const ExprPtr &k : e.kids)
+      e.depth = std::max(e.depth, k->depth + 1);
+    if (e.depth > kMaxExprDepth)
+      return err_at(at, strf("expression nested more than %d levels deep",
+                             kMaxExprDepth));
+    return {};
+  }
 };
 
 Result<void> Parser::skip_space() {
@@ -239,7 +268,16 @@ Result<Token> Parser::lex() {
                                   "a base-%d integer",
                                   t.text.c_str(), base)));
       }
-      v = v * base + dv;
+      // Past 64 bits is an error, not a silent wrap (DTrace refuses it
+      // too).
+      if (__builtin_mul_overflow(v, (unsigned long long)base, &v) ||
+          __builtin_add_overflow(v, (unsigned long long)dv, &v)) {
+        while (i < s_.size() && isalnum((unsigned char)s_[i]))
+          i++;
+        t.text = s_.substr(start, i - start);
+        return lex_err("syntax error near \"" + t.text +
+                       "\": integer constant is too large for 64 bits");
+      }
       any = true;
     }
     while (i < s_.size() && strchr("uUlL", s_[i]))
@@ -391,23 +429,13 @@ Result<void> Parser::pragma() {
   std::string opt = word[2], val;
   if (size_t eq = opt.find('='); eq != std::string::npos)
     val = opt.substr(eq + 1), opt.resize(eq);
+  // The same sizes and limits as -b and -x bufsize= (parse_size).
   auto size_of = [&](u64 &out) -> Result<void> {
-    char *end = nullptr;
-    unsigned long long v = strtoull(val.c_str(), &end, 0);
-    u64 mul = 1;
-    if (end && *end) {
-      switch (tolower(*end)) {
-      case 'k': mul = 1024; break;
-      case 'm': mul = 1024 * 1024; break;
-      case 'g': mul = 1024ull * 1024 * 1024; break;
-      default: mul = 0;
-      }
-      if (end[1])
-        mul = 0;
-    }
-    if (val.empty() || !mul || v == 0)
-      return error(where + "invalid value for option " + opt + ": \"" + val + "\"");
-    out = v * mul;
+    auto v = parse_size(val);
+    if (!v)
+      return error(where + "invalid value for option " + opt + ": " +
+                   v.error().message);
+    out = *v;
     return {};
   };
   if (opt == "quiet")
@@ -663,7 +691,11 @@ Result<void> Parser::stmt(ClauseAst &c) {
   return err_at(name, "unknown action (trace, printf, printa, exit)");
 }
 
-Result<ExprPtr> Parser::expr() { return ternary(); }
+Result<ExprPtr> Parser::expr() {
+  Nest n(nest_);
+  MK_TRY(check_nest());
+  return ternary();
+}
 
 Result<ExprPtr> Parser::ternary() {
   auto c = binary(0);
@@ -675,6 +707,8 @@ Result<ExprPtr> Parser::ternary() {
   if (!a)
     return a.take_error();
   MK_TRY(expect(T_COLON, "':'"));
+  Nest n(nest_); // a ? b : c ? d : ... recurses here, not through expr()
+  MK_TRY(check_nest());
   auto b = ternary();
   if (!b)
     return b.take_error();
@@ -682,6 +716,7 @@ Result<ExprPtr> Parser::ternary() {
   e->kids.push_back(std::move(*c));
   e->kids.push_back(std::move(*a));
   e->kids.push_back(std::move(*b));
+  MK_TRY(deepen(*e, q));
   return e;
 }
 
@@ -743,6 +778,7 @@ Result<ExprPtr> Parser::binary(int level) {
     e->op = binop(op.kind);
     e->kids.push_back(std::move(*l));
     e->kids.push_back(std::move(*r));
+    MK_TRY(deepen(*e, op));
     l = std::move(e);
   }
   return l;
@@ -750,6 +786,8 @@ Result<ExprPtr> Parser::binary(int level) {
 
 Result<ExprPtr> Parser::unary() {
   if (is(T_BANG) || is(T_MINUS) || is(T_TILDE) || is(T_PLUS)) {
+    Nest n(nest_);
+    MK_TRY(check_nest());
     Token op = tok_;
     MK_TRY(advance());
     auto k = unary();
@@ -760,6 +798,7 @@ Result<ExprPtr> Parser::unary() {
     auto e = node(Expr::Unary, op);
     e->op = op.kind == T_BANG ? X_LNOT : op.kind == T_MINUS ? X_NEG : X_BNOT;
     e->kids.push_back(std::move(*k));
+    MK_TRY(deepen(*e, op));
     return e;
   }
   return primary();
@@ -812,6 +851,7 @@ Result<ExprPtr> Parser::primary() {
       return err_at(t, strf("%s( ) takes 1 argument, %zu given", n.c_str(),
                             args->size()));
     e->kids = std::move(*args);
+    MK_TRY(deepen(*e, t));
     return e;
   }
   if (n.size() == 4 && n.compare(0, 3, "arg") == 0 && isdigit((unsigned char)n[3])) {
@@ -873,6 +913,33 @@ Result<ProgramAst> Parser::run() {
 }
 
 } // namespace
+
+Result<u64> parse_size(const std::string &s) {
+  const u64 lo = 4096, hi = 1ull << 30;
+  errno = 0;
+  char *end = nullptr;
+  unsigned long long v = std::strtoull(s.c_str(), &end, 10);
+  const bool range = errno == ERANGE;
+  u64 mul = 1;
+  if (end && *end) {
+    switch (tolower(*end)) {
+    case 'k': mul = 1ull << 10; break;
+    case 'm': mul = 1ull << 20; break;
+    case 'g': mul = 1ull << 30; break;
+    default: mul = 0;
+    }
+    if (end[1])
+      mul = 0;
+  }
+  if (s.empty() || !isdigit((unsigned char)s[0]) || !mul)
+    return error("invalid size '" + s + "' (bytes, or with k, m, g)");
+  // Compared before multiplying: 2^63 and 2^54 g must not wrap into range.
+  if (range || v > hi / mul)
+    return error("size '" + s + "' is above the maximum of 1g");
+  if (v * mul < lo)
+    return error("size '" + s + "' is below the minimum of 4k");
+  return v * mul;
+}
 
 Result<void> check_desc(const std::string &d) {
   auto bad = [&](const std::string &why) {

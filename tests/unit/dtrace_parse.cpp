@@ -254,3 +254,88 @@ TEST_CASE("dtrace compile: errors in a script carry file and line") {
         "t.d:4: semantic error near \"printf\": printf( ) argument #2 is an "
         "integer but conversion #1 (%s) wants a string; use stringof( )");
 }
+
+// ---- hostile programs (issue 11): bounded, with their own errors --------------
+
+namespace {
+std::string repeat(const std::string &s, size_t n) {
+  std::string r;
+  r.reserve(s.size() * n);
+  for (size_t i = 0; i < n; i++)
+    r += s;
+  return r;
+}
+std::string clause_of(const std::string &e) { return "BEGIN { trace(" + e + "); }"; }
+const std::string kTooDeep = "expression nested more than 256 levels deep";
+} // namespace
+
+TEST_CASE("dtrace parse: deep nesting is an error, not a stack overflow") {
+  // Each of these overflowed the parser's or the compiler's stack.
+  CHECK(parse_error(clause_of(repeat("(", 2000) + "1" + repeat(")", 2000))) ==
+        "syntax error near \"(\": " + kTooDeep);
+  CHECK(parse_error(clause_of("1" + repeat("+1", 20000))) ==
+        "syntax error near \"+\": " + kTooDeep);
+  CHECK(parse_error(clause_of(repeat("-", 100000) + "1")) ==
+        "syntax error near \"-\": " + kTooDeep);
+  CHECK(parse_error(clause_of(repeat("1?", 20000) + "1" + repeat(":1", 20000))) ==
+        "syntax error near \"1\": " + kTooDeep);
+  CHECK(parse_error(clause_of(repeat("strlen(", 2000) + "\"\"" +
+                              repeat(")", 2000))) ==
+        "syntax error near \"strlen\": " + kTooDeep);
+  // Within the bound, they parse.
+  CHECK(parse(clause_of(repeat("(", 200) + "1" + repeat(")", 200))));
+  CHECK(parse(clause_of("1" + repeat("+1", 250))));
+  CHECK(parse(clause_of(repeat("-", 250) + "1")));
+}
+
+TEST_CASE("dtrace parse: integer constants beyond 64 bits are refused") {
+  CHECK(parse_error(clause_of("18446744073709551616")) ==
+        "syntax error near \"18446744073709551616\": integer constant is too "
+        "large for 64 bits");
+  CHECK(parse_error(clause_of("0x10000000000000000")) ==
+        "syntax error near \"0x10000000000000000\": integer constant is too "
+        "large for 64 bits");
+  CHECK(parse_error(clause_of("02000000000000000000000")) ==
+        "syntax error near \"02000000000000000000000\": integer constant is "
+        "too large for 64 bits");
+  auto r = parse(clause_of("18446744073709551615"));
+  REQUIRE(r);
+  CHECK(r->clauses[0].stmts[0].args[0]->ival == -1);
+}
+
+TEST_CASE("dtrace parse: #pragma sizes are checked as -b checks them") {
+  // bufsize=-1 hung pow2_at_least(); 2^63 wrapped to a small buffer.
+  CHECK(parse_error("#pragma D option bufsize=-1\nBEGIN {}", "x.d") ==
+        "x.d:1: invalid value for option bufsize: invalid size '-1' (bytes, "
+        "or with k, m, g)");
+  CHECK(parse_error("#pragma D option bufsize=9223372036854775808\nBEGIN {}",
+                    "x.d") ==
+        "x.d:1: invalid value for option bufsize: size '9223372036854775808' "
+        "is above the maximum of 1g");
+  CHECK(parse_error("#pragma D option aggsize=17179869185g\nBEGIN {}", "x.d") ==
+        "x.d:1: invalid value for option aggsize: size '17179869185g' is "
+        "above the maximum of 1g");
+  CHECK(parse_error("#pragma D option bufsize=1k\nBEGIN {}", "x.d") ==
+        "x.d:1: invalid value for option bufsize: size '1k' is below the "
+        "minimum of 4k");
+  CHECK_FALSE(parse_size("99999999999999999999"));
+  CHECK(*parse_size("1g") == 1ull << 30);
+}
+
+TEST_CASE("dtrace compile: a clause deeper than the value stack is refused") {
+  // Right-nested operators keep every left operand on the interpreter's
+  // 32-entry stack; it is not checked at run time, so the compiler must.
+  auto ast = parse(clause_of(repeat("1+(", 40) + "1" + repeat(")", 40)));
+  REQUIRE(ast);
+  std::vector<std::vector<ProbeInfo>> matched(1);
+  auto prog = compile(*ast, matched);
+  REQUIRE_FALSE(prog);
+  CHECK(prog.error().message ==
+        "semantic error near \"BEGIN\": the clause needs 41 values on the "
+        "interpreter's stack at once (at most 32): nest its expressions less");
+  auto ok = parse(clause_of(repeat("1+(", 30) + "1" + repeat(")", 30)) +
+                  " BEGIN { @[1, 2, 3, 4, 5, 6, 7, 8] = sum(1 ? 2 : 3); }");
+  REQUIRE(ok);
+  std::vector<std::vector<ProbeInfo>> m2(2);
+  CHECK(compile(*ok, m2));
+}
