@@ -12,13 +12,38 @@ VERSION := 0.1.0
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 BUILD := $(TOP)/build/$(ARCH)
 
+# make test SANITIZE=address,undefined: everything built with those
+# sanitizers and every suite run against it, in build/san/ (a tree of
+# links to the sources with a build/ of its own, so the suites' scripts,
+# which find binaries under ROOT/build/, run unchanged and the normal
+# build is never touched).  Reports halt the program (no recovery).
+SAN_TOP := $(TOP)/build/san
+ifneq ($(SANITIZE),)
+ifneq ($(TOP),$(SAN_TOP))
+SAN_DELEGATE := 1
+endif
+endif
+
+ifeq ($(SAN_DELEGATE),1)
+.PHONY: all test kernel unit modules test-modules tools run-sanitized
+.DEFAULT_GOAL := all
+all test kernel unit modules test-modules tools:
+	@$(TOP)/scripts/san-tree $(SAN_TOP)
+	@$(MAKE) --no-print-directory -C $(SAN_TOP) SANITIZE=$(SANITIZE) $@
+else
+
 CC := gcc
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 CXX := g++
 ifeq ($(ARCH),x86_64)
   MFLAG := -m64
   LDEMU := elf_x86_64
-  LIBS := -lelf -lboost_program_options -lreadline -lcapstone -lurcu-memb -lpthread
+  LIBS := -lelf -lboost_program_options -lreadline -lcapstone -lurcu-memb -lpthread \
+          -lcrypto
+  # Module signatures (kernel/module_sig.cpp) use OpenSSL's CMS.  Not in the
+  # i386 build: libssl3:i386 must be the very version of the amd64 one, which
+  # Debian's mirrors do not always offer together (see the README).
+  SIGFLAGS := -DMK_HAVE_OPENSSL=1
 else ifeq ($(ARCH),i386)
   MFLAG := -m32
   LDEMU := elf_i386
@@ -33,11 +58,18 @@ else
 endif
 
 WARN := -Wall -Wextra -Wno-unused-parameter
+ifneq ($(SANITIZE),)
+# Halt on the first report; frames kept for readable stacks.  The kernel's
+# remapping of its own text (sdt/patch.cpp) and the arena's memfd
+# mappings are outside what ASan instruments; LeakSanitizer runs at exit.
+SANFLAGS := -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-pointer
+WARN += $(SANFLAGS)
+endif
 # The kernel is linked non-PIE at a fixed address, as a real kernel is: the
 # module arena is placed within reach of its text.
-CXXFLAGS := $(MFLAG) -std=c++20 -O2 -g $(WARN) -fno-pie -MMD -MP \
+CXXFLAGS := $(MFLAG) -std=c++20 -O2 -g $(WARN) $(SIGFLAGS) -fno-pie -MMD -MP \
             -I$(TOP)/kernel/include -DMINIKERN_VERSION='"$(VERSION)"'
-LDFLAGS := $(MFLAG) -no-pie
+LDFLAGS := $(MFLAG) -no-pie $(SANFLAGS)
 
 # Modules: freestanding, the module ABI headers only, no PIC by default.
 MODULE_CFLAGS ?= -fno-pic -O2
@@ -69,7 +101,7 @@ DEPS_STAMP := $(TOP)/build/.deps-$(ARCH)
 
 -include $(TOP)/tests/reloc/modes.mk
 
-.PHONY: dlib tools all kernel modules test-modules unit run test test-arch bench clean deps sdt-record-test
+.PHONY: dlib tools replay fuzz fuzzers all kernel modules test-modules unit run test test-arch bench clean deps sdt-record-test
 .DEFAULT_GOAL := all
 
 ifneq ($(M),)
@@ -85,7 +117,7 @@ $(abspath $(M))/%.o: $(abspath $(M))/%.c
 $(abspath $(M))/%.o: $(abspath $(M))/%.cc
 	$(CXX) $(MOD_COMMON) $(MOD_CXX) $(MODULE_CFLAGS) -c $< -o $@
 else
-all: kernel modules test-modules unit tools dlib
+all: kernel modules test-modules unit tools dlib replay
 endif
 
 # install-deps runs only when a package is missing.
@@ -112,7 +144,7 @@ SDT_RECORD := $(TOP)/build/tools/sdt-record
 RECORD_SRCS := $(TOP)/sdt/record/sdt_record.cpp $(TOP)/sdt/site.cpp \
   $(TOP)/sdt/x86.cpp $(TOP)/linker/base.cpp $(TOP)/linker/arch.cpp \
   $(TOP)/linker/arch_x86_64.cpp $(TOP)/linker/arch_i386.cpp $(TOP)/linker/arch_bpf.cpp \
-  $(TOP)/linker/object.cpp
+  $(TOP)/linker/object.cpp $(TOP)/linker/modsig.cpp
 $(SDT_RECORD): $(RECORD_SRCS) $(wildcard $(TOP)/sdt/*.h $(TOP)/linker/*.h) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CXX) -std=c++20 -O2 -g $(WARN) -I$(TOP)/kernel/include -o $@ $(RECORD_SRCS) -lelf
@@ -201,8 +233,52 @@ $(BPF_DLIB_CHECK): $(TOP)/tests/bpf/dlib_check.cpp $(BPF_SRCS) $(LINKER_SRCS) \
 	$(CXX) -std=c++20 -O2 -g $(WARN) -o $@ $(filter %.cpp,$^) -lelf
 tools: $(SDT_RECORD) $(MK_LINK) $(MK_BPF_RUN) $(BPF_DLIB_CHECK)
 
+# ---- fuzzing (tests/fuzz/) --------------------------------------------------
+#
+# Each target's LLVMFuzzerTestOneInput, linked with tests/fuzz/replay.cpp,
+# is a replay driver in every build (make test replays the committed
+# regression inputs, tests/fuzz/regress/TARGET/).  `make fuzz` builds the
+# same targets with clang's libFuzzer, ASan and UBSan into build/fuzz/
+# (x86_64) and runs each for FUZZ_SECONDS from a seed corpus of the test
+# modules, the relocation corpus and the D programs of the tests.
+FUZZ_TARGETS := object kldload dtrace bpf
+REPLAY := $(foreach t,$(FUZZ_TARGETS),$(BUILD)/fuzz/replay-$(t))
+replay: $(REPLAY)
+$(BUILD)/fuzz/replay-%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(BUILD)/obj/tests/fuzz/replay.o \
+    $(KERNEL_OBJS) $(LINKER_OBJS)
+	@mkdir -p $(dir $@)
+	$(CXX) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+FUZZ_BUILD := $(TOP)/build/fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_CXXFLAGS := -m64 -std=c++20 -O1 -g -fno-omit-frame-pointer $(WARN) -fno-pie \
+  -MMD -MP -I$(TOP)/kernel/include -DMINIKERN_VERSION='"$(VERSION)"' \
+  -fsanitize=fuzzer-no-link $(FUZZ_SAN)
+fobj = $(patsubst $(TOP)/%.cpp,$(FUZZ_BUILD)/obj/%.o,$(1))
+FUZZ_KOBJS := $(call fobj,$(KERNEL_SRCS) $(LINKER_SRCS))
+FUZZERS := $(foreach t,$(FUZZ_TARGETS),$(FUZZ_BUILD)/fuzz-$(t))
+$(FUZZ_BUILD)/obj/%.o: $(TOP)/%.cpp $(SDT_RECORD) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	clang++ $(FUZZ_CXXFLAGS) -MT $@ -MF $(@:.o=.d) -c $< -o $@.raw
+	$(SDT_RECORD) $@.raw $@
+	@rm -f $@.raw
+$(FUZZ_BUILD)/fuzz-%: $(FUZZ_BUILD)/obj/tests/fuzz/fuzz_%.o $(FUZZ_KOBJS)
+	clang++ -m64 -no-pie -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ \
+	  -lelf -lboost_program_options -lreadline -lcapstone -lurcu-memb -lpthread
+fuzzers: $(FUZZERS)
+# Objects only pattern rules ask for are not to be deleted as intermediate.
+.SECONDARY:
+fuzz:
+	@$(MAKE) --no-print-directory -j$(NPROC) ARCH=x86_64 all
+	@$(MAKE) --no-print-directory -j$(NPROC) ARCH=x86_64 fuzzers
+	@$(TOP)/scripts/fuzz-run $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+-include $(shell find $(FUZZ_BUILD) -name '*.d' 2>/dev/null)
+
 # The site recorder's own test (tests/sdt-record/run).
 sdt-record-test: $(SDT_RECORD)
 	@$(TOP)/tests/sdt-record/run
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+endif # SAN_DELEGATE

@@ -116,6 +116,20 @@ void KernelLinker::init_kernel_file() {
   files_.push_back(std::move(f));
 }
 
+Result<void> KernelLinker::init_signatures() {
+  const Options &o = k_.opts();
+  if (o.trusted_certs.empty() && !o.sig_enforce)
+    return {};
+  if (!signatures_supported())
+    return error("module signatures need OpenSSL, which this build (the "
+                 "i386 kernel) does not have: see the README");
+  auto v = SignatureVerifier::create(o.trusted_certs);
+  if (!v)
+    return v.take_error();
+  verifier_ = std::move(*v);
+  return {};
+}
+
 std::optional<u64> KernelLinker::kernel_symbol(const std::string &n) const {
   auto it = exports_.find(n);
   if (it == exports_.end())
@@ -329,7 +343,11 @@ Result<LinkerFile *> KernelLinker::load_file(const std::string &path,
 // Read and validate the object before anything is allocated for it; learn
 // which modules it declares, which must not be loaded already.
 Result<void> KernelLinker::read_and_check(Load &l) {
-  auto objr = read_object(l.path);
+  // The signature is checked over the very bytes that are then parsed
+  // (read_object maps the file once and leaves the signature out of the
+  // object), before anything is allocated for the module.
+  auto objr = read_object(l.path, RelocTypes::Loadable,
+                          [&](const ObjectFile &o) { return check_signature(o); });
   if (!objr)
     return objr.take_error();
   l.obj.emplace(std::move(*objr));
@@ -353,6 +371,44 @@ Result<void> KernelLinker::read_and_check(Load &l) {
       return error(strf("%s: module %s is already loaded from %s",
                         l.fname.c_str(), n.c_str(), m->file->name.c_str()));
   l.mark("read and check");
+  return {};
+}
+
+// Linux's policy (kernel/module/signing.c): a signature that is malformed
+// or does not verify is refused even without enforcement; an unsigned
+// module, or one signed by a key that is not trusted, is refused under
+// --sig-enforce and otherwise loads, the latter tainting the kernel (an
+// unsigned module loads silently, as before signatures existed here).
+Result<void> KernelLinker::check_signature(const ObjectFile &obj) {
+  const AppendedSignature &sig = obj.signature;
+  const bool enforce = k_.opts().sig_enforce;
+  if (!sig.present) {
+    if (enforce)
+      return error(obj.name + ": module is not signed (signatures are "
+                              "enforced)");
+    return {};
+  }
+  if (!verifier_) {
+    k_.printf("%s: module verification failed: no trusted key to check its "
+              "signature - tainting kernel\n",
+              obj.name.c_str());
+    tainted_ = true;
+    return {};
+  }
+  const SignatureVerifier::Verdict v = verifier_->verify(obj.data, sig);
+  switch (v.outcome) {
+  case SignatureVerifier::Outcome::Good:
+    return {};
+  case SignatureVerifier::Outcome::Bad:
+    return error(obj.name + ": bad module signature: " + v.why);
+  case SignatureVerifier::Outcome::UnknownKey:
+    if (enforce)
+      return error(obj.name + ": " + v.why + " (signatures are enforced)");
+    k_.printf("%s: module verification failed: %s - tainting kernel\n",
+              obj.name.c_str(), v.why.c_str());
+    tainted_ = true;
+    return {};
+  }
   return {};
 }
 
@@ -620,10 +676,12 @@ Result<void> KernelLinker::run_init(Load &l) {
   auto init = ImageReader(*l.obj, l.linked->pl).array(".init_array");
   if (!init)
     return init.take_error();
+  const bool run = k_.opts().run_module_code;
   for (u64 fn : *init)
-    ((void (*)())(uintptr_t)fn)();
+    if (run)
+      ((void (*)())(uintptr_t)fn)();
   for (auto &m : file.modules) {
-    if (!m->data || !m->data->evhand) {
+    if (!m->data || !m->data->evhand || !run) {
       m->loaded = true;
       continue;
     }
@@ -674,7 +732,7 @@ void KernelLinker::teardown(LinkerFile &f) {
   // MOD_UNLOAD for modules still loaded (a failed load unwinds these too).
   for (auto it = f.modules.rbegin(); it != f.modules.rend(); ++it) {
     ModuleRec &m = **it;
-    if (m.loaded && m.data && m.data->evhand)
+    if (m.loaded && m.data && m.data->evhand && k_.opts().run_module_code)
       m.data->evhand((module_t)&m, MOD_UNLOAD, m.data->priv);
     m.loaded = false;
   }
@@ -702,7 +760,8 @@ void KernelLinker::teardown(LinkerFile &f) {
   for (auto it = dtors.rbegin(); it != dtors.rend(); ++it)
     it->first(it->second);
   for (auto it = f.fini.rbegin(); it != f.fini.rend(); ++it)
-    ((void (*)())(uintptr_t)*it)();
+    if (k_.opts().run_module_code)
+      ((void (*)())(uintptr_t)*it)();
   f.fini.clear();
   // Its last code has run: its probes go (sites restored, enablings told,
   // a grace period for handlers still inside).
@@ -737,9 +796,10 @@ Result<void> KernelLinker::unload(LinkerFile *f, LoadObserver *obs) {
                         f->name.c_str(), m->name.c_str(), h,
                         h == 1 ? "" : "s"));
   // Ask every module first; any veto leaves everything loaded.
+  const bool run = k_.opts().run_module_code;
   for (auto it = f->modules.rbegin(); it != f->modules.rend(); ++it) {
     ModuleRec &m = **it;
-    if (!m.loaded || !m.data || !m.data->evhand)
+    if (!m.loaded || !m.data || !m.data->evhand || !run)
       continue;
     int err = m.data->evhand((module_t)&m, MOD_QUIESCE, m.data->priv);
     if (err)
@@ -749,8 +809,10 @@ Result<void> KernelLinker::unload(LinkerFile *f, LoadObserver *obs) {
   }
   for (auto it = f->modules.rbegin(); it != f->modules.rend(); ++it) {
     ModuleRec &m = **it;
-    if (!m.loaded || !m.data || !m.data->evhand)
+    if (!m.loaded || !m.data || !m.data->evhand || !run) {
+      m.loaded = false;
       continue;
+    }
     int err = m.data->evhand((module_t)&m, MOD_UNLOAD, m.data->priv);
     if (err)
       return error(strf("%s: module %s refused to unload (MOD_UNLOAD "
@@ -786,7 +848,7 @@ void KernelLinker::unload_all() {
   while (files_.size() > 1) {
     LinkerFile *f = files_.back().get();
     for (auto &m : f->modules)
-      if (m->loaded && m->data && m->data->evhand)
+      if (m->loaded && m->data && m->data->evhand && k_.opts().run_module_code)
         m->data->evhand((module_t)m.get(), MOD_SHUTDOWN, m->data->priv);
     for (auto &m : f->modules)
       m->holds = 0;

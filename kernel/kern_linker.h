@@ -8,6 +8,7 @@
 #include "../linker/arena.h"
 #include "../linker/link.h"
 #include "../linker/sync.h"
+#include "module_sig.h"
 
 #include <sys/module.h>
 
@@ -73,6 +74,12 @@ public:
   explicit KernelLinker(Kernel &k) : k_(k) {}
   ~KernelLinker();
   void init_kernel_file();
+  // The trusted certificates (Options::trusted_certs); an error if one
+  // cannot be read, or if enforcement is asked of a build without OpenSSL.
+  Result<void> init_signatures();
+  // A module whose signature could not be checked (no trusted key) was
+  // loaded without enforcement: Linux's taint.
+  bool tainted() const { return tainted_; }
   Result<LinkerFile *> load(const std::string &name_or_path,
                             LoadObserver *obs = nullptr);
   Result<void> unload(LinkerFile *f, LoadObserver *obs = nullptr);
@@ -98,6 +105,7 @@ private:
                                  LoadObserver *obs);
   // The load pipeline's stages, in order (load_file reads as the list).
   Result<void> read_and_check(Load &l);
+  Result<void> check_signature(const ObjectFile &obj);
   Result<void> load_dependencies(Load &l, std::vector<std::string> &chain);
   Result<void> link(Load &l);
   void protect(Load &l);
@@ -120,6 +128,8 @@ private:
   // The rest belongs to the loading thread (the shell's).
   std::vector<std::unique_ptr<LinkerFile>> files_;
   std::unordered_map<std::string, u64> exports_;
+  std::unique_ptr<SignatureVerifier> verifier_;
+  bool tainted_ = false;
   int next_file_id_ = 1;
   int next_module_id_ = 1;
 };

@@ -183,6 +183,10 @@ SYSINIT(cpus, SI_SUB_CPUS, 0, init_cpus);
 
 bool init_kld(Kernel &k) {
   k.linker().init_kernel_file();
+  if (auto r = k.linker().init_signatures(); !r) {
+    k.error_line("kernel: " + r.error().message);
+    return false;
+  }
   return true;
 }
 SYSINIT(kld, SI_SUB_KLD, 0, init_kld);
@@ -226,6 +230,12 @@ bool init_kernel_sysctls(Kernel &k) {
       n += m->memuse;
     return std::to_string(n);
   });
+  ro("kern.tainted", CTLTYPE_INT,
+     "1 once a module whose signature could not be checked was loaded",
+     [&k] { return std::to_string(k.linker().tainted() ? 1 : 0); });
+  ro("kern.module_sig_enforce", CTLTYPE_INT,
+     "Only modules signed by a trusted key load",
+     [&k] { return std::to_string(k.opts().sig_enforce ? 1 : 0); });
   ro("kern.module_path", CTLTYPE_STRING, "Module search path", [&k] {
     std::string s;
     for (const auto &d : k.opts().module_path)

@@ -31,6 +31,15 @@ struct Options {
   bool quiet = false;
   u64 arena_mib = 0; // 0: the architecture's default
   std::string self_path; // the kernel executable, for its symbols
+  // Load and unload without calling into the module: no constructors,
+  // event handlers or destructors run (every other stage does).  For the
+  // kldload fuzzer, whose mutated modules' code would be arbitrary
+  // machine code: running it tests the module, not the loader.
+  bool run_module_code = true;
+  // Module signatures (kernel/module_sig.h): with sig_enforce, only modules
+  // signed by one of the trusted certificates load.
+  bool sig_enforce = false;
+  std::vector<std::string> trusted_certs;
 };
 
 class Kernel {

@@ -42,7 +42,12 @@ int main(int argc, char **argv) {
       (",c", po::value<std::vector<std::string>>(&commands),
        "run these commands ('cmd; cmd') and exit")
       (",f", po::value<std::string>(&script), "run the commands in FILE and exit")
-      (",q", po::bool_switch(&opts.quiet), "quiet: no banner");
+      (",q", po::bool_switch(&opts.quiet), "quiet: no banner")
+      ("sig-enforce", po::bool_switch(&opts.sig_enforce),
+       "load only modules signed by a trusted certificate")
+      ("trusted-cert", po::value<std::vector<std::string>>(&opts.trusted_certs),
+       "X.509 certificate (PEM or DER) whose key may sign modules "
+       "(repeatable)");
 
   po::variables_map vm;
   try {

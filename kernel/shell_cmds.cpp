@@ -3,6 +3,7 @@
 // modinfo, and dmesg, help, halt.  Every error is one line that starts with
 // the command's name.
 #include "kernel.h"
+#include "module_sig.h"
 #include "sysinit.h"
 
 #include <algorithm>
@@ -209,6 +210,18 @@ int cmd_modinfo(Kernel &k, Args &a) {
   for (auto &rs : obj->relocs)
     nrel += rs.relocs.size();
   rows.emplace_back("relocations", std::to_string(nrel));
+  // As Linux's modinfo shows a signature.
+  if (obj->signature.present)
+    rows.emplace_back("sig_id", "PKCS#7");
+  if (obj->signature.present && signatures_supported()) {
+    auto d = describe_signature(obj->name, obj->signature);
+    if (!d)
+      return fail(k, a[0], d.error().message);
+    rows.emplace_back("signer", d->signer);
+    rows.emplace_back("sig_key", d->sig_key);
+    rows.emplace_back("sig_hashalgo", d->hashalgo);
+    rows.emplace_back("signature", d->signature);
+  }
   for (auto &[key, v] : rows) {
     if (!field.empty()) {
       if (key == field)

@@ -533,10 +533,20 @@ std::string ObjectFile::symbol_label(u32 sym) const {
   return s.name.empty() ? strf("symbol %u", sym) : s.name.str();
 }
 
-static Result<ObjectFile> parse_into(ObjectFile obj, RelocTypes types) {
+static Result<ObjectFile> parse_into(ObjectFile obj, RelocTypes types,
+                                     const BeforeParse &before = nullptr) {
   static const bool libelf_ok = elf_version(EV_CURRENT) != EV_NONE;
   if (!libelf_ok)
     return error("libelf: version mismatch");
+  // An appended signature is not part of the object: the parser sees the
+  // module's bytes only (and a bad trailer is refused here, at once).
+  auto sig = split_module_signature(obj.name, obj.data, obj.size);
+  if (!sig)
+    return sig.take_error();
+  obj.signature = *sig;
+  obj.size = sig->content_len;
+  if (before)
+    MK_TRY(before(obj));
   Parser p(obj, types);
   MK_TRY(p.run());
   return obj;
@@ -567,7 +577,8 @@ const char *file_kind(unsigned mode) {
   return "not a regular file";
 }
 
-Result<ObjectFile> read_object(const std::string &path, RelocTypes types) {
+Result<ObjectFile> read_object(const std::string &path, RelocTypes types,
+                               const BeforeParse &before_parse) {
   std::string name = path.substr(path.find_last_of('/') + 1);
   // Non-blocking: opening a FIFO for reading waits for a writer, and a
   // device's open may wait too; what it is is checked before any read.
@@ -606,7 +617,7 @@ Result<ObjectFile> read_object(const std::string &path, RelocTypes types) {
         m, [len](const void *p) { munmap(const_cast<void *>(p), len); });
   obj.path = path;
   obj.name = name;
-  return parse_into(std::move(obj), types);
+  return parse_into(std::move(obj), types, before_parse);
 }
 
 

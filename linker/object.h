@@ -5,7 +5,9 @@
 
 #include "arch.h"
 #include "base.h"
+#include "modsig.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -126,6 +128,10 @@ struct ObjectFile {
   const u8 *data = nullptr; // the file's bytes
   size_t size = 0;
   std::shared_ptr<const void> storage; // keeps `data` alive: a buffer or a mapping
+  // A module signature appended to the file (Linux's format), split off
+  // before parsing: `size` is then the module's bytes without it, and
+  // `signature` points into the same mapping, after them.
+  AppendedSignature signature;
   std::vector<Section> sections;
   std::vector<Symbol> symbols; // index 0 is the null symbol
   std::vector<RelocSection> relocs;
@@ -151,8 +157,14 @@ enum class RelocTypes { Loadable, Any };
 Result<ObjectFile> parse_object(std::vector<u8> bytes, std::string path,
                                 std::string name,
                                 RelocTypes types = RelocTypes::Loadable);
+// `before_parse`, if given, sees the file's bytes and its appended
+// signature before anything is parsed (the kernel verifies the signature
+// there: nothing of an unverified file is interpreted).
+using BeforeParse =
+    std::function<Result<void>(const ObjectFile &unparsed)>;
 Result<ObjectFile> read_object(const std::string &path,
-                               RelocTypes types = RelocTypes::Loadable);
+                               RelocTypes types = RelocTypes::Loadable,
+                               const BeforeParse &before_parse = nullptr);
 
 // What a file of mode `mode` (st_mode) is, for messages: "a directory",
 // "a FIFO" ...

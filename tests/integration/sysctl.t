@@ -16,8 +16,10 @@ hw.ncpu: 2
 kern.malloc.inuse: 0
 kern.malloc.memuse: 0
 kern.module_path: $MODULES;$TESTMODULES
+kern.module_sig_enforce: 0
 kern.osrelease: {{[0-9]+\.[0-9]+\.[0-9]+}}
 kern.ostype: minikern
+kern.tainted: 0
 kern.uptime_ms: {{[0-9]+}}
 ...
 vm.arena.base: 0x{{[0-9a-f]+}}

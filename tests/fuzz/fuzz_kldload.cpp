@@ -1,0 +1,139 @@
+// Fuzz target: a whole kldload and kldunload in a live kernel.  One kernel
+// is booted per process (1 CPU thread, console to /dev/null) and kept
+// across inputs; each input is written as fuzz.ko into a module directory
+// of its own (beside libcounter.ko, so dependencies resolve), loaded by
+// path and, if that worked, unloaded.  After each input the kernel must be
+// as it was: the same files, no arena memory, no sysctl, shell command or
+// probe left, the kernel's own malloc count back where it was, and no
+// module's malloc account still holding memory.
+//
+// The kernel runs with run_module_code off: a mutated module's code is
+// arbitrary machine code, and running it would test the module, not the
+// loader.  Everything else of a load runs: read and check, dependencies,
+// link into the arena, protect, register sets, record probes, and the
+// whole unload.
+#include "fuzz.h"
+
+#include "../../kernel/kern_malloc.h"
+#include "../../kernel/kern_sysctl.h"
+#include "../../kernel/kernel.h"
+#include "../../kernel/shell.h"
+#include "../../sdt/registry.h"
+#include "../../sdt/trampoline.h"
+
+#include <fcntl.h>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <unistd.h>
+
+using namespace mk;
+
+namespace {
+
+struct State {
+  size_t files, sysctls, commands, probes, accounts;
+  u64 arena;
+  long long kernel_blocks;
+};
+
+struct Fuzz {
+  std::string dir, path;
+  std::unique_ptr<Kernel> k;
+
+  Fuzz() {
+    char tmpl[] = "/tmp/mk-fuzz-kld-XXXXXX";
+    if (!mkdtemp(tmpl))
+      std::abort();
+    dir = tmpl;
+    path = dir + "/fuzz.ko";
+    // libcounter.ko from the build this driver belongs to, if there.
+    if (const char *lib = std::getenv("MK_FUZZ_LIBCOUNTER")) {
+      std::ifstream in(lib, std::ios::binary);
+      std::ofstream(dir + "/libcounter.ko", std::ios::binary) << in.rdbuf();
+    }
+    // The console is stdout: the kernel's chatter goes to /dev/null,
+    // libFuzzer's and the sanitizers' to stderr.
+    int null = open("/dev/null", O_WRONLY);
+    if (null >= 0 && !std::getenv("MK_FUZZ_VERBOSE"))
+      dup2(null, 1);
+    Options o;
+    o.cpus = 1;
+    o.quiet = true;
+    o.arena_mib = 64;
+    o.module_path = {dir};
+    o.run_module_code = false;
+    k = std::make_unique<Kernel>(o);
+    if (!k->boot())
+      std::abort();
+    // Probe stubs come from a 64 KiB chunk of the arena that, once there,
+    // stays: make it now, so that after each input the arena is exactly
+    // as before (a stub not returned would show as a new chunk).
+    const u8 ret[5] = {0xc3, 0x90, 0x90, 0x90, 0x90};
+    auto stub = k->probes().trampolines().make_stub(ret);
+    if (!stub)
+      std::abort();
+    k->probes().trampolines().release_stub(*stub);
+  }
+  ~Fuzz() {
+    k.reset();
+    unlink(path.c_str());
+    unlink((dir + "/libcounter.ko").c_str());
+    rmdir(dir.c_str());
+  }
+  State state() {
+    return State{k->linker().files().size(), k->sysctl().list("").size(),
+                 k->shell().list().size(), k->probes().live_probes(),
+                 k->malloc_accounts().all().size(), k->arena().used(), (long long)k->kernel_mstats()->inuse};
+  }
+};
+
+Fuzz &fuzz() {
+  static Fuzz *f = new Fuzz; // lives as long as the process
+  return *f;
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerInitialize(int *, char ***) {
+  fuzz();
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  Fuzz &f = fuzz();
+  {
+    std::ofstream out(f.path, std::ios::binary | std::ios::trunc);
+    out.write((const char *)data, (std::streamsize)size);
+  }
+  const State before = f.state();
+  auto r = f.k->linker().load(f.path);
+  if (r) {
+    // Its dependencies may have come with it: unload newest first.
+    while (f.k->linker().files().size() > before.files) {
+      auto ur = f.k->linker().unload(f.k->linker().files().back());
+      FUZZ_CHECK(ur, "unload failed: %s", ur.error().message.c_str());
+    }
+  } else {
+    const std::string &m = r.error().message;
+    FUZZ_CHECK(!m.empty() && m.find('\n') == std::string::npos,
+               "error not one line: '%s'", m.c_str());
+  }
+  const State after = f.state();
+  FUZZ_CHECK(after.files == before.files, "%zu files, were %zu", after.files,
+             before.files);
+  FUZZ_CHECK(after.arena == before.arena, "%llu bytes of arena in use, were %llu",
+             (unsigned long long)after.arena, (unsigned long long)before.arena);
+  FUZZ_CHECK(after.sysctls == before.sysctls, "%zu sysctls, were %zu",
+             after.sysctls, before.sysctls);
+  FUZZ_CHECK(after.commands == before.commands, "%zu commands, were %zu",
+             after.commands, before.commands);
+  FUZZ_CHECK(after.probes == before.probes, "%zu probes, were %zu",
+             after.probes, before.probes);
+  FUZZ_CHECK(after.accounts == before.accounts,
+             "%zu malloc accounts, were %zu", after.accounts, before.accounts);
+  FUZZ_CHECK(after.kernel_blocks == before.kernel_blocks,
+             "kernel malloc blocks %lld, were %lld", after.kernel_blocks,
+             before.kernel_blocks);
+  return 0;
+}
