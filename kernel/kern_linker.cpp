@@ -240,6 +240,8 @@ Result<LinkerFile *> KernelLinker::load(const std::string &name_or_path,
   std::vector<std::string> chain;
   auto f = load_file(*path, chain, obs);
   if (!f)
+    f = one_line(f.take_error()); // names from the file may hold newlines
+  if (!f)
     SDT_PROBE2(kernel, kern, linker, module__load__failed,
                name_or_path.c_str(), f.error().message.c_str());
   return f;

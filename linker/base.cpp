@@ -32,4 +32,15 @@ std::string strf(const char *fmt, ...) {
   return s;
 }
 
+std::string one_line(const std::string &s) {
+  std::string o;
+  o.reserve(s.size());
+  for (unsigned char c : s)
+    if (c < 0x20 || c == 0x7f)
+      o += strf("\\x%02x", c);
+    else
+      o += (char)c;
+  return o;
+}
+
 } // namespace mk

@@ -29,6 +29,12 @@ std::string vstrf(const char *fmt, va_list ap);
 
 inline Error error(std::string msg) { return Error{std::move(msg)}; }
 
+// `s` with control characters shown as \xNN: names inside a file (sections,
+// symbols) may hold newlines, and an error is one line.
+std::string one_line(const std::string &s);
+// The same for an error on its way out.
+inline Error one_line(Error e) { return Error{one_line(e.message)}; }
+
 template <class T> class [[nodiscard]] Result {
 public:
   Result(T value) : v_(std::move(value)) {}

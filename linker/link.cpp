@@ -564,7 +564,18 @@ Result<void> relocate(const ObjectFile &obj, const LinkPlan &plan,
   return {};
 }
 
+static Result<LinkedImage> link_stages(const ObjectFile &obj,
+                                       const LinkOptions &o);
+
 Result<LinkedImage> link_image(const ObjectFile &obj, const LinkOptions &o) {
+  auto r = link_stages(obj, o);
+  if (!r)
+    return one_line(r.take_error());
+  return r;
+}
+
+static Result<LinkedImage> link_stages(const ObjectFile &obj,
+                                       const LinkOptions &o) {
   auto done = [&](LinkStage s) {
     if (o.observer)
       o.observer->stage_done(s);

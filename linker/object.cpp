@@ -548,7 +548,8 @@ static Result<ObjectFile> parse_into(ObjectFile obj, RelocTypes types,
   if (before)
     MK_TRY(before(obj));
   Parser p(obj, types);
-  MK_TRY(p.run());
+  if (auto r = p.run(); !r)
+    return one_line(r.take_error());
   return obj;
 }
 
