@@ -19,7 +19,7 @@ BUILD := $(TOP)/build/$(ARCH)
 # build is never touched).  Reports halt the program (no recovery).
 SAN_TOP := $(TOP)/build/san
 ifneq ($(SANITIZE),)
-ifneq ($(TOP),$(SAN_TOP))
+ifeq ($(MK_IN_SAN_TREE),)
 SAN_DELEGATE := 1
 endif
 endif
@@ -29,7 +29,7 @@ ifeq ($(SAN_DELEGATE),1)
 .DEFAULT_GOAL := all
 all test kernel unit modules test-modules tools:
 	@$(TOP)/scripts/san-tree $(SAN_TOP)
-	@$(MAKE) --no-print-directory -C $(SAN_TOP) SANITIZE=$(SANITIZE) $@
+	@$(MAKE) --no-print-directory -C $(SAN_TOP) SANITIZE=$(SANITIZE) MK_IN_SAN_TREE=1 $@
 else
 
 CC := gcc
