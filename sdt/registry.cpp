@@ -2,6 +2,7 @@
 #include "registry.h"
 
 #include "trampoline.h"
+#include "x86.h"
 
 #define _LGPL_SOURCE // liburcu's read-side fast path, inline
 #include <urcu/urcu-memb.h>
@@ -32,6 +33,13 @@ struct RcuReaderGuard {
 };
 } // namespace
 
+bool probe_thread_registered() { return t_reader; }
+
+namespace detail {
+__thread bool t_probe_context = false;
+__thread const ProbeFrame *t_probe_frame = nullptr;
+} // namespace detail
+
 void probe_thread_register() {
   if (t_reader)
     return;
@@ -44,12 +52,19 @@ void probe_thread_register() {
 
 // ---- the firing path --------------------------------------------------------------
 
-void ProbeRegistry::fire(const ProbeSlot *slot, const uintptr_t *args) {
+void ProbeRegistry::fire(const ProbeSlot *slot, const uintptr_t *args,
+                         const ProbeFrame *frame) {
+  // A handler's own firings (it called traced code, or a timer signal
+  // interrupted it) go nowhere: handlers never nest on a thread.
+  if (__builtin_expect(detail::t_probe_context, 0))
+    return;
   // A thread the kernel did not start registers on its first firing (also
   // from the SIGTRAP handler: the interrupted code is a probe site, never
   // inside liburcu or the allocator).
   if (__builtin_expect(!t_reader, 0))
     probe_thread_register();
+  detail::t_probe_context = true;
+  detail::t_probe_frame = frame;
   urcu_memb_read_lock();
   if (const HandlerList *hl = slot->handlers.load(std::memory_order_acquire)) {
     const u32 id = slot->id;
@@ -57,10 +72,13 @@ void ProbeRegistry::fire(const ProbeSlot *slot, const uintptr_t *args) {
       hl->h[i].fn(hl->h[i].ctx, id, args);
   }
   urcu_memb_read_unlock();
+  detail::t_probe_frame = nullptr;
+  detail::t_probe_context = false;
 }
 
 extern "C" void mk_probe_fire(const ProbeSlot *slot, const uintptr_t *args) {
-  ProbeRegistry::fire(slot, args);
+  const ProbeFrame f = x86::trampoline_frame(args);
+  ProbeRegistry::fire(slot, args, &f);
 }
 
 u64 ProbeRegistry::fire_entry() { return (u64)(uintptr_t)&mk_probe_fire; }
@@ -159,6 +177,7 @@ ProbeRegistry::~ProbeRegistry() {
 
 Result<void> ProbeRegistry::init(
     std::vector<std::unique_ptr<Provider>> providers) {
+  MK_TRY(code_.init_kernel("/proc/self/exe"));
   patcher_ = std::make_unique<PatchEngine>();
   MK_TRY(patcher_->init(arena_.base(), arena_.base() + arena_.size(),
                         arena_.alias(arena_.base())));
@@ -259,7 +278,9 @@ std::optional<ProbeInfo> ProbeRegistry::probe(u32 id) const {
   return std::nullopt;
 }
 
-std::vector<ProbeInfo> ProbeRegistry::match(const ProbeDesc &d) const {
+std::vector<ProbeInfo> ProbeRegistry::match(const ProbeDesc &d) {
+  for (auto &prov : providers_)
+    prov->provide_matching(*this, d);
   MutexLock g(mu_);
   std::vector<ProbeInfo> v;
   for (auto &p : probes_)
@@ -302,6 +323,7 @@ ProbeRegistry::begin_module(const std::string &name) {
 
 Result<void> ProbeRegistry::provide_module(ModuleLoad &load,
                                            const ModuleImage &m) {
+  code_.add_module(m.owner, m.name, m.obj, m.pl, m.base, m.size);
   for (auto &part : load.parts_) {
     auto r = part->provide(*this, m);
     if (!r) {
@@ -315,6 +337,7 @@ Result<void> ProbeRegistry::provide_module(ModuleLoad &load,
 void ProbeRegistry::remove_module(const void *owner,
                                   const std::string &file_name) {
   std::vector<std::unique_ptr<Probe>> gone;
+  code_.remove_module(owner); // freed after the next grace period
   {
     MutexLock g(mu_);
     std::vector<Probe *> mine, enabled;
@@ -371,6 +394,7 @@ void ProbeRegistry::free_retired(std::vector<HandlerList *> &retired) {
   for (HandlerList *l : retired)
     ::operator delete(l);
   retired.clear();
+  code_.reclaim();
 }
 
 void ProbeRegistry::set_handlers(Probe *p, std::vector<HandlerList *> &retired) {
