@@ -6,6 +6,7 @@
 #include "sysinit.h"
 
 #include "../sdt/fbt.h"
+#include "../sdt/profile.h"
 #include "../sdt/registry.h"
 #include "../sdt/sdt.h"
 
@@ -165,6 +166,12 @@ bool init_probes(Kernel &k) {
       k.arena(), [&k](const std::string &s) { k.console().write(s); });
   std::vector<std::unique_ptr<Provider>> providers;
   providers.push_back(std::make_unique<SdtProvider>());
+  providers.push_back(std::make_unique<ProfileProvider>([&k] {
+    std::vector<CpuThread> v;
+    for (auto [cpu, tid] : k.cpus().threads())
+      v.push_back(CpuThread{cpu, tid});
+    return v;
+  }));
   providers.push_back(std::make_unique<FbtProvider>());
   auto r = reg->init(std::move(providers));
   if (!r) {
