@@ -144,6 +144,9 @@ std::string pretty_function(std::string_view symbol) {
   size_t dot = mangled.find('.');
   if (dot != std::string::npos && dot > 0)
     mangled.resize(dot);
+  // Only C++ names are mangled: "f" is a C function, not the type float.
+  if (mangled.compare(0, 2, "_Z") != 0)
+    return mangled;
   int st = 0;
   char *d = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &st);
   if (st != 0 || !d)
