@@ -455,8 +455,9 @@ extern "C" MK_NOTRACE void mk_fbt_exit(uintptr_t *frame,
   s->depth = d - 1;
   *slot = e.ret;
   if (!in_probe_context() && e.ret_slot->handlers.load(std::memory_order_relaxed)) {
-    // Which `ret` the function took is not known here: arg0 is -1.
-    const uintptr_t args[6] = {(uintptr_t)-1, regs[0], regs[1], 0, 0, 0};
+    // Which `ret` the function took is not known here: arg0 is 0, an
+    // offset no ret can have (the entry site is there).
+    const uintptr_t args[6] = {0, regs[0], regs[1], 0, 0, 0};
     ProbeFrame pf;
     pf.pc = e.ret;
     pf.pc_loc = (uintptr_t)slot;

@@ -20,8 +20,9 @@
 // keeps the real one on the thread's shadow stack.  The function returns
 // into the trampoline, which saves the return registers (rax/rdx, xmm0/1,
 // the x87 stack), fires the return probe (arg1 = the value, arg2 = its high
-// half: rdx, or edx of a 64-bit value on i386; arg0 = -1: which `ret` it
-// took is not known) and resumes the caller.  So a return fires exactly
+// half: rdx, or edx of a 64-bit value on i386; arg0 = 0: which `ret` it
+// took is not known, and no ret is at offset 0, where the entry site is)
+// and resumes the caller.  So a return fires exactly
 // once per entry whose return was taken over: a recursive function stacks
 // one entry per call; a function that tail-calls another leaves its entry
 // under the callee's, and returns through the trampoline twice; an entry
