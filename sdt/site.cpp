@@ -5,6 +5,7 @@
 
 #include <sys/sdt.h>
 
+#include <algorithm>
 #include <cstring>
 #include <cxxabi.h>
 #include <elf.h>
@@ -137,6 +138,41 @@ SiteHolder find_holder(const ObjectFile &obj, u32 section, u64 off) {
     }
   h.function = obj.sections[section].name;
   return h;
+}
+
+HolderIndex::HolderIndex(const ObjectFile &obj) : obj_(obj) {
+  for (size_t i = 1; i < obj.symbols.size(); i++)
+    if (obj.symbols[i].type == STT_FUNC)
+      funcs_.push_back((u32)i);
+  std::sort(funcs_.begin(), funcs_.end(), [&](u32 a, u32 b) {
+    const Symbol &x = obj.symbols[a], &y = obj.symbols[b];
+    return x.shndx != y.shndx ? x.shndx < y.shndx : x.value < y.value;
+  });
+}
+
+SiteHolder HolderIndex::find(u32 section, u64 off) const {
+  // The symbols starting at or before `off` in `section`, nearest first;
+  // functions do not overlap, so the first few that hold it are aliases.
+  auto it = std::upper_bound(funcs_.begin(), funcs_.end(), std::pair(section, off),
+                             [&](const std::pair<u32, u64> &k, u32 s) {
+                               const Symbol &y = obj_.symbols[s];
+                               return k.first != y.shndx ? k.first < y.shndx
+                                                         : k.second < y.value;
+                             });
+  SiteHolder h;
+  while (it != funcs_.begin()) {
+    --it;
+    const Symbol &s = obj_.symbols[*it];
+    if (s.shndx != section || off >= s.value + std::max<u64>(s.size, 1))
+      break;
+    if (h.sym == 0 || obj_.symbols[h.sym].bind == STB_LOCAL) {
+      h.sym = *it;
+      h.function = s.name.str();
+      h.value = s.value;
+    }
+  }
+  // Outside every function: the slow path names the section.
+  return h.sym ? h : find_holder(obj_, section, off);
 }
 
 std::string pretty_function(std::string_view symbol) {

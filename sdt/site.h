@@ -76,6 +76,19 @@ struct SiteHolder {
 };
 SiteHolder find_holder(const ObjectFile &obj, u32 section, u64 off);
 
+// find_holder() for many sites of one object: the function symbols sorted
+// once, each lookup a binary search (a module may have 100 000 functions,
+// each with an entry site).
+class HolderIndex {
+public:
+  explicit HolderIndex(const ObjectFile &obj);
+  SiteHolder find(u32 section, u64 off) const;
+
+private:
+  const ObjectFile &obj_;
+  std::vector<u32> funcs_; // STT_FUNC symbols by (section, value)
+};
+
 // The function name a person knows: without the compiler's clone suffixes
 // (foo.constprop.0, foo.isra.0, foo.part.0, foo.cold) and, for C++,
 // demangled without parameters (Shell::run_line).
