@@ -60,6 +60,13 @@ struct FbtProbe : ProbeData {
 FbtProbe &data_of(const Probe &p) { return *static_cast<FbtProbe *>(p.data.get()); }
 
 constexpr size_t kWord = sizeof(uintptr_t);
+// Whether the entry code can take a return over by calling the function
+// (x86_64, whose sites are jumps; see the trampolines).
+#if defined(__x86_64__)
+constexpr bool kCallThrough = true;
+#else
+constexpr bool kCallThrough = false;
+#endif
 
 } // namespace
 
@@ -67,94 +74,44 @@ constexpr size_t kWord = sizeof(uintptr_t);
 //
 // A stub (per function, in the arena: within rel32 reach of its site) puts
 // the function's FbtFunc where the common entry code finds it (%r11 on
-// x86_64, pushed on i386) and jumps there.  The common code leaves this
-// frame for mk_fbt_enter():
+// x86_64, pushed on i386) and jumps there.  The common code saves the
+// argument registers and leaves this frame for mk_fbt_enter():
 //
 //   frame[0]  the site's frame pointer (%rbp/%ebp)
-//   frame[1]  the FbtFunc
-//   frame[2]  the return address into the function (site + its length)
-//   frame[3]  the function's stack at the site: at its first instruction,
-//             its own return address
+//   frame[1]  the FbtFunc; on x86_64 mk_fbt_enter() puts the address to
+//             resume the function at there (its site + the site's length)
+//   x86_64: the site is a jmp, so frame[2] on is the function's stack at
+//           the site (at its first instruction, its return address)
+//   i386:   the site is a call: frame[2] is the return address into the
+//           function, frame[3] on its stack at the site
 //
-// The return trampoline is where a taken-over return address points; it
-// leaves frame[0] = the caller's %rbp, frame[1] = a slot for the real
-// return address (the very slot the function returned from), and calls
-// mk_fbt_exit(), which writes the real return address there.
+// Taking over a return, x86_64, a function whose site is its first
+// instruction: the real return address goes to the shadow stack, its slot
+// is cleared, and the common code *calls* the function's body with the
+// stack as the function expects it, so the function returns into the
+// code after that call (mk_fbt_return_call) with every return predicted:
+// the return-stack buffer saw a call for each ret.  It fires the return
+// and `ret`s to the real address, which the caller's own call predicted.
+// Otherwise (i386; x86_64 functions whose site follows a frame-pointer
+// prologue, -pg's mcount) the slot is overwritten with the address of
+// mk_fbt_return, which the function's ret reaches mispredicted; that one
+// leaves by an indirect jump, keeping the buffer in step for the callers.
+// Both leave frame[0] = the caller's frame pointer, frame[1] = a slot for
+// the real return address (the very slot the function returned from), and
+// call mk_fbt_exit(), which writes the real return address there.
 
 extern "C" void mk_fbt_entry_common();
 extern "C" void mk_fbt_return();
+extern "C" void mk_fbt_return_call();
 extern "C" void mk_fbt_mcount();
 
 #if defined(__x86_64__)
 asm(R"(
-  .text
-  .p2align 4
-  .globl mk_fbt_entry_common
-  .type mk_fbt_entry_common, @function
-mk_fbt_entry_common:
-  .cfi_startproc
-  push %r11
-  .cfi_adjust_cfa_offset 8
-  push %rbp
-  .cfi_adjust_cfa_offset 8
-  .cfi_offset %rbp, -24
-  mov %rsp, %rbp
-  .cfi_def_cfa_register %rbp
-  # The argument registers (rax: vector registers used by varargs; r10:
-  # static chain) and the SSE argument registers.
-  sub $192, %rsp
-  and $-16, %rsp
-  mov %rdi, 0(%rsp)
-  mov %rsi, 8(%rsp)
-  mov %rdx, 16(%rsp)
-  mov %rcx, 24(%rsp)
-  mov %r8, 32(%rsp)
-  mov %r9, 40(%rsp)
-  mov %rax, 48(%rsp)
-  mov %r10, 56(%rsp)
-  movaps %xmm0, 64(%rsp)
-  movaps %xmm1, 80(%rsp)
-  movaps %xmm2, 96(%rsp)
-  movaps %xmm3, 112(%rsp)
-  movaps %xmm4, 128(%rsp)
-  movaps %xmm5, 144(%rsp)
-  movaps %xmm6, 160(%rsp)
-  movaps %xmm7, 176(%rsp)
-  mov %r11, %rdi
-  mov %rsp, %rsi
-  mov %rbp, %rdx
-  call mk_fbt_enter
-  movaps 64(%rsp), %xmm0
-  movaps 80(%rsp), %xmm1
-  movaps 96(%rsp), %xmm2
-  movaps 112(%rsp), %xmm3
-  movaps 128(%rsp), %xmm4
-  movaps 144(%rsp), %xmm5
-  movaps 160(%rsp), %xmm6
-  movaps 176(%rsp), %xmm7
-  mov 0(%rsp), %rdi
-  mov 8(%rsp), %rsi
-  mov 16(%rsp), %rdx
-  mov 24(%rsp), %rcx
-  mov 32(%rsp), %r8
-  mov 40(%rsp), %r9
-  mov 48(%rsp), %rax
-  mov 56(%rsp), %r10
-  mov %rbp, %rsp
-  pop %rbp
-  .cfi_def_cfa %rsp, 16
-  pop %r11
-  .cfi_def_cfa_offset 8
-  ret
-  .cfi_endproc
-  .size mk_fbt_entry_common, .-mk_fbt_entry_common
-
-  .p2align 4
-  .globl mk_fbt_return
-  .type mk_fbt_return, @function
-mk_fbt_return:
-  .cfi_startproc
-  .cfi_undefined %rip
+  # The return trampolines' body: save the return registers, have
+  # mk_fbt_exit() fire the return and put the real return address in the
+  # slot above the saved %rbp, restore.  %rsp: the caller's, after the
+  # function's ret.
+  .macro fbt_return_body
   sub $8, %rsp            # where the real return address goes
   push %rbp
   mov %rsp, %rbp
@@ -165,22 +122,23 @@ mk_fbt_return:
   movaps %xmm0, 16(%rsp)
   movaps %xmm1, 32(%rsp)
   # A long double (or complex long double) comes back on the x87 stack;
-  # keep what is there (fxam: C3 C2 C0 = 1 0 1 is empty).
-  xor %ecx, %ecx
-  fxam
+  # keep what is there.  The stack holds (8 - TOP) mod 8 values (TOP:
+  # status word bits 11-13), at most the two a return leaves; fxam would
+  # tell too, but costs a microcode assist on an empty register.
   fnstsw %ax
-  and $0x4500, %ax
-  cmp $0x4100, %ax
-  je 1f
+  movzwl %ax, %ecx
+  shr $11, %ecx
+  neg %ecx
+  and $7, %ecx
+  cmp $2, %ecx
+  jbe 0f
+  mov $2, %ecx
+0:
+  jecxz 1f
   fstpt 48(%rsp)
-  inc %ecx
-  fxam
-  fnstsw %ax
-  and $0x4500, %ax
-  cmp $0x4100, %ax
+  cmp $1, %ecx
   je 1f
   fstpt 64(%rsp)
-  inc %ecx
 1:
   mov %ecx, 80(%rsp)
   mov %rbp, %rdi
@@ -201,7 +159,98 @@ mk_fbt_return:
   mov 8(%rsp), %rdx
   mov %rbp, %rsp
   pop %rbp
-  ret
+  .endm
+
+  .text
+  .p2align 4
+  .globl mk_fbt_entry_common
+  .type mk_fbt_entry_common, @function
+mk_fbt_entry_common:
+  .cfi_startproc
+  push %r11
+  .cfi_adjust_cfa_offset 8
+  push %rbp
+  .cfi_adjust_cfa_offset 8
+  .cfi_offset %rbp, -24
+  mov %rsp, %rbp
+  .cfi_def_cfa_register %rbp
+  # The argument registers (rax: vector registers used by varargs; r10:
+  # static chain) and the SSE argument registers.
+  sub $208, %rsp
+  and $-16, %rsp
+  movq $0, 192(%rsp)      # mk_fbt_enter: 1 to call the function
+  mov %rdi, 0(%rsp)
+  mov %rsi, 8(%rsp)
+  mov %rdx, 16(%rsp)
+  mov %rcx, 24(%rsp)
+  mov %r8, 32(%rsp)
+  mov %r9, 40(%rsp)
+  mov %rax, 48(%rsp)
+  mov %r10, 56(%rsp)
+  movaps %xmm0, 64(%rsp)
+  movaps %xmm1, 80(%rsp)
+  movaps %xmm2, 96(%rsp)
+  movaps %xmm3, 112(%rsp)
+  movaps %xmm4, 128(%rsp)
+  movaps %xmm5, 144(%rsp)
+  movaps %xmm6, 160(%rsp)
+  movaps %xmm7, 176(%rsp)
+  mov %r11, %rdi
+  mov %rsp, %rsi
+  mov %rbp, %rdx
+  call mk_fbt_enter
+  cmpq $0, 192(%rsp)      # (the movs, pops and lea below keep the flags)
+  movaps 64(%rsp), %xmm0
+  movaps 80(%rsp), %xmm1
+  movaps 96(%rsp), %xmm2
+  movaps 112(%rsp), %xmm3
+  movaps 128(%rsp), %xmm4
+  movaps 144(%rsp), %xmm5
+  movaps 160(%rsp), %xmm6
+  movaps 176(%rsp), %xmm7
+  mov 0(%rsp), %rdi
+  mov 8(%rsp), %rsi
+  mov 16(%rsp), %rdx
+  mov 24(%rsp), %rcx
+  mov 32(%rsp), %r8
+  mov 40(%rsp), %r9
+  mov 48(%rsp), %rax
+  mov 56(%rsp), %r10
+  mov %rbp, %rsp
+  pop %rbp
+  .cfi_def_cfa %rsp, 16
+  pop %r11                # where to resume the function
+  .cfi_def_cfa_offset 8
+  jne 4f                  # the return taken over by calling the function?
+  jmp *%r11
+4:
+  lea 8(%rsp), %rsp       # its return address is on the shadow stack
+  call *%r11
+  .cfi_endproc
+  .size mk_fbt_entry_common, .-mk_fbt_entry_common
+
+  .globl mk_fbt_return_call
+  .type mk_fbt_return_call, @function
+mk_fbt_return_call:
+  .cfi_startproc
+  .cfi_undefined %rip
+  fbt_return_body
+  ret                     # predicted: the caller's call pushed it
+  .cfi_endproc
+  .size mk_fbt_return_call, .-mk_fbt_return_call
+
+  .p2align 4
+  .globl mk_fbt_return
+  .type mk_fbt_return, @function
+mk_fbt_return:
+  .cfi_startproc
+  .cfi_undefined %rip
+  fbt_return_body
+  # An indirect jump, not a ret: the function's ret into this code
+  # consumed its return-stack-buffer entry, so a ret here would be
+  # mispredicted and leave every caller's ret above mispredicted too.
+  pop %r11
+  jmp *%r11
   .cfi_endproc
   .size mk_fbt_return, .-mk_fbt_return
 
@@ -271,21 +320,21 @@ mk_fbt_return:
   sub $88, %esp
   and $-16, %esp
   movups %xmm0, 16(%esp)
-  xor %ecx, %ecx
-  fxam
+  # Floating-point values come back on the x87 stack (see x86_64's).
   fnstsw %ax
-  and $0x4500, %ax
-  cmp $0x4100, %ax
-  je 1f
+  movzwl %ax, %ecx
+  shr $11, %ecx
+  neg %ecx
+  and $7, %ecx
+  cmp $2, %ecx
+  jbe 0f
+  mov $2, %ecx
+0:
+  jecxz 1f
   fstpt 32(%esp)
-  inc %ecx
-  fxam
-  fnstsw %ax
-  and $0x4500, %ax
-  cmp $0x4100, %ax
+  cmp $1, %ecx
   je 1f
   fstpt 48(%esp)
-  inc %ecx
 1:
   mov %ecx, 64(%esp)
   mov %ebp, 0(%esp)
@@ -306,9 +355,15 @@ mk_fbt_return:
   mov -4(%ebp), %edx
   mov %ebp, %esp
   pop %ebp
-  ret
+  # A jump, not a ret (see x86_64's).
+  pop %ecx
+  jmp *%ecx
   .cfi_endproc
   .size mk_fbt_return, .-mk_fbt_return
+
+  # i386 takes every return over by overwriting it.
+  .globl mk_fbt_return_call
+  .set mk_fbt_return_call, mk_fbt_return
 
   .globl mk_fbt_mcount
   .type mk_fbt_mcount, @function
@@ -388,11 +443,20 @@ MK_NOTRACE ShadowStack *shadow() {
   abort();
 }
 
-MK_NOTRACE void take_return(const FbtFunc *f, uintptr_t *slot) {
+// Whether `ra` is one of the return trampolines.
+inline bool is_trampoline(uintptr_t ra) {
+  return ra == (uintptr_t)&mk_fbt_return || ra == (uintptr_t)&mk_fbt_return_call;
+}
+
+// Take the return at `slot` over: by a call of the function's body
+// (`call_through`: the entry code's call will write the slot), or by
+// overwriting it.  False: not taken over (the shadow stack is full).
+MK_NOTRACE bool take_return(const FbtFunc *f, uintptr_t *slot,
+                            bool call_through) {
   ShadowStack *s = shadow();
   if (!s) {
     g_missed.fetch_add(1, std::memory_order_relaxed);
-    return;
+    return false;
   }
   // Entries of frames a longjmp left behind lie below this call's slot.
   size_t d = s->depth;
@@ -401,7 +465,7 @@ MK_NOTRACE void take_return(const FbtFunc *f, uintptr_t *slot) {
   if (d == s->cap) {
     s->depth = d;
     g_missed.fetch_add(1, std::memory_order_relaxed);
-    return;
+    return false;
   }
   s->e[d] = ShadowEntry{*slot, slot, f->ret};
   // The entry is complete before the stack says so, and the stack before
@@ -410,19 +474,28 @@ MK_NOTRACE void take_return(const FbtFunc *f, uintptr_t *slot) {
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
   s->depth = d + 1;
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
-  *slot = (uintptr_t)&mk_fbt_return;
+  if (!call_through)
+    *slot = (uintptr_t)&mk_fbt_return;
+  return true;
 }
 
 } // namespace
 
-extern "C" MK_NOTRACE void mk_fbt_enter(const FbtFunc *f,
-                                         const uintptr_t *regs,
+// `regs`: the saved argument registers (x86_64; regs[24]: set to 1 to have
+// the entry code call the function, its return taken over).
+extern "C" MK_NOTRACE void mk_fbt_enter(const FbtFunc *f, uintptr_t *regs,
                                          uintptr_t *frame) {
+#if defined(__x86_64__)
+  // Where the entry code resumes the function (its site is a jmp).
+  frame[1] = f->site + f->len;
+  uintptr_t *const at_site = frame + 2;
+#else
+  uintptr_t *const at_site = frame + 3;
+#endif
   if (in_probe_context())
     return;
-  uintptr_t *slot = f->style == EntryStyle::AtEntry
-                        ? frame + 3
-                        : (uintptr_t *)frame[0] + 1; // above the saved fp
+  const bool at_entry = f->style == EntryStyle::AtEntry;
+  uintptr_t *slot = at_entry ? at_site : (uintptr_t *)frame[0] + 1; // above the saved fp
   if (f->entry->handlers.load(std::memory_order_relaxed)) {
     ProbeFrame pf;
     pf.pc = *slot;
@@ -438,8 +511,10 @@ extern "C" MK_NOTRACE void mk_fbt_enter(const FbtFunc *f,
 #endif
   }
   if (f->hijack.load(std::memory_order_relaxed) &&
-      f->ret->handlers.load(std::memory_order_relaxed))
-    take_return(f, slot);
+      f->ret->handlers.load(std::memory_order_relaxed) &&
+      take_return(f, slot, kCallThrough && at_entry) && kCallThrough &&
+      at_entry)
+    regs[24] = 1;
 }
 
 extern "C" MK_NOTRACE void mk_fbt_exit(uintptr_t *frame,
@@ -468,7 +543,7 @@ extern "C" MK_NOTRACE void mk_fbt_exit(uintptr_t *frame,
 }
 
 MK_NOTRACE uintptr_t fbt_real_return(uintptr_t ra, uintptr_t loc) {
-  if (ra != (uintptr_t)&mk_fbt_return)
+  if (!is_trampoline(ra))
     return ra;
   const ShadowStack *s = t_shadow;
   // Several entries share a slot when traced functions tail-called each
@@ -476,7 +551,7 @@ MK_NOTRACE uintptr_t fbt_real_return(uintptr_t ra, uintptr_t loc) {
   // real address.
   for (size_t d = s ? s->depth : 0; d > 0; d--) {
     const ShadowEntry &e = s->e[d - 1];
-    if ((uintptr_t)e.slot == loc && e.ret != ra)
+    if ((uintptr_t)e.slot == loc && !is_trampoline(e.ret))
       return e.ret;
   }
   return ra;
@@ -615,6 +690,7 @@ public:
       return a.section != b.section ? a.section < b.section : a.off < b.off;
     });
     std::vector<FbtProvider::Site> sites;
+    const HolderIndex holders(obj);
     for (size_t k = 0; k < found_.size(); k++) {
       const Found &fd = found_[k];
       if (k && fd.section == found_[k - 1].section && fd.off == found_[k - 1].off)
@@ -638,7 +714,7 @@ public:
         x86::disabled_bytes(SiteKind::Entry, 5, nop);
         code::copy(at, nop, 5);
       }
-      const SiteHolder h = find_holder(obj, fd.section, fd.off);
+      const SiteHolder h = holders.find(fd.section, fd.off);
       const bool is_func = h.sym && obj.symbols[h.sym].type == STT_FUNC;
       const u64 fsize = is_func && obj.symbols[h.sym].size
                             ? obj.symbols[h.sym].size

@@ -119,7 +119,14 @@ void enabled_bytes(SiteKind kind, u8 len, u64 site, u64 target, u8 *out) {
     out[0] = 0xb8; // mov $1,%eax
     put32(out + 1, 1);
   } else {
-    out[0] = kind == SiteKind::Call || kind == SiteKind::Entry ? 0xe8 : 0xe9;
+#if defined(__x86_64__)
+    // x86_64 entry sites jump: the fbt entry code calls the function
+    // itself when it takes the return over (fbt.cpp).
+    const bool call = kind == SiteKind::Call;
+#else
+    const bool call = kind == SiteKind::Call || kind == SiteKind::Entry;
+#endif
+    out[0] = call ? 0xe8 : 0xe9;
     put32(out + 1, (u32)(target - (site + 5)));
   }
   nops(out + 5, len - 5);
