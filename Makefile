@@ -156,10 +156,14 @@ $(BUILD)/obj/%.o: $(TOP)/%.cpp $(SDT_RECORD) | $(DEPS_STAMP)
 # the probe machinery: what a firing runs (the registry's firing path, the
 # trampolines' C++ half, the signal handlers, the stack walker, the D
 # consumer's hot path) and the patch engine that enables sites.  Single
-# functions elsewhere are marked MK_NOTRACE.
+# functions elsewhere are marked MK_NOTRACE.  The BPF engine's run time
+# (interpreter, JIT'd code's entry, maps) is the consumer's hot path once D
+# runs on it.
 NOTRACE_SRCS := sdt/registry.cpp sdt/patch.cpp sdt/trampoline.cpp sdt/x86.cpp \
   sdt/fbt.cpp sdt/profile.cpp sdt/unwind.cpp sdt/codemap.cpp \
-  sdt/dtrace/consumer.cpp
+  sdt/dtrace/consumer.cpp sdt/dtrace/bpf/interp.cpp \
+  sdt/dtrace/bpf/jit_x86_64.cpp sdt/dtrace/bpf/maps.cpp \
+  sdt/dtrace/bpf/program.cpp
 $(filter-out $(call obj,$(addprefix $(TOP)/,$(NOTRACE_SRCS))),$(KERNEL_OBJS) $(LINKER_OBJS)) \
   $(BUILD)/obj/kernel/main.o: KERNEL_FBT := -pg -mfentry
 
