@@ -47,7 +47,17 @@ struct FbtFunc {
   std::vector<Ret> rets; // its `ret`s, once breakpoint mode wanted them
   bool rets_found = false;
   std::string function;
+  bool kernel = false; // a site in the kernel image (shared by every
+                       // kernel booted in the process)
   int refs = 0; // probes that include it (its entry's and return's)
+  struct Block *block = nullptr;
+};
+
+// The functions one add_sites() made, allocated together (enabling every
+// probe walks them all) and freed together when the last one goes.
+struct Block {
+  std::unique_ptr<FbtFunc[]> funcs;
+  size_t live = 0;
 };
 
 namespace {
@@ -570,8 +580,16 @@ FbtProvider::~FbtProvider() {
 
 void FbtProvider::add_sites(ProbeRegistry &r, const std::string &module,
                             const void *owner, const std::vector<Site> &sites) {
+  if (sites.empty())
+    return;
+  auto *block = new Block;
+  block->funcs = std::make_unique<FbtFunc[]>(sites.size());
+  block->live = sites.size();
+  size_t k = 0;
   for (const Site &s : sites) {
-    auto *f = new FbtFunc;
+    FbtFunc *f = &block->funcs[k++];
+    f->block = block;
+    f->kernel = owner == nullptr;
     f->style = s.style;
     f->func = s.func, f->size = s.size;
     f->site = s.addr, f->len = s.len;
@@ -856,10 +874,24 @@ void ops_for(const FbtFunc &f, std::vector<PatchOp> &ops) {
 Result<void> FbtProvider::enable(const std::vector<Probe *> &probes,
                                  PatchMode mode) {
   const bool trap = mode == PatchMode::Breakpoint;
-  // Everything that can refuse first: a refusal changes nothing.
+  // Everything that can refuse first: a refusal changes nothing.  What to
+  // change is gathered on the way (a function and whether its return).
+  std::vector<std::pair<FbtFunc *, bool>> work;
+  work.reserve(probes.size());
   for (Probe *p : probes) {
     const FbtProbe &d = data_of(*p);
     for (FbtFunc *f : d.funcs) {
+      work.emplace_back(f, d.is_return);
+      // The kernel image's text is one per process; another kernel booted
+      // in the same process (the tests do that) may have patched a site.
+      u8 now[8];
+      if (f->kernel && f->entry_mode == FbtFunc::Off &&
+          f->ret_mode == FbtFunc::Off &&
+          reg_->patcher().read(f->site, now, f->len) &&
+          std::memcmp(now, f->disabled, f->len) != 0)
+        return error(strf("probe %s: its site at 0x%llx is enabled by another "
+                          "kernel in this process",
+                          p->full().c_str(), (unsigned long long)f->site));
       if ((trap && !d.is_return && f->ret_mode == FbtFunc::Call) ||
           (!trap && d.is_return && f->entry_mode == FbtFunc::Trap))
         return error(strf("fbt: %s: entry and return share the entry site; "
@@ -873,31 +905,40 @@ Result<void> FbtProvider::enable(const std::vector<Probe *> &probes,
       }
     }
   }
-  std::vector<PatchOp> ops;
-  for (Probe *p : probes) {
-    const FbtProbe &d = data_of(*p);
-    for (FbtFunc *f : d.funcs) {
-      (d.is_return ? f->ret_mode : f->entry_mode) =
-          trap ? FbtFunc::Trap : FbtFunc::Call;
-      f->hijack.store(f->ret_mode == FbtFunc::Call);
-      ops_for(*f, ops);
-    }
+  std::vector<FbtFunc *> touched;
+  touched.reserve(work.size());
+  for (auto [f, is_return] : work) {
+    (is_return ? f->ret_mode : f->entry_mode) =
+        trap ? FbtFunc::Trap : FbtFunc::Call;
+    f->hijack.store(f->ret_mode == FbtFunc::Call, std::memory_order_relaxed);
+    touched.push_back(f);
   }
-  reg_->patcher().apply(ops);
+  apply(touched);
   return {};
 }
 
-void FbtProvider::disable(const std::vector<Probe *> &probes) {
+void FbtProvider::apply(std::vector<FbtFunc *> &touched) {
+  // A function's entry and return are two probes and one site: one patch.
+  std::sort(touched.begin(), touched.end());
+  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
   std::vector<PatchOp> ops;
+  ops.reserve(touched.size());
+  for (FbtFunc *f : touched)
+    ops_for(*f, ops);
+  reg_->patcher().apply(ops);
+}
+
+void FbtProvider::disable(const std::vector<Probe *> &probes) {
+  std::vector<FbtFunc *> touched;
   for (Probe *p : probes) {
     const FbtProbe &d = data_of(*p);
     for (FbtFunc *f : d.funcs) {
       (d.is_return ? f->ret_mode : f->entry_mode) = FbtFunc::Off;
-      f->hijack.store(f->ret_mode == FbtFunc::Call);
-      ops_for(*f, ops);
+      f->hijack.store(f->ret_mode == FbtFunc::Call, std::memory_order_relaxed);
+      touched.push_back(f);
     }
   }
-  reg_->patcher().apply(ops);
+  apply(touched);
 }
 
 std::vector<std::string> FbtProvider::argtypes(const Probe &p) const {
@@ -941,7 +982,8 @@ void FbtProvider::destroy(Probe &p) {
         MutexLock g(mu_);
         free_stubs_.push_back(f->stub);
       }
-      delete f;
+      if (--f->block->live == 0)
+        delete f->block;
     }
 }
 
