@@ -399,30 +399,50 @@ void ProbeRegistry::free_retired(std::vector<HandlerList *> &retired) {
 
 void ProbeRegistry::set_handlers(Probe *p, std::vector<HandlerList *> &retired) {
   // Rebuild the probe's handler list from the enablings that include it.
-  std::vector<Handler> hs;
-  for (const Enabling &e : enablings_)
-    if (std::find(e.probes.begin(), e.probes.end(), p->id) != e.probes.end())
+  std::vector<Handler> &hs = gather_;
+  hs.clear();
+  for (const Enabling &e : enablings_) // (each one's probes are sorted)
+    if (std::binary_search(e.probes.begin(), e.probes.end(), p->id))
       hs.push_back(Handler{e.fn, e.ctx, e.id});
+  auto same = [](const Handler &a, const Handler &b) {
+    return a.fn == b.fn && a.ctx == b.ctx && a.enabling == b.enabling;
+  };
   HandlerList *nl = nullptr;
-  if (!hs.empty()) {
+  if (!hs.empty() && last_list_ && last_list_->n == hs.size() &&
+      std::equal(hs.begin(), hs.end(), last_list_->h, same)) {
+    nl = last_list_;
+  } else if (!hs.empty()) {
     nl = (HandlerList *)::operator new(sizeof(HandlerList) +
                                        sizeof(Handler) * hs.size());
     nl->n = (u32)hs.size();
+    nl->refs = 0;
     std::copy(hs.begin(), hs.end(), nl->h);
+    last_list_ = nl;
   }
-  if (HandlerList *old =
-          p->slot->handlers.exchange(nl, std::memory_order_acq_rel))
+  if (nl)
+    nl->refs++;
+  HandlerList *old = p->slot->handlers.exchange(nl, std::memory_order_acq_rel);
+  if (old && --old->refs == 0) {
+    if (old == last_list_)
+      last_list_ = nullptr;
     retired.push_back(old);
+  }
 }
 
 Result<void> ProbeRegistry::patch(const std::vector<Probe *> &probes,
                                   bool enable, PatchMode mode) {
-  // One batch per provider (in practice: one).
-  for (auto &prov : providers_) {
-    std::vector<Probe *> mine;
-    for (Probe *p : probes)
-      if (p->prov == prov.get())
-        mine.push_back(p);
+  // One batch per provider, the probes sorted out in one pass (an
+  // enabling may have 100 000s).
+  std::vector<std::vector<Probe *>> by_prov(providers_.size());
+  for (Probe *p : probes)
+    for (size_t i = 0; i < providers_.size(); i++)
+      if (p->prov == providers_[i].get()) {
+        by_prov[i].push_back(p);
+        break;
+      }
+  for (size_t i = 0; i < providers_.size(); i++) {
+    Provider *prov = providers_[i].get();
+    const std::vector<Probe *> &mine = by_prov[i];
     if (mine.empty())
       continue;
     if (enable)
@@ -434,10 +454,15 @@ Result<void> ProbeRegistry::patch(const std::vector<Probe *> &probes,
   return {};
 }
 
-Result<int> ProbeRegistry::enable(const std::vector<u32> &ids,
+Result<int> ProbeRegistry::enable(const std::vector<u32> &wanted,
                                   ProbeCallback fn, void *ctx,
                                   PatchMode mode) {
   MutexLock g(mu_);
+  // Sorted and unique: an enabling may have every fbt probe, 100 000s of
+  // them, and set_handlers() looks ids up in every enabling.
+  std::vector<u32> ids = wanted;
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   std::vector<Probe *> to_patch;
   for (u32 id : ids) {
     Probe *p = find(id);
@@ -446,13 +471,12 @@ Result<int> ProbeRegistry::enable(const std::vector<u32> &ids,
     if (p->enable_count > 0 && p->mode != mode)
       return error(strf("probe %s is already enabled in another patch mode",
                         p->full().c_str()));
-    if (p->enable_count == 0 && p->prov &&
-        std::find(to_patch.begin(), to_patch.end(), p) == to_patch.end())
+    if (p->enable_count == 0 && p->prov)
       to_patch.push_back(p);
   }
   // Handlers first, so the first firing after the patch finds them.
-  Enabling e{next_enabling_++, ids, fn, ctx, mode};
-  enablings_.push_back(e);
+  const int eid = next_enabling_++;
+  enablings_.push_back(Enabling{eid, ids, fn, ctx, mode});
   std::vector<HandlerList *> retired;
   for (u32 id : ids)
     set_handlers(find(id), retired);
@@ -469,7 +493,7 @@ Result<int> ProbeRegistry::enable(const std::vector<u32> &ids,
       p->mode = mode;
   }
   free_retired(retired);
-  return e.id;
+  return eid;
 }
 
 void ProbeRegistry::disable(int enabling) {
@@ -478,7 +502,7 @@ void ProbeRegistry::disable(int enabling) {
                          [&](const Enabling &e) { return e.id == enabling; });
   if (it == enablings_.end())
     return;
-  Enabling e = *it;
+  Enabling e = std::move(*it);
   enablings_.erase(it);
   std::vector<Probe *> to_patch;
   for (u32 id : e.probes) {

@@ -43,8 +43,12 @@ struct Handler {
 };
 
 // Immutable once published; replaced as a whole when enablings change.
+// Probes with the same handlers share one list (an enabling of every fbt
+// probe has 100 000s of them): `refs` counts the probes that hold it,
+// changed only with the registry's lock held.
 struct HandlerList {
   u32 n = 0;
+  u32 refs = 0;
   Handler h[1];
 };
 
@@ -121,8 +125,9 @@ public:
   // Providers that make probes on demand (profile-997) make them first.
   std::vector<ProbeInfo> match(const ProbeDesc &d) EXCLUDES(mu_);
   std::vector<SiteInfo> sites(u32 id) const EXCLUDES(mu_);
-  // Enable `ids`: every site patched in one batch.  Returns the enabling id.
-  Result<int> enable(const std::vector<u32> &ids, ProbeCallback fn, void *ctx,
+  // Enable the probes `wanted`: every site patched in one batch.  Returns
+  // the enabling id.
+  Result<int> enable(const std::vector<u32> &wanted, ProbeCallback fn, void *ctx,
                      PatchMode mode = PatchMode::Call) EXCLUDES(mu_);
   // Disable; on return no handler of this enabling runs or will run.
   void disable(int enabling) EXCLUDES(mu_);
@@ -147,7 +152,7 @@ public:
 private:
   struct Enabling {
     int id;
-    std::vector<u32> probes;
+    std::vector<u32> probes; // sorted
     ProbeCallback fn;
     void *ctx;
     PatchMode mode;
@@ -156,8 +161,8 @@ private:
   ProbeInfo info(const Probe &p) const REQUIRES(mu_);
   u32 allocate_id() REQUIRES(mu_);
   ProbeSlot *slot(u32 id) REQUIRES(mu_);
-  // Publish `p`'s handler list anew; the old one goes to `retired`, freed
-  // after one synchronize() for the whole batch.
+  // Publish `p`'s handler list anew; the old one goes to `retired` once no
+  // probe holds it, freed after one synchronize() for the whole batch.
   void set_handlers(Probe *p, std::vector<HandlerList *> &retired)
       REQUIRES(mu_);
   void free_retired(std::vector<HandlerList *> &retired);
@@ -184,6 +189,10 @@ private:
   std::map<std::pair<const void *, std::string>, u32> by_name_
       GUARDED_BY(mu_);
   std::vector<Enabling> enablings_ GUARDED_BY(mu_);
+  // set_handlers()'s: the handlers being gathered, and the list it made
+  // last, which the next probe with the same handlers shares.
+  std::vector<Handler> gather_ GUARDED_BY(mu_);
+  HandlerList *last_list_ GUARDED_BY(mu_) = nullptr;
   int next_enabling_ GUARDED_BY(mu_) = 1;
   std::atomic<u64> patch_batches_{0};
 };
