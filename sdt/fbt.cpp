@@ -396,7 +396,8 @@ namespace {
 struct ShadowEntry {
   uintptr_t ret;             // the real return address
   uintptr_t *slot;           // where it was on the stack
-  const ProbeSlot *ret_slot; // the return probe to fire
+  const ProbeSlot *ret_slot; // the return probe to fire (nullptr: its
+                             // kernel is gone)
 };
 
 struct ShadowStack {
@@ -539,7 +540,8 @@ extern "C" MK_NOTRACE void mk_fbt_exit(uintptr_t *frame,
   const ShadowEntry e = s->e[d - 1];
   s->depth = d - 1;
   *slot = e.ret;
-  if (!in_probe_context() && e.ret_slot->handlers.load(std::memory_order_relaxed)) {
+  if (!in_probe_context() && e.ret_slot &&
+      e.ret_slot->handlers.load(std::memory_order_relaxed)) {
     // Which `ret` the function took is not known here: arg0 is 0, an
     // offset no ret can have (the entry site is there).
     const uintptr_t args[6] = {0, regs[0], regs[1], 0, 0, 0};
@@ -572,6 +574,13 @@ u64 fbt_missed_returns() { return g_missed.load(std::memory_order_relaxed); }
 // ---- probes -------------------------------------------------------------------------
 
 FbtProvider::~FbtProvider() {
+  // A traced frame of this thread may still return through the trampoline
+  // after this kernel is gone (its main() was traced): it returns, but no
+  // longer fires a probe of the freed registry.  The kernel's other
+  // threads have ended by now.
+  if (ShadowStack *s = t_shadow)
+    for (size_t d = 0; d < s->depth; d++)
+      s->e[d].ret_slot = nullptr;
   MutexLock g(mu_);
   if (reg_)
     for (const Chunk &c : chunks_)
