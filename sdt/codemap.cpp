@@ -196,6 +196,11 @@ void CodeMap::reclaim() {
   retired_.clear();
 }
 
+size_t CodeMap::retired() const {
+  MutexLock g(mu_);
+  return retired_.size();
+}
+
 const CodeImage *CodeMap::image_at(u64 pc) const {
   const Snapshot *s = live_.load(std::memory_order_acquire);
   if (!s)

@@ -74,6 +74,8 @@ public:
   // Free replaced snapshots: call after a grace period (no probe context
   // still holds one).
   void reclaim() EXCLUDES(mu_);
+  // Replaced snapshots waiting for reclaim().
+  size_t retired() const EXCLUDES(mu_);
 
   // Probe context, inside an RCU read-side critical section: the image
   // containing `pc`, or nullptr.

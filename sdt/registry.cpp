@@ -340,13 +340,16 @@ void ProbeRegistry::remove_module(const void *owner,
   code_.remove_module(owner); // freed after the next grace period
   {
     MutexLock g(mu_);
+    // The module's probes, from the name index (ordered by owner first):
+    // the kernel has thousands of its own.
     std::vector<Probe *> mine, enabled;
-    for (auto &p : probes_)
-      if (p && p->owner == owner) {
-        mine.push_back(p.get());
-        if (p->enable_count > 0)
-          enabled.push_back(p.get());
-      }
+    for (auto it = by_name_.lower_bound({owner, std::string()});
+         it != by_name_.end() && it->first.first == owner; ++it) {
+      Probe *p = probes_[it->second - 1].get();
+      mine.push_back(p);
+      if (p->enable_count > 0)
+        enabled.push_back(p);
+    }
     if (mine.empty())
       return;
     // Restore the sites (the module's text is still mapped), then make the
@@ -373,7 +376,12 @@ void ProbeRegistry::remove_module(const void *owner,
       gone.push_back(std::move(probes_[p->id - 1]));
     }
     // Wait for any handler still running, then nothing can reach them.
-    free_retired(retired);
+    // None can be when none of its probes has handlers (never enabled, or
+    // disabled, which waited already): most modules unload so, and a grace
+    // period is most of an unload.  The code map's replaced snapshots wait
+    // for a later one, unless they pile up.
+    if (!enabled.empty() || !retired.empty() || code_.retired() >= 64)
+      free_retired(retired);
     for (auto &p : gone) {
       p->prov->destroy(*p);
       free_ids_.insert(p->id);
