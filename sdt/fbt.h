@@ -7,23 +7,25 @@
 // instruction as it links the module (the hooks below; for the kernel
 // image the site recorder did it at build time, its records are the
 // `fbt_sites_set` linker set).  Enabling a function's entry or return
-// patches its site into a call of a small per-function stub in the module
-// arena, which hands the function's record to the common entry trampoline:
-// it saves the argument registers (and the SSE ones), calls
-// mk_fbt_enter(), restores them and returns into the function, which never
-// notices.  arg0..arg5 are the function's arguments: the argument
+// patches its site into a jump (i386: a call) to a small per-function stub
+// in the module arena, which hands the function's record to the common
+// entry trampoline: it saves the argument registers (and the SSE ones),
+// calls mk_fbt_enter(), restores them and resumes the function, which
+// never notices.  arg0..arg5 are the function's arguments: the argument
 // registers on x86_64, the stack on i386.
 //
 // Return, without a trap (Linux's function-graph tracer's way): when the
-// function's return probe is enabled, mk_fbt_enter() also swaps the
-// function's return address on the stack for the return trampoline's and
-// keeps the real one on the thread's shadow stack.  The function returns
-// into the trampoline, which saves the return registers (rax/rdx, xmm0/1,
-// the x87 stack), fires the return probe (arg1 = the value, arg2 = its high
-// half: rdx, or edx of a 64-bit value on i386; arg0 = 0: which `ret` it
-// took is not known, and no ret is at offset 0, where the entry site is)
-// and resumes the caller.  So a return fires exactly
-// once per entry whose return was taken over: a recursive function stacks
+// function's return probe is enabled, mk_fbt_enter() keeps the function's
+// return address on the thread's shadow stack and has the function return
+// into a return trampoline: on x86_64, for a site at the function's first
+// instruction, by calling the function's body from the entry trampoline
+// (every ret then has its call, and is predicted); otherwise by
+// overwriting the return address.  The trampoline saves the return
+// registers (rax/rdx, xmm0/1, the x87 stack), fires the return probe
+// (arg1 = the value, arg2 = its high half: rdx, or edx of a 64-bit value on
+// i386; arg0 = 0: which `ret` it took is not known, and no ret is at offset
+// 0, where the entry site is) and resumes the caller.  So a return fires
+// exactly once per entry whose return was taken over: a recursive function stacks
 // one entry per call; a function that tail-calls another leaves its entry
 // under the callee's, and returns through the trampoline twice; an entry
 // taken over before the probe is disabled still returns through the
@@ -83,6 +85,8 @@ private:
   // modes) changes with the registry's lock held; the stubs' memory has
   // its own lock.
   Result<u64> stub_for(FbtFunc &f) EXCLUDES(mu_);
+  // Patch the functions' sites (and rets) to their probes' modes.
+  void apply(std::vector<FbtFunc *> &touched);
   ProbeRegistry *reg_ = nullptr; // set by provide(), at boot
   struct Chunk {
     u64 addr, size;

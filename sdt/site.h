@@ -28,7 +28,7 @@ enum class SiteKind : u8 {
   TailJump,      // jmp probe (tail call) -> ret + NOPs    / jmp trampoline
   IsEnabled,     // call is-enabled       -> xor eax + NOPs / mov $1,%eax
   IsEnabledTail, // jmp is-enabled        -> xor eax; ret  / jmp ret-1 stub
-  Entry,         // a function's entry (fbt) -> NOPs       / call trampoline
+  Entry,         // a function's entry (fbt) -> NOPs       / jmp (i386: call) stub
 };
 const char *site_kind_name(SiteKind k); // "call site", ...
 
