@@ -94,4 +94,10 @@ inline bool align_ok(u64 v, u64 a, u64 &out) {
 }
 inline bool is_pow2(u64 a) { return a && !(a & (a - 1)); }
 
+// A function without a function-entry site, whatever the file's build
+// flags: what function-boundary tracing itself and every probe firing
+// run (tracing it would re-enter the tracer).
+#define MK_NOTRACE                                                             \
+  __attribute__((no_instrument_function, patchable_function_entry(0, 0)))
+
 } // namespace mk

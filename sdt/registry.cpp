@@ -2,6 +2,7 @@
 #include "registry.h"
 
 #include "trampoline.h"
+#include "x86.h"
 
 #define _LGPL_SOURCE // liburcu's read-side fast path, inline
 #include <urcu/urcu-memb.h>
@@ -32,6 +33,13 @@ struct RcuReaderGuard {
 };
 } // namespace
 
+bool probe_thread_registered() { return t_reader; }
+
+namespace detail {
+__thread bool t_probe_context = false;
+__thread const ProbeFrame *t_probe_frame = nullptr;
+} // namespace detail
+
 void probe_thread_register() {
   if (t_reader)
     return;
@@ -44,12 +52,19 @@ void probe_thread_register() {
 
 // ---- the firing path --------------------------------------------------------------
 
-void ProbeRegistry::fire(const ProbeSlot *slot, const uintptr_t *args) {
+void ProbeRegistry::fire(const ProbeSlot *slot, const uintptr_t *args,
+                         const ProbeFrame *frame) {
+  // A handler's own firings (it called traced code, or a timer signal
+  // interrupted it) go nowhere: handlers never nest on a thread.
+  if (__builtin_expect(detail::t_probe_context, 0))
+    return;
   // A thread the kernel did not start registers on its first firing (also
   // from the SIGTRAP handler: the interrupted code is a probe site, never
   // inside liburcu or the allocator).
   if (__builtin_expect(!t_reader, 0))
     probe_thread_register();
+  detail::t_probe_context = true;
+  detail::t_probe_frame = frame;
   urcu_memb_read_lock();
   if (const HandlerList *hl = slot->handlers.load(std::memory_order_acquire)) {
     const u32 id = slot->id;
@@ -57,10 +72,13 @@ void ProbeRegistry::fire(const ProbeSlot *slot, const uintptr_t *args) {
       hl->h[i].fn(hl->h[i].ctx, id, args);
   }
   urcu_memb_read_unlock();
+  detail::t_probe_frame = nullptr;
+  detail::t_probe_context = false;
 }
 
 extern "C" void mk_probe_fire(const ProbeSlot *slot, const uintptr_t *args) {
-  ProbeRegistry::fire(slot, args);
+  const ProbeFrame f = x86::trampoline_frame(args);
+  ProbeRegistry::fire(slot, args, &f);
 }
 
 u64 ProbeRegistry::fire_entry() { return (u64)(uintptr_t)&mk_probe_fire; }
@@ -159,6 +177,7 @@ ProbeRegistry::~ProbeRegistry() {
 
 Result<void> ProbeRegistry::init(
     std::vector<std::unique_ptr<Provider>> providers) {
+  MK_TRY(code_.init_kernel("/proc/self/exe"));
   patcher_ = std::make_unique<PatchEngine>();
   MK_TRY(patcher_->init(arena_.base(), arena_.base() + arena_.size(),
                         arena_.alias(arena_.base())));
@@ -259,7 +278,9 @@ std::optional<ProbeInfo> ProbeRegistry::probe(u32 id) const {
   return std::nullopt;
 }
 
-std::vector<ProbeInfo> ProbeRegistry::match(const ProbeDesc &d) const {
+std::vector<ProbeInfo> ProbeRegistry::match(const ProbeDesc &d) {
+  for (auto &prov : providers_)
+    prov->provide_matching(*this, d);
   MutexLock g(mu_);
   std::vector<ProbeInfo> v;
   for (auto &p : probes_)
@@ -302,6 +323,7 @@ ProbeRegistry::begin_module(const std::string &name) {
 
 Result<void> ProbeRegistry::provide_module(ModuleLoad &load,
                                            const ModuleImage &m) {
+  code_.add_module(m.owner, m.name, m.obj, m.pl, m.base, m.size);
   for (auto &part : load.parts_) {
     auto r = part->provide(*this, m);
     if (!r) {
@@ -315,15 +337,19 @@ Result<void> ProbeRegistry::provide_module(ModuleLoad &load,
 void ProbeRegistry::remove_module(const void *owner,
                                   const std::string &file_name) {
   std::vector<std::unique_ptr<Probe>> gone;
+  code_.remove_module(owner); // freed after the next grace period
   {
     MutexLock g(mu_);
+    // The module's probes, from the name index (ordered by owner first):
+    // the kernel has thousands of its own.
     std::vector<Probe *> mine, enabled;
-    for (auto &p : probes_)
-      if (p && p->owner == owner) {
-        mine.push_back(p.get());
-        if (p->enable_count > 0)
-          enabled.push_back(p.get());
-      }
+    for (auto it = by_name_.lower_bound({owner, std::string()});
+         it != by_name_.end() && it->first.first == owner; ++it) {
+      Probe *p = probes_[it->second - 1].get();
+      mine.push_back(p);
+      if (p->enable_count > 0)
+        enabled.push_back(p);
+    }
     if (mine.empty())
       return;
     // Restore the sites (the module's text is still mapped), then make the
@@ -350,7 +376,12 @@ void ProbeRegistry::remove_module(const void *owner,
       gone.push_back(std::move(probes_[p->id - 1]));
     }
     // Wait for any handler still running, then nothing can reach them.
-    free_retired(retired);
+    // None can be when none of its probes has handlers (never enabled, or
+    // disabled, which waited already): most modules unload so, and a grace
+    // period is most of an unload.  The code map's replaced snapshots wait
+    // for a later one, unless they pile up.
+    if (!enabled.empty() || !retired.empty() || code_.retired() >= 64)
+      free_retired(retired);
     for (auto &p : gone) {
       p->prov->destroy(*p);
       free_ids_.insert(p->id);
@@ -371,34 +402,55 @@ void ProbeRegistry::free_retired(std::vector<HandlerList *> &retired) {
   for (HandlerList *l : retired)
     ::operator delete(l);
   retired.clear();
+  code_.reclaim();
 }
 
 void ProbeRegistry::set_handlers(Probe *p, std::vector<HandlerList *> &retired) {
   // Rebuild the probe's handler list from the enablings that include it.
-  std::vector<Handler> hs;
-  for (const Enabling &e : enablings_)
-    if (std::find(e.probes.begin(), e.probes.end(), p->id) != e.probes.end())
+  std::vector<Handler> &hs = gather_;
+  hs.clear();
+  for (const Enabling &e : enablings_) // (each one's probes are sorted)
+    if (std::binary_search(e.probes.begin(), e.probes.end(), p->id))
       hs.push_back(Handler{e.fn, e.ctx, e.id});
+  auto same = [](const Handler &a, const Handler &b) {
+    return a.fn == b.fn && a.ctx == b.ctx && a.enabling == b.enabling;
+  };
   HandlerList *nl = nullptr;
-  if (!hs.empty()) {
+  if (!hs.empty() && last_list_ && last_list_->n == hs.size() &&
+      std::equal(hs.begin(), hs.end(), last_list_->h, same)) {
+    nl = last_list_;
+  } else if (!hs.empty()) {
     nl = (HandlerList *)::operator new(sizeof(HandlerList) +
                                        sizeof(Handler) * hs.size());
     nl->n = (u32)hs.size();
+    nl->refs = 0;
     std::copy(hs.begin(), hs.end(), nl->h);
+    last_list_ = nl;
   }
-  if (HandlerList *old =
-          p->slot->handlers.exchange(nl, std::memory_order_acq_rel))
+  if (nl)
+    nl->refs++;
+  HandlerList *old = p->slot->handlers.exchange(nl, std::memory_order_acq_rel);
+  if (old && --old->refs == 0) {
+    if (old == last_list_)
+      last_list_ = nullptr;
     retired.push_back(old);
+  }
 }
 
 Result<void> ProbeRegistry::patch(const std::vector<Probe *> &probes,
                                   bool enable, PatchMode mode) {
-  // One batch per provider (in practice: one).
-  for (auto &prov : providers_) {
-    std::vector<Probe *> mine;
-    for (Probe *p : probes)
-      if (p->prov == prov.get())
-        mine.push_back(p);
+  // One batch per provider, the probes sorted out in one pass (an
+  // enabling may have 100 000s).
+  std::vector<std::vector<Probe *>> by_prov(providers_.size());
+  for (Probe *p : probes)
+    for (size_t i = 0; i < providers_.size(); i++)
+      if (p->prov == providers_[i].get()) {
+        by_prov[i].push_back(p);
+        break;
+      }
+  for (size_t i = 0; i < providers_.size(); i++) {
+    Provider *prov = providers_[i].get();
+    const std::vector<Probe *> &mine = by_prov[i];
     if (mine.empty())
       continue;
     if (enable)
@@ -410,10 +462,15 @@ Result<void> ProbeRegistry::patch(const std::vector<Probe *> &probes,
   return {};
 }
 
-Result<int> ProbeRegistry::enable(const std::vector<u32> &ids,
+Result<int> ProbeRegistry::enable(const std::vector<u32> &wanted,
                                   ProbeCallback fn, void *ctx,
                                   PatchMode mode) {
   MutexLock g(mu_);
+  // Sorted and unique: an enabling may have every fbt probe, 100 000s of
+  // them, and set_handlers() looks ids up in every enabling.
+  std::vector<u32> ids = wanted;
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   std::vector<Probe *> to_patch;
   for (u32 id : ids) {
     Probe *p = find(id);
@@ -422,13 +479,12 @@ Result<int> ProbeRegistry::enable(const std::vector<u32> &ids,
     if (p->enable_count > 0 && p->mode != mode)
       return error(strf("probe %s is already enabled in another patch mode",
                         p->full().c_str()));
-    if (p->enable_count == 0 && p->prov &&
-        std::find(to_patch.begin(), to_patch.end(), p) == to_patch.end())
+    if (p->enable_count == 0 && p->prov)
       to_patch.push_back(p);
   }
   // Handlers first, so the first firing after the patch finds them.
-  Enabling e{next_enabling_++, ids, fn, ctx, mode};
-  enablings_.push_back(e);
+  const int eid = next_enabling_++;
+  enablings_.push_back(Enabling{eid, ids, fn, ctx, mode});
   std::vector<HandlerList *> retired;
   for (u32 id : ids)
     set_handlers(find(id), retired);
@@ -445,7 +501,7 @@ Result<int> ProbeRegistry::enable(const std::vector<u32> &ids,
       p->mode = mode;
   }
   free_retired(retired);
-  return e.id;
+  return eid;
 }
 
 void ProbeRegistry::disable(int enabling) {
@@ -454,7 +510,7 @@ void ProbeRegistry::disable(int enabling) {
                          [&](const Enabling &e) { return e.id == enabling; });
   if (it == enablings_.end())
     return;
-  Enabling e = *it;
+  Enabling e = std::move(*it);
   enablings_.erase(it);
   std::vector<Probe *> to_patch;
   for (u32 id : e.probes) {
