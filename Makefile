@@ -297,6 +297,8 @@ $(BUILD)/fuzz/replay-%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(BUILD)/obj/tests/fuzz
 
 FUZZ_BUILD := $(TOP)/build/fuzz
 FUZZ_SECONDS ?= 60
+# FUZZ_RUNS=N: also stop each target after N executions.
+export FUZZ_RUNS
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CXXFLAGS := -m64 -std=c++20 -O1 -g -fno-omit-frame-pointer $(WARN) -fno-pie \
   -MMD -MP -I$(TOP)/kernel/include -DMINIKERN_VERSION='"$(VERSION)"' \

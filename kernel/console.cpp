@@ -1,7 +1,9 @@
 // The console (stdout) and the dmesg ring buffer behind it.
 #include "console.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <unistd.h>
 
 namespace mk {
 
@@ -26,6 +28,26 @@ std::string Console::dmesg() const {
   size_t cut = ring_.size() - kRingSize;
   size_t nl = ring_.find('\n', cut);
   return ring_.substr(nl == std::string::npos ? cut : nl + 1);
+}
+
+size_t Console::tail(char *out, size_t cap, int lines) const {
+  // The thread that panicked may hold the lock: try for a while only.
+  bool locked = false;
+  for (int i = 0; i < 1000 && !(locked = mu_.try_lock()); i++)
+    usleep(1000);
+  if (!locked)
+    return 0;
+  size_t end = ring_.size();
+  while (end > 0 && ring_[end - 1] == '\n')
+    end--;
+  size_t start = end;
+  for (int n = 0; start > 0 && n < lines; start--)
+    if (ring_[start - 1] == '\n' && ++n == lines)
+      break;
+  size_t len = std::min(cap, end - start);
+  ring_.copy(out, len, end - len);
+  mu_.unlock();
+  return len;
 }
 
 void Console::clear_dmesg() {

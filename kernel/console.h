@@ -13,6 +13,9 @@ public:
   void write(const std::string &s, bool to_console = true) EXCLUDES(mu_);
   std::string dmesg() const EXCLUDES(mu_);
   void clear_dmesg() EXCLUDES(mu_);
+  // For a panic report: the last `lines` lines of the buffer into `out`
+  // (no allocation); 0 if another thread holds the buffer.
+  size_t tail(char *out, size_t cap, int lines) const EXCLUDES(mu_);
   static constexpr size_t kRingSize = 64 * 1024;
 
 private:

@@ -5,6 +5,7 @@
 #include "kernel.h"
 
 #include "../sdt/registry.h"
+#include "kern_panic.h"
 
 #include <sys/callout.h>
 
@@ -82,6 +83,7 @@ void Cpus::stop() {
 void Cpus::run(unsigned id) {
   set_curkernel(&k_);
   set_current_cpu((int)id);
+  panic_thread_init(strf("cpu%u", id).c_str());
   probe_thread_register();
   MutexLock g(mu_);
   Cpu &me = *cpus_[id];
@@ -212,9 +214,10 @@ Result<KThreads::Thread *> KThreads::start(Kernel &k, void (*fn)(void *),
   t->fn = (u64)(uintptr_t)fn;
   Thread *raw = t.get();
   try {
-    raw->thread = std::thread([&k, fn, arg] {
+    raw->thread = std::thread([&k, fn, arg, name] {
       set_curkernel(&k);
       set_current_cpu(-1);
+      panic_thread_init(("kthread:" + name).c_str());
       probe_thread_register();
       fn(arg);
     });

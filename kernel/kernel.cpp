@@ -3,6 +3,7 @@
 #include "kernel.h"
 
 #include "export.h"
+#include "kern_panic.h"
 #include "sysinit.h"
 
 #include "../sdt/fbt.h"
@@ -47,12 +48,17 @@ MK_NOTRACE u64 now_ns() {
 Kernel::Kernel(Options o) : opts_(std::move(o)) {
   // The constructing thread is the shell's: it runs in this kernel.
   set_curkernel(this);
+  if (opts_.catch_faults) {
+    panic_init(*this);
+    panic_thread_init("shell");
+  }
   boot_ns_ = now_ns();
   kernel_mstats_ = mallocs_.add("kernel");
 }
 
 Kernel::~Kernel() {
   shutdown();
+  panic_forget(*this);
   if (t_kernel == this)
     t_kernel = nullptr;
 }

@@ -36,6 +36,10 @@ struct Options {
   // kldload fuzzer, whose mutated modules' code would be arbitrary
   // machine code: running it tests the module, not the loader.
   bool run_module_code = true;
+  // Faults (SIGSEGV, SIGBUS, SIGILL, SIGFPE) panic the kernel with a
+  // report (kern_panic.h).  Off under libFuzzer, whose own handlers
+  // report a crash with the input that caused it.
+  bool catch_faults = true;
   // Module signatures (kernel/module_sig.h): with sig_enforce, only modules
   // signed by one of the trusted certificates load.
   bool sig_enforce = false;

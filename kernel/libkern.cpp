@@ -8,6 +8,7 @@
 // runtime helpers in libkern_rt.cpp.
 #include "kernel.h"
 #include "libkern_c.h"
+#include "kern_panic.h"
 
 #include <sys/callout.h>
 #include <sys/kthread.h>
@@ -111,15 +112,10 @@ void kern_klog(int level, const char *fmt, ...) {
     k->console().write(s, false);
 }
 
-__attribute__((noreturn)) void kern_panic(const char *fmt, ...) {
-  char buf[1024];
+__attribute__((noreturn, noinline)) void kern_panic(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  std::vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  std::fflush(stdout);
-  std::fprintf(stderr, "panic: %s\n", buf);
-  std::abort();
+  vpanic_at((u64)(uintptr_t)__builtin_return_address(0), fmt, ap);
 }
 
 // ---- memory ----------------------------------------------------------------

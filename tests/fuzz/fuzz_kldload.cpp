@@ -63,6 +63,7 @@ struct Fuzz {
     o.arena_mib = 64;
     o.module_path = {dir};
     o.run_module_code = false;
+    o.catch_faults = false;
     k = std::make_unique<Kernel>(o);
     if (!k->boot())
       std::abort();

@@ -1,0 +1,43 @@
+// Kernel panics.  A fault in kernel or module code (SIGSEGV, SIGBUS,
+// SIGILL, SIGFPE) or a call of panic() stops the kernel the way a kernel
+// stops: one report on stderr naming the fault, the faulting address and
+// the instruction as module`function+0xoffset, a symbolized backtrace
+// through kernel and module frames (sdt/unwind.h over the CodeMap), and
+// the last lines of the message buffer; then the process exits with
+// kPanicStatus.  Only the first thread to panic reports; any other that
+// faults meanwhile waits for the exit.
+//
+// The handlers run on an alternate signal stack, so a module that
+// overflows its stack still gets a report.  SIGTRAP stays the patch
+// engine's (sdt/patch.cpp): probe breakpoints are not faults.
+#pragma once
+
+#include "../linker/base.h"
+
+#include <cstdarg>
+
+namespace mk {
+
+class Kernel;
+
+// The exit status of a panicked kernel (documented in the README).
+constexpr int kPanicStatus = 3;
+
+// Install the fault handlers (once per process) and remember `k` as the
+// kernel to report for a thread that belongs to none.
+void panic_init(Kernel &k);
+// `k` is going away: a later fault no longer reports its state.
+void panic_forget(Kernel &k);
+// Give the calling thread an alternate signal stack and a name for panic
+// and watchdog reports ("shell", "cpu1", "kthread:name"); the name is
+// copied.  Call on every thread a kernel starts.
+void panic_thread_init(const char *name);
+const char *panic_thread_name();
+
+// Report and exit: the backtrace starts at the caller.
+[[noreturn]] void panic(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+// The same for a call of panic() made at return address `caller`.
+[[noreturn]] void vpanic_at(u64 caller, const char *fmt, va_list ap);
+
+} // namespace mk
