@@ -322,13 +322,19 @@ Result<LinkerFile *> KernelLinker::load_file(const std::string &path,
   chain.pop_back();
   if (!deps)
     return undo(l, deps.take_error());
-  if (auto r = link(l); !r)
-    return undo(l, r.take_error());
-  protect(l);
-  if (auto r = register_sets(l); !r)
-    return undo(l, r.take_error());
-  if (auto r = record_probes(l); !r)
-    return undo(l, r.take_error());
+  {
+    // The arena's writable view is mapped while the image is written and
+    // its sites recorded, not while its code runs.
+    const auto writing = k_.arena().writing();
+    if (auto r = link(l); !r)
+      return undo(l, r.take_error());
+    protect(l);
+    if (auto r = register_sets(l); !r)
+      return undo(l, r.take_error());
+    if (auto r = record_probes(l); !r)
+      return undo(l, r.take_error());
+  }
+  read_where_it_runs(l);
   if (auto r = run_init(l); !r)
     return undo(l, r.take_error());
   LinkerFile *file = l.file;
@@ -500,6 +506,19 @@ Result<void> KernelLinker::link(Load &l) {
   f.relocs = l.linked->plan.reloc_count;
   f.dso_handle = f.address;
   return {};
+}
+
+// Once written, the image is read where it executes (every page is
+// readable there): its writable view is gone.
+void KernelLinker::read_where_it_runs(Load &l) {
+  Placement &pl = l.linked->pl;
+  for (size_t i = 0; i < pl.sec_mem.size(); i++)
+    if (pl.sec_mem[i])
+      pl.sec_mem[i] = (u8 *)(uintptr_t)pl.sec_addr[i];
+  if (pl.got_mem)
+    pl.got_mem = (u8 *)(uintptr_t)pl.got_addr;
+  if (pl.image_mem)
+    pl.image_mem = (u8 *)(uintptr_t)pl.image_base;
 }
 
 // Text read+execute, rodata and the GOT read-only, data read+write.

@@ -108,6 +108,7 @@ private:
   Result<void> check_signature(const ObjectFile &obj);
   Result<void> load_dependencies(Load &l, std::vector<std::string> &chain);
   Result<void> link(Load &l);
+  void read_where_it_runs(Load &l);
   void protect(Load &l);
   Result<void> register_sets(Load &l);
   Result<void> record_probes(Load &l);

@@ -67,24 +67,80 @@ Result<std::unique_ptr<ModuleArena>> ModuleArena::reserve(u64 size,
                       "0x%llx",
                       (unsigned long long)(size >> 20),
                       (unsigned long long)limit));
-  void *alias = mmap(nullptr, size, PROT_NONE, MAP_SHARED | MAP_NORESERVE,
-                     a->fd_, 0);
-  if (alias == MAP_FAILED) {
+  int vfd = dup(a->fd_);
+  auto alias = vfd < 0 ? Result<std::unique_ptr<WritableView>>(error(
+                             strf("dup: %s", std::strerror(errno))))
+                       : WritableView::create(vfd, size);
+  if (!alias) {
     munmap(view, size);
-    return error(strf("module arena: cannot map the writable alias: %s",
-                      std::strerror(errno)));
+    return error("module arena: cannot reserve the writable alias: " +
+                 alias.error().message);
   }
   a->base_ = (u64)(uintptr_t)view;
   a->size_ = size;
-  a->alias_ = (u8 *)alias;
+  a->view_ = std::move(*alias);
   MutexLock g(a->mu_); // not shared yet; for the analysis
   a->free_[a->base_] = size;
   return a;
 }
 
+Result<std::unique_ptr<WritableView>> WritableView::create(int fd, u64 size) {
+  void *at = mmap(nullptr, size, PROT_NONE,
+                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (at == MAP_FAILED) {
+    ::close(fd);
+    return error(strf("mmap: %s", std::strerror(errno)));
+  }
+  std::unique_ptr<WritableView> v(new WritableView);
+  v->fd_ = fd;
+  v->at_ = (u8 *)at;
+  v->size_ = size;
+  return v;
+}
+
+WritableView::~WritableView() {
+  if (at_)
+    munmap(at_, size_);
+  if (fd_ >= 0)
+    ::close(fd_);
+}
+
+void WritableView::open() {
+  MutexLock g(mu_);
+  if (depth_++ > 0)
+    return;
+  // Over the reservation, in place: the address stays the same.
+  if (mmap(at_, size_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd_,
+           0) == MAP_FAILED) {
+    std::fprintf(stderr, "minikern: cannot map the writable view of code: %s\n",
+                 std::strerror(errno));
+    std::abort(); // every writer after this would fault
+  }
+  maps_++;
+}
+
+void WritableView::close() {
+  MutexLock g(mu_);
+  if (--depth_ > 0)
+    return;
+  // Back to an inaccessible reservation: no writable mapping of the code
+  // remains, and nothing else can be placed in the range.
+  mmap(at_, size_, PROT_NONE,
+       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+}
+
+bool WritableView::is_open() const {
+  MutexLock g(mu_);
+  return depth_ > 0;
+}
+
+u64 WritableView::maps() const {
+  MutexLock g(mu_);
+  return maps_;
+}
+
 ModuleArena::~ModuleArena() {
-  if (alias_)
-    munmap(alias_, size_);
+  view_.reset();
   if (base_)
     munmap((void *)(uintptr_t)base_, size_);
   if (fd_ >= 0)
@@ -131,16 +187,12 @@ Result<ModuleArena::Block> ModuleArena::allocate(u64 size, u64 align,
       free_[fstart] = start - fstart;
     if (start + size < end)
       free_[start + size] = end - (start + size);
-    if (mprotect(alias_ + (start - base_), size, PROT_READ | PROT_WRITE) !=
-        0) {
-      // Give the range back before failing.
-      free_[start] = size;
-      return error(strf("module arena: mprotect: %s", std::strerror(errno)));
-    }
     used_ += size;
     kept_ -= std::min(kept_, size); // roughly: reuse consumes kept pages
-    if (c == Contents::Zeroed)
-      std::memset(alias_ + (start - base_), 0, size);
+    if (c == Contents::Zeroed) {
+      auto w = writing();
+      std::memset(alias(start), 0, size);
+    }
     return Block{start, size};
   }
   return refuse(used_);
@@ -163,7 +215,6 @@ void ModuleArena::release(Block b) {
   if (!keep)
     fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
               (off_t)(b.addr - base_), (off_t)b.size);
-  mprotect(alias_ + (b.addr - base_), b.size, PROT_NONE);
   MutexLock g(mu_);
   used_ -= b.size;
   auto [it, _] = free_.emplace(b.addr, b.size);

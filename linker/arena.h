@@ -7,7 +7,10 @@
 // The arena is a memfd mapped twice: the executing view, whose pages are at
 // most one of read-only, read+write or read+execute, and a writable alias of
 // the same pages at another address.  Relocation and probe patching write
-// text through the alias; no page is ever writable and executable.
+// text through the alias; no page is ever writable and executable.  The
+// alias exists only while something writes (WritableView): at rest its
+// address range is reserved and inaccessible, and no mapping anywhere in
+// the process can write a code page.
 #pragma once
 
 #include "base.h"
@@ -19,6 +22,58 @@
 namespace mk {
 
 enum class Protect { None, Read, ReadWrite, ReadExec };
+
+// A writable view of a memfd's pages (code) that is mapped only while a
+// writer holds it open: open() maps the whole file read+write at a fixed
+// address, close() replaces that mapping by an inaccessible reservation of
+// the same range.  Opens nest (a patch batch inside a load, two threads);
+// the last close unmaps.  The address never changes, so the view's
+// pointers may be computed at any time but used only while open.
+class WritableView {
+public:
+  // Reserve `size` bytes of address space for a view of `fd` (which this
+  // keeps open); closed to begin with.
+  static Result<std::unique_ptr<WritableView>> create(int fd, u64 size);
+  ~WritableView();
+  WritableView(const WritableView &) = delete;
+  WritableView &operator=(const WritableView &) = delete;
+
+  u8 *at() const { return at_; }
+  u64 size() const { return size_; }
+  void open() EXCLUDES(mu_);
+  void close() EXCLUDES(mu_);
+  bool is_open() const EXCLUDES(mu_);
+  // Times the view was mapped (a cost `make bench` shows).
+  u64 maps() const EXCLUDES(mu_);
+
+  // open() for a scope.
+  class Scope {
+  public:
+    explicit Scope(WritableView *v) : v_(v) {
+      if (v_)
+        v_->open();
+    }
+    ~Scope() {
+      if (v_)
+        v_->close();
+    }
+    Scope(Scope &&o) noexcept : v_(o.v_) { o.v_ = nullptr; }
+    Scope(const Scope &) = delete;
+    Scope &operator=(const Scope &) = delete;
+
+  private:
+    WritableView *v_;
+  };
+
+private:
+  WritableView() = default;
+  int fd_ = -1;
+  u8 *at_ = nullptr;
+  u64 size_ = 0;
+  mutable Mutex mu_;
+  int depth_ GUARDED_BY(mu_) = 0;
+  u64 maps_ GUARDED_BY(mu_) = 0;
+};
 
 // What a newly allocated block holds: zeros, or whatever its pages held
 // last (the caller writes every byte itself: a module image is copied
@@ -40,14 +95,19 @@ public:
   ModuleArena &operator=(const ModuleArena &) = delete;
 
   // A page-aligned block of at least `size` bytes, aligned to `align`; its
-  // executing view is inaccessible and its alias writable until protect().
+  // executing view is inaccessible until protect(); its alias writable
+  // while a writing() scope is open.
   Result<Block> allocate(u64 size, u64 align,
                          Contents c = Contents::Zeroed) EXCLUDES(mu_);
   // Return the block's memory to the system and its range to the arena.
   void release(Block b) EXCLUDES(mu_);
   void protect(u64 addr, u64 size, Protect p);
-  // The writable alias of executing-view address `addr`.
-  u8 *alias(u64 addr) const { return alias_ + (addr - base_); }
+  // The writable alias of executing-view address `addr`: usable only
+  // inside a writing() scope.
+  u8 *alias(u64 addr) const { return view_->at() + (addr - base_); }
+  // The alias mapped for the scope's lifetime.
+  WritableView::Scope writing() { return WritableView::Scope(view_.get()); }
+  WritableView &view() { return *view_; }
   bool contains(u64 addr) const { return addr >= base_ && addr < base_ + size_; }
 
   u64 base() const { return base_; }
@@ -60,7 +120,7 @@ private:
   int fd_ = -1;
   u64 base_ = 0;
   u64 size_ = 0;
-  u8 *alias_ = nullptr;
+  std::unique_ptr<WritableView> view_;
   mutable Mutex mu_;
   std::map<u64, u64> free_ GUARDED_BY(mu_); // addr -> size, coalesced
   u64 used_ GUARDED_BY(mu_) = 0;

@@ -821,6 +821,7 @@ Result<u64> FbtProvider::stub_for(FbtFunc &f) {
   std::memcpy(code + n, &rel, 4), n += 4;
   while (n < kStub)
     code[n++] = 0xcc;
+  auto w = reg_->arena().writing();
   code::copy(reg_->arena().alias(at), code, kStub);
   f.stub = at;
   return at;

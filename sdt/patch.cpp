@@ -17,15 +17,30 @@
 
 namespace mk {
 
-void TextAliases::add(u64 lo, u64 hi, u8 *alias) {
-  ranges_.push_back({lo, hi, alias});
+void TextAliases::add(u64 lo, u64 hi, WritableView *view) {
+  ranges_.push_back({lo, hi, view});
 }
 
 u8 *TextAliases::alias(u64 addr) const {
   for (const Range &r : ranges_)
     if (addr >= r.lo && addr < r.hi)
-      return r.alias + (addr - r.lo);
+      return r.view->at() + (addr - r.lo);
   return nullptr;
+}
+
+bool TextAliases::contains(u64 addr) const {
+  for (const Range &r : ranges_)
+    if (addr >= r.lo && addr < r.hi)
+      return true;
+  return false;
+}
+
+std::vector<WritableView::Scope> TextAliases::open_all() const {
+  std::vector<WritableView::Scope> v;
+  v.reserve(ranges_.size());
+  for (const Range &r : ranges_)
+    v.emplace_back(r.view);
+  return v;
 }
 
 // What the SIGTRAP handler consults: every site of the batch in flight and
@@ -57,7 +72,7 @@ struct ProcessState {
   bool engine_used[kEngines] GUARDED_BY(mu) = {};
   bool handler_installed GUARDED_BY(mu) = false;
   u64 text_lo GUARDED_BY(mu) = 0, text_hi GUARDED_BY(mu) = 0;
-  u8 *text_alias GUARDED_BY(mu) = nullptr;
+  std::unique_ptr<WritableView> text_view GUARDED_BY(mu);
 };
 
 ProcessState &process() {
@@ -184,14 +199,15 @@ PatchEngine::~PatchEngine() {
   ps.engine_used[table_slot_] = false;
 }
 
-Result<void> PatchEngine::init(u64 arena_lo, u64 arena_hi, u8 *arena_alias) {
+Result<void> PatchEngine::init(u64 arena_lo, u64 arena_hi,
+                               WritableView *arena_view) {
   if (syscall(SYS_membarrier,
               MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0) != 0 ||
       syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0,
               0) != 0)
     return error(strf("sdt: membarrier(SYNC_CORE) is not available: %s",
                       std::strerror(errno)));
-  text_.add(arena_lo, arena_hi, arena_alias);
+  text_.add(arena_lo, arena_hi, arena_view);
 
   ProcessState &ps = process();
   MutexLock g(ps.mu);
@@ -220,8 +236,8 @@ Result<void> PatchEngine::init(u64 arena_lo, u64 arena_hi, u8 *arena_alias) {
   // replaced in one system call with identical contents, so the code doing
   // it (which lives there) runs on unaffected; no other thread exists yet.
   // Once per process: a second kernel in the same process shares the alias.
-  if (ps.text_alias) {
-    text_.add(ps.text_lo, ps.text_hi, ps.text_alias);
+  if (ps.text_view) {
+    text_.add(ps.text_lo, ps.text_hi, ps.text_view.get());
     return {};
   }
   PhdrSearch s;
@@ -234,29 +250,39 @@ Result<void> PatchEngine::init(u64 arena_lo, u64 arena_hi, u8 *arena_alias) {
   if (fd < 0 || ftruncate(fd, (off_t)(hi - lo)) != 0)
     return error(strf("sdt: memfd for the kernel text: %s",
                       std::strerror(errno)));
-  u8 *alias = (u8 *)mmap(nullptr, hi - lo, PROT_READ | PROT_WRITE, MAP_SHARED,
-                         fd, 0);
-  if (alias == MAP_FAILED) {
+  // Copied through a temporary mapping; afterwards the text's writable
+  // view exists only while a batch writes.
+  u8 *copy = (u8 *)mmap(nullptr, hi - lo, PROT_READ | PROT_WRITE, MAP_SHARED,
+                        fd, 0);
+  if (copy == MAP_FAILED) {
     close(fd);
     return error(strf("sdt: mmap of the text alias: %s", std::strerror(errno)));
   }
-  code::copy(alias, (void *)(uintptr_t)lo, hi - lo);
+  code::copy(copy, (void *)(uintptr_t)lo, hi - lo);
+  munmap(copy, hi - lo);
   void *m = mmap((void *)(uintptr_t)lo, hi - lo, PROT_READ | PROT_EXEC,
                  MAP_SHARED | MAP_FIXED, fd, 0);
-  close(fd);
-  if (m == MAP_FAILED)
+  if (m == MAP_FAILED) {
+    close(fd);
     return error(strf("sdt: remapping the kernel text: %s",
                       std::strerror(errno)));
-  text_.add(lo, hi, alias);
-  ps.text_lo = lo, ps.text_hi = hi, ps.text_alias = alias;
+  }
+  auto view = WritableView::create(fd, hi - lo);
+  if (!view)
+    return error("sdt: the kernel text's writable view: " +
+                 view.error().message);
+  ps.text_view = std::move(*view);
+  text_.add(lo, hi, ps.text_view.get());
+  ps.text_lo = lo, ps.text_hi = hi;
   return {};
 }
 
 bool PatchEngine::read(u64 addr, u8 *out, size_t n) const {
-  const u8 *a = text_.alias(addr);
-  if (!a)
+  // The executing view: code pages are readable, and the writable view
+  // may be unmapped.
+  if (!text_.contains(addr))
     return false;
-  std::memcpy(out, a, n);
+  std::memcpy(out, (const void *)(uintptr_t)addr, n);
   return true;
 }
 
@@ -267,6 +293,7 @@ void PatchEngine::serialise() {
 
 void PatchEngine::apply(const std::vector<PatchOp> &ops) {
   MutexLock g(mu_);
+  const auto views = text_.open_all();
   for (const PatchOp &op : ops) {
     if (op.fire)
       breakpoints_[op.addr] =

@@ -1,7 +1,9 @@
 // Writing to live text.  All writes into executable pages go through a
 // writable alias of the same physical pages (the module arena's, or the
 // kernel image's text, remapped onto a memfd at boot), so no page is ever
-// writable and executable, and through linker/code.h's primitive.
+// writable and executable, and through linker/code.h's primitive.  An
+// alias is mapped only while a batch (or a load) writes (WritableView,
+// linker/arena.h): at rest no writable mapping of any code page exists.
 // PatchEngine applies a batch of site rewrites with the x86
 // cross-modifying-code protocol: int3 on every first byte, serialise every
 // thread, write every tail, serialise, write every first byte, serialise.
@@ -10,6 +12,7 @@
 // had executed the site's final instruction.
 #pragma once
 
+#include "../linker/arena.h"
 #include "../linker/base.h"
 #include "../linker/sync.h"
 #include "x86.h"
@@ -27,14 +30,18 @@ struct TrapTable;
 // may write: the kernel image's text and the module arena.
 class TextAliases {
 public:
-  void add(u64 lo, u64 hi, u8 *alias);
-  // The writable alias of text address `addr`, or nullptr.
+  void add(u64 lo, u64 hi, WritableView *view);
+  // The writable alias of text address `addr` (usable while its view is
+  // open), or nullptr.
   u8 *alias(u64 addr) const;
+  bool contains(u64 addr) const;
+  // Every view mapped for the scope's lifetime.
+  std::vector<WritableView::Scope> open_all() const;
 
 private:
   struct Range {
     u64 lo, hi;
-    u8 *alias;
+    WritableView *view;
   };
   std::vector<Range> ranges_;
 };
@@ -62,11 +69,16 @@ public:
   // Give the kernel image's text a writable alias (once per process),
   // register membarrier and the SIGTRAP handler, and add the arena's
   // range [lo, hi) with its alias.
-  Result<void> init(u64 arena_lo, u64 arena_hi, u8 *arena_alias);
+  Result<void> init(u64 arena_lo, u64 arena_hi, WritableView *arena_view);
+  // Every writable view this engine writes through, mapped for the
+  // scope's lifetime (a batch inside it maps nothing more).
+  std::vector<WritableView::Scope> writing() const {
+    return text_.open_all();
+  }
   // Rewrite every op's site, all in one batch.
   void apply(const std::vector<PatchOp> &ops) EXCLUDES(mu_);
-  // The bytes at `addr` now (through the alias), or false if minikern
-  // cannot write there.
+  // The bytes at `addr` now (read where they execute), or false if
+  // minikern cannot write there.
   bool read(u64 addr, u8 *out, size_t n) const;
   // Every thread of the process executes a serialising instruction.
   void serialise();

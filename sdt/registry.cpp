@@ -180,7 +180,7 @@ Result<void> ProbeRegistry::init(
   MK_TRY(code_.init_kernel("/proc/self/exe"));
   patcher_ = std::make_unique<PatchEngine>();
   MK_TRY(patcher_->init(arena_.base(), arena_.base() + arena_.size(),
-                        arena_.alias(arena_.base())));
+                        &arena_.view()));
   tramps_ = std::make_unique<TrampolineArea>(arena_, fire_entry());
   probe_thread_register();
   providers_ = std::move(providers);
@@ -442,6 +442,9 @@ Result<void> ProbeRegistry::patch(const std::vector<Probe *> &probes,
   // One batch per provider, the probes sorted out in one pass (an
   // enabling may have 100 000s).
   std::vector<std::vector<Probe *>> by_prov(providers_.size());
+  // Trampolines, stubs and sites are written with the writable views
+  // mapped once for the whole enabling.
+  const auto views = patcher_->writing();
   for (Probe *p : probes)
     for (size_t i = 0; i < providers_.size(); i++)
       if (p->prov == providers_[i].get()) {

@@ -43,6 +43,7 @@ Result<u64> TrampolineArea::trampoline(const ProbeSlot *slot) {
     return at;
   u8 code[x86::kTrampolineSize];
   size_t n = x86::write_trampoline(code, *at, (u64)(uintptr_t)slot, fire_);
+  auto w = arena_.writing();
   code::copy(arena_.alias(*at), code, n);
   by_slot_[slot] = *at;
   return at;
@@ -57,6 +58,7 @@ Result<u64> TrampolineArea::return_one() {
     return at;
   u8 code[16];
   size_t n = x86::write_return_one(code);
+  auto w = arena_.writing();
   code::copy(arena_.alias(*at), code, n);
   ret1_ = *at;
   return ret1_;
@@ -74,6 +76,7 @@ Result<u64> TrampolineArea::make_stub(const u8 bytes[5]) {
       return s;
     at = *s;
   }
+  auto w = arena_.writing();
   code::copy(arena_.alias(at), bytes, 5);
   stubs_.insert(std::upper_bound(stubs_.begin(), stubs_.end(), at), at);
   return at;

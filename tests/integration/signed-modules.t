@@ -32,7 +32,7 @@ description:    Greets on load and unload
 version:        1
 name:           hello
 arch:           x86_64
-relocations:    25
+relocations:    {{[0-9]+}}
 sig_id:         PKCS#7
 signer:         minikern test key
 sig_key:        {{[0-9A-F]{2}(:[0-9A-F]{2})+}}

@@ -8,6 +8,10 @@
 
 #include <doctest/doctest.h>
 
+#include <fstream>
+#include <string>
+#include <vector>
+
 #include <cstring>
 
 using mk::ModuleArena;
@@ -140,6 +144,7 @@ TEST_CASE("arena: the writable alias maps the same memory as the executing view"
   auto a = arena(8);
   auto blk = a->allocate(2 * ps, ps);
   REQUIRE_OK(blk);
+  const auto writing = a->writing();
   u8 *w = a->alias(blk->addr);
   CHECK((u64)(uintptr_t)w != blk->addr);
   // Write through the alias, then read through the read-only view.
@@ -164,7 +169,10 @@ TEST_CASE("arena: code written through the alias runs from the view") {
   REQUIRE_OK(blk);
   // mov $42, %eax; ret (the same bytes on x86_64 and i386)
   const u8 code[] = {0xb8, 42, 0, 0, 0, 0xc3};
-  std::memcpy(a->alias(blk->addr), code, sizeof code);
+  {
+    const auto writing = a->writing();
+    std::memcpy(a->alias(blk->addr), code, sizeof code);
+  }
   a->protect(blk->addr, ps, Protect::ReadExec);
   auto fn = (int (*)())(uintptr_t)blk->addr;
   CHECK(fn() == 42);
@@ -176,6 +184,7 @@ TEST_CASE("arena: released memory comes back zeroed") {
   auto a = arena(4);
   auto x = a->allocate(ps, ps);
   REQUIRE_OK(x);
+  const auto writing = a->writing();
   std::memset(a->alias(x->addr), 0xab, ps);
   a->release(*x);
   auto y = a->allocate(ps, ps);
@@ -186,6 +195,45 @@ TEST_CASE("arena: released memory comes back zeroed") {
   for (u64 i = 0; i < ps; i++)
     all_zero &= p[i] == 0;
   CHECK(all_zero);
+}
+
+// The process's mappings of the arena's memfd: (permissions, start, end).
+static std::vector<std::string> memfd_mappings(const char *name) {
+  std::vector<std::string> v;
+  std::ifstream maps("/proc/self/maps");
+  for (std::string line; std::getline(maps, line);)
+    if (line.find(name) != std::string::npos)
+      v.push_back(line);
+  return v;
+}
+
+TEST_CASE("arena: the writable alias exists only inside a writing scope") {
+  const u64 ps = ModuleArena::page_size();
+  auto a = arena(4);
+  auto blk = a->allocate(ps, ps);
+  REQUIRE_OK(blk);
+  a->protect(blk->addr, ps, Protect::ReadExec);
+  auto writable = [&] {
+    int n = 0;
+    for (const std::string &m : memfd_mappings("/memfd:minikern-arena"))
+      n += m.size() > 19 && m.find(" rw") != std::string::npos;
+    return n;
+  };
+  CHECK(writable() == 0);
+  CHECK_FALSE(a->view().is_open());
+  {
+    const auto outer = a->writing();
+    {
+      const auto inner = a->writing(); // nested: still one mapping
+      CHECK(writable() == 1);
+      a->alias(blk->addr)[0] = 0xc3;
+    }
+    CHECK(a->view().is_open());
+    CHECK(writable() == 1);
+  }
+  CHECK_FALSE(a->view().is_open());
+  CHECK(writable() == 0);
+  CHECK(view(blk->addr)[0] == 0xc3);
 }
 
 TEST_CASE("arena: two arenas are independent") {
