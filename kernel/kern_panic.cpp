@@ -254,6 +254,14 @@ void on_fault(int sig, siginfo_t *si, void *uctx) {
   }
   o.add("\n");
   o.flush();
+  // A guard page or quarantined block under --memguard: say whose.
+  if (k && k->memguard() && (sig == SIGSEGV || sig == SIGBUS)) {
+    char why[512];
+    if (k->memguard()->explain((u64)(uintptr_t)si->si_addr, why, sizeof why)) {
+      o.add("%s\n", why);
+      o.flush();
+    }
+  }
   o.add("pc: 0x%llx ", (unsigned long long)f.pc);
   name_pc(o, code_of(k), f.pc);
   o.add("\n");

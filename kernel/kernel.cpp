@@ -54,6 +54,11 @@ Kernel::Kernel(Options o) : opts_(std::move(o)) {
   }
   boot_ns_ = now_ns();
   kernel_mstats_ = mallocs_.add("kernel");
+  if (opts_.memguard)
+    memguard_ = std::make_unique<MemGuard>([this](u64 pc) {
+      return probes_ ? probes_->code().symbolize(pc)
+                     : strf("0x%llx", (unsigned long long)pc);
+    });
 }
 
 Kernel::~Kernel() {
@@ -249,6 +254,12 @@ bool init_kernel_sysctls(Kernel &k) {
   ro("kern.tainted", CTLTYPE_INT,
      "1 once a module whose signature could not be checked was loaded",
      [&k] { return std::to_string(k.linker().tainted() ? 1 : 0); });
+  ro("vm.memguard.enabled", CTLTYPE_INT,
+     "Module allocations are guarded (--memguard)",
+     [&k] { return std::to_string(k.memguard() ? 1 : 0); });
+  ro("vm.memguard.quarantined", CTLTYPE_INT,
+     "Freed blocks held inaccessible in quarantine",
+     [&k] { return std::to_string(k.memguard() ? k.memguard()->quarantined() : 0); });
   ro("kern.module_sig_enforce", CTLTYPE_INT,
      "Only modules signed by a trusted key load",
      [&k] { return std::to_string(k.opts().sig_enforce ? 1 : 0); });

@@ -12,6 +12,7 @@
 #include "kern_cpu.h"
 #include "kern_linker.h"
 #include "kern_malloc.h"
+#include "kern_memguard.h"
 #include "kern_sysctl.h"
 #include "shell.h"
 
@@ -40,6 +41,8 @@ struct Options {
   // report (kern_panic.h).  Off under libFuzzer, whose own handlers
   // report a crash with the input that caused it.
   bool catch_faults = true;
+  // memguard(9)-style checking of module allocations (kern_memguard.h).
+  bool memguard = false;
   // Module signatures (kernel/module_sig.h): with sig_enforce, only modules
   // signed by one of the trusted certificates load.
   bool sig_enforce = false;
@@ -76,6 +79,8 @@ public:
   Sysctl &sysctl() { return sysctl_; }
   MallocAccounts &malloc_accounts() { return mallocs_; }
   MallocStats *kernel_mstats() const { return kernel_mstats_; }
+  // Null unless --memguard.
+  MemGuard *memguard() const { return memguard_.get(); }
   ModuleArena &arena() { return *arena_; }
   bool has_arena() const { return arena_ != nullptr; }
   Cpus &cpus() { return cpus_; }
@@ -97,6 +102,7 @@ private:
   MallocAccounts mallocs_;
   MallocStats *kernel_mstats_ = nullptr;
   std::unique_ptr<ModuleArena> arena_;
+  std::unique_ptr<MemGuard> memguard_;
   Cpus cpus_{*this};
   KThreads kthreads_;
   KernelLinker linker_{*this};

@@ -44,34 +44,61 @@ struct alignas(16) BlockHeader {
 
 void *kmalloc(size_t size, u64 caller, bool zero) {
   Kernel *k = curkernel();
-  if (size > (size_t)-1 - sizeof(BlockHeader))
-    return nullptr;
-  void *raw = zero ? std::calloc(1, sizeof(BlockHeader) + size)
-                   : std::malloc(sizeof(BlockHeader) + size);
-  if (!raw)
-    return nullptr;
-  auto *h = (BlockHeader *)raw;
-  h->owner = k ? k->mstats_for_caller(caller) : nullptr;
-  h->size = size;
-  if (h->owner) {
-    h->owner->inuse++;
-    h->owner->memuse += (i64)size;
-    h->owner->requests++;
+  MallocStats *owner = k ? k->mstats_for_caller(caller) : nullptr;
+  void *p;
+  if (MemGuard *g = k ? k->memguard() : nullptr) {
+    p = g->alloc(size, caller, owner, zero);
+    if (!p)
+      return nullptr;
+  } else {
+    if (size > (size_t)-1 - sizeof(BlockHeader))
+      return nullptr;
+    void *raw = zero ? std::calloc(1, sizeof(BlockHeader) + size)
+                     : std::malloc(sizeof(BlockHeader) + size);
+    if (!raw)
+      return nullptr;
+    auto *h = (BlockHeader *)raw;
+    h->owner = owner;
+    h->size = size;
+    p = h + 1;
+  }
+  if (owner) {
+    owner->inuse++;
+    owner->memuse += (i64)size;
+    owner->requests++;
   }
   SDT_PROBE3(kernel, kern, malloc, malloc, size,
-             h->owner ? h->owner->name.c_str() : "?", h + 1);
-  return h + 1;
+             owner ? owner->name.c_str() : "?", p);
+  return p;
 }
 
-void kfree(void *p) {
+// The size of live block `p` (realloc).
+size_t ksize(void *p, u64 caller) {
+  Kernel *k = curkernel();
+  if (MemGuard *g = k ? k->memguard() : nullptr)
+    return g->size_of(p, caller);
+  return ((BlockHeader *)p - 1)->size;
+}
+
+void kfree(void *p, u64 caller) {
   if (!p)
     return;
-  auto *h = (BlockHeader *)p - 1;
-  SDT_PROBE3(kernel, kern, malloc, free, h->size,
-             h->owner ? h->owner->name.c_str() : "?", p);
-  if (h->owner) {
-    h->owner->inuse--;
-    h->owner->memuse -= (i64)h->size;
+  Kernel *k = curkernel();
+  size_t size;
+  MallocStats *owner;
+  BlockHeader *h = nullptr;
+  if (MemGuard *g = k ? k->memguard() : nullptr) {
+    g->release(p, caller, &size, &owner);
+  } else {
+    h = (BlockHeader *)p - 1;
+    size = h->size;
+    owner = h->owner;
+  }
+  SDT_PROBE3(kernel, kern, malloc, free, size,
+             owner ? owner->name.c_str() : "?", p);
+  if (owner) {
+    owner->inuse--;
+    owner->memuse -= (i64)size;
   }
   std::free(h);
 }
@@ -134,16 +161,18 @@ __attribute__((noinline)) void *kern_realloc(void *p, size_t size) {
   u64 pc = caller_pc(__builtin_return_address(0));
   if (!p)
     return kmalloc(size, pc, false);
-  auto *h = (BlockHeader *)p - 1;
+  const size_t old = ksize(p, pc);
   void *q = kmalloc(size, pc, false);
   if (!q)
     return nullptr;
-  std::memcpy(q, p, h->size < size ? h->size : size);
-  kfree(p);
+  std::memcpy(q, p, old < size ? old : size);
+  kfree(p, pc);
   return q;
 }
 
-void kern_free(void *p) { kfree(p); }
+__attribute__((noinline)) void kern_free(void *p) {
+  kfree(p, caller_pc(__builtin_return_address(0)));
+}
 
 __attribute__((noinline)) char *kern_strdup(const char *s) {
   size_t n = std::strlen(s) + 1;
@@ -170,8 +199,12 @@ __attribute__((noinline)) void *kern_op_new(size_t size) {
     kern_panic("operator new: out of memory (%zu bytes)", size);
   return p;
 }
-void kern_op_delete(void *p) { kfree(p); }
-void kern_op_delete_sized(void *p, size_t) { kfree(p); }
+__attribute__((noinline)) void kern_op_delete(void *p) {
+  kfree(p, caller_pc(__builtin_return_address(0)));
+}
+__attribute__((noinline)) void kern_op_delete_sized(void *p, size_t) {
+  kfree(p, caller_pc(__builtin_return_address(0)));
+}
 
 void kern_cxa_pure_virtual() { kern_panic("pure virtual function called"); }
 void kern_stack_chk_fail() { kern_panic("stack smashing detected in a module"); }

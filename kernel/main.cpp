@@ -43,6 +43,9 @@ int main(int argc, char **argv) {
        "run these commands ('cmd; cmd') and exit")
       (",f", po::value<std::string>(&script), "run the commands in FILE and exit")
       (",q", po::bool_switch(&opts.quiet), "quiet: no banner")
+      ("memguard", po::bool_switch(&opts.memguard),
+       "guard module allocations: redzones, guard pages, poisoned and "
+       "quarantined frees; misuse panics naming the module and call site")
       ("sig-enforce", po::bool_switch(&opts.sig_enforce),
        "load only modules signed by a trusted certificate")
       ("trusted-cert", po::value<std::vector<std::string>>(&opts.trusted_certs),
