@@ -85,6 +85,7 @@ void Cpus::run(unsigned id) {
   set_current_cpu((int)id);
   panic_thread_init(strf("cpu%u", id).c_str());
   probe_thread_register();
+  Watchdog::Watched *wd = k_.watchdog().watch_self(strf("cpu%u", id));
   MutexLock g(mu_);
   Cpu &me = *cpus_[id];
   me.tid = (int)gettid();
@@ -108,11 +109,17 @@ void Cpus::run(unsigned id) {
     auto arg = s->arg;
     mu_.unlock();
     SDT_PROBE3(kernel, kern, callout, callout__fire, fn, arg, id);
-    fn(arg);
+    {
+      WatchdogBusy busy(wd);
+      fn(arg);
+    }
     mu_.lock();
     s->running = false;
     done_.notify_all();
   }
+  mu_.unlock();
+  k_.watchdog().unwatch(wd);
+  mu_.lock();
 }
 
 CalloutState *Cpus::state(struct callout *c) {

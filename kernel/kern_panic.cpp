@@ -78,29 +78,35 @@ struct Out {
   }
 };
 
-// A C++ name without its template arguments: a backtrace line stays one
-// readable line (std::_Function_handler<...>::_M_invoke).
-std::string short_name(std::string_view sym) {
-  std::string s = pretty_function(sym), out;
+} // namespace
+
+std::string brief_name(std::string_view name) {
+  std::string out;
   int depth = 0;
-  for (size_t i = 0; i < s.size(); i++) {
+  for (size_t i = 0; i < name.size(); i++) {
     // "operator<" and "operator<<" are names, not argument lists.
-    if (s.compare(i, 8, "operator") == 0 && depth == 0) {
+    if (name.compare(i, 8, "operator") == 0 && depth == 0) {
       size_t j = i + 8;
-      while (j < s.size() && std::strchr("<>=", s[j]))
+      while (j < name.size() && std::strchr("<>=", name[j]))
         j++;
-      out.append(s, i, j - i);
+      out.append(name.substr(i, j - i));
       i = j - 1;
       continue;
     }
-    if (s[i] == '<' && depth++ == 0)
+    if (name[i] == '<' && depth++ == 0)
       out += "<...>";
-    else if (s[i] == '>' && depth > 0)
+    else if (name[i] == '>' && depth > 0)
       depth--;
     else if (depth == 0)
-      out += s[i];
+      out += name[i];
   }
   return out;
+}
+
+namespace {
+
+std::string short_name(std::string_view sym) {
+  return brief_name(pretty_function(sym));
 }
 
 // "module`function+0xoff" for `pc` (the forms of CodeMap::symbolize,

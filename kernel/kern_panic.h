@@ -15,6 +15,8 @@
 #include "../linker/base.h"
 
 #include <cstdarg>
+#include <string>
+#include <string_view>
 
 namespace mk {
 
@@ -33,6 +35,10 @@ void panic_forget(Kernel &k);
 // copied.  Call on every thread a kernel starts.
 void panic_thread_init(const char *name);
 const char *panic_thread_name();
+
+// `name` (a symbolized address) without C++ template arguments, so a
+// backtrace line stays one readable line: std::_Function_handler<...>::f.
+std::string brief_name(std::string_view name);
 
 // Report and exit: the backtrace starts at the caller.
 [[noreturn]] void panic(const char *fmt, ...)

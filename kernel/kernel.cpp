@@ -14,6 +14,8 @@
 #include <sys/sdt.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <cstdarg>
 #include <cstdio>
 #include <ctime>
@@ -43,6 +45,12 @@ MK_NOTRACE u64 now_ns() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
+}
+
+void sleep_ms(u64 ms) {
+  timespec ts{(time_t)(ms / 1000), (long)(ms % 1000) * 1000000};
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+  }
 }
 
 Kernel::Kernel(Options o) : opts_(std::move(o)) {
@@ -125,6 +133,7 @@ void Kernel::shutdown() {
   for (auto it = shutdown_hooks_.rbegin(); it != shutdown_hooks_.rend(); ++it)
     (*it)();
   shutdown_hooks_.clear();
+  watchdog_.stop();
   linker_.unload_all();
   cpus_.stop();
   kthreads_.join_all();
@@ -201,6 +210,35 @@ bool init_cpus(Kernel &k) {
   return true;
 }
 SYSINIT(cpus, SI_SUB_CPUS, 0, init_cpus);
+
+bool init_watchdog(Kernel &k) {
+  k.watchdog().start();
+  Sysctl::Node n;
+  n.name = "kern.watchdog_thresh";
+  n.kind = CTLTYPE_INT;
+  n.flags = CTLFLAG_RW;
+  n.descr = "Seconds a CPU thread or the shell may run module code before "
+            "a soft lockup is reported (0: off)";
+  n.get = [&k] { return std::to_string(k.watchdog().thresh_s.load()); };
+  n.set = [&k](const std::string &v) -> Result<void> {
+    char *end = nullptr;
+    errno = 0;
+    long x = std::strtol(v.c_str(), &end, 10);
+    if (v.empty() || *end || errno || x < 0 || x > 3600)
+      return error("'" + v + "' is not a number of seconds in [0, 3600]");
+    k.watchdog().thresh_s.store((int)x);
+    return {};
+  };
+  (void)k.sysctl().add(std::move(n));
+  Sysctl::Node c;
+  c.name = "kern.watchdog_lockups";
+  c.kind = CTLTYPE_INT;
+  c.descr = "Soft lockups the watchdog reported";
+  c.get = [&k] { return std::to_string(k.watchdog().lockups.load()); };
+  (void)k.sysctl().add(std::move(c));
+  return true;
+}
+SYSINIT(watchdog, SI_SUB_CPUS, 1, init_watchdog);
 
 bool init_kld(Kernel &k) {
   k.linker().init_kernel_file();

@@ -14,6 +14,7 @@
 #include "kern_malloc.h"
 #include "kern_memguard.h"
 #include "kern_sysctl.h"
+#include "kern_watchdog.h"
 #include "shell.h"
 
 #include <functional>
@@ -84,6 +85,7 @@ public:
   ModuleArena &arena() { return *arena_; }
   bool has_arena() const { return arena_ != nullptr; }
   Cpus &cpus() { return cpus_; }
+  Watchdog &watchdog() { return watchdog_; }
   KThreads &kthreads() { return kthreads_; }
   KernelLinker &linker() { return linker_; }
   ProbeRegistry &probes() { return *probes_; }
@@ -103,6 +105,7 @@ private:
   MallocStats *kernel_mstats_ = nullptr;
   std::unique_ptr<ModuleArena> arena_;
   std::unique_ptr<MemGuard> memguard_;
+  Watchdog watchdog_{*this}; // outlives the CPUs, which it watches
   Cpus cpus_{*this};
   KThreads kthreads_;
   KernelLinker linker_{*this};
@@ -120,5 +123,8 @@ void set_curkernel(Kernel *k);
 int current_cpu();
 void set_current_cpu(int cpu);
 u64 now_ns();
+// Sleep the whole `ms`, whatever signals interrupt it (the watchdog's and
+// profile's sampling signals).
+void sleep_ms(u64 ms);
 
 } // namespace mk

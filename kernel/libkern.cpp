@@ -225,7 +225,7 @@ uint64_t kern_nanouptime(void) {
   Kernel *k = curkernel();
   return now_ns() - (k ? k->boot_ns() : 0);
 }
-void kern_pause_ms(unsigned ms) { usleep(ms * 1000u); }
+void kern_pause_ms(unsigned ms) { sleep_ms(ms); }
 int kern_curcpu(void) { return current_cpu(); }
 int kern_mp_ncpus(void) {
   Kernel *k = curkernel();

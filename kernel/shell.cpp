@@ -244,7 +244,13 @@ bool Shell::run_line(const std::string &line) {
     std::string name = words->front();
     SDT_PROBE2(kernel, kern, shell, command__start, name.c_str(),
                (int)words->size());
-    int rc = fn(k_, *words);
+    if (!watched_)
+      watched_ = k_.watchdog().watch_self("shell");
+    int rc;
+    {
+      WatchdogBusy busy(watched_);
+      rc = fn(k_, *words);
+    }
     SDT_PROBE2(kernel, kern, shell, command__done, name.c_str(), rc);
     if (rc != 0)
       ok = false;

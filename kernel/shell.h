@@ -3,6 +3,7 @@
 // modules load and unload there), so nothing here takes a lock.
 #pragma once
 
+#include "kern_watchdog.h"
 #include "../linker/base.h"
 
 #include <sys/shell.h>
@@ -45,6 +46,7 @@ private:
   Kernel &k_;
   std::map<std::string, Command> cmds_;
   bool halted_ = false;
+  Watchdog::Watched *watched_ = nullptr; // the thread running commands
 };
 
 } // namespace mk

@@ -352,7 +352,7 @@ int cmd_sleep(Kernel &k, Args &a) {
   long ms = a.size() == 2 ? std::strtol(a[1].c_str(), &end, 10) : -1;
   if (ms < 0 || (end && *end))
     return fail(k, a[0], "usage: sleep MILLISECONDS");
-  usleep((useconds_t)ms * 1000);
+  sleep_ms((u64)ms);
   return 0;
 }
 
