@@ -32,10 +32,7 @@ std::string Console::dmesg() const {
 
 size_t Console::tail(char *out, size_t cap, int lines) const {
   // The thread that panicked may hold the lock: try for a while only.
-  bool locked = false;
-  for (int i = 0; i < 1000 && !(locked = mu_.try_lock()); i++)
-    usleep(1000);
-  if (!locked)
+  if (!mu_.try_lock_for(1000))
     return 0;
   size_t end = ring_.size();
   while (end > 0 && ring_[end - 1] == '\n')

@@ -150,10 +150,7 @@ size_t MemGuard::size_of(void *ptr, u64 caller) {
 }
 
 bool MemGuard::explain(u64 addr, char *out, size_t cap) {
-  bool locked = false;
-  for (int i = 0; i < 1000 && !(locked = mu_.try_lock()); i++)
-    usleep(1000);
-  if (!locked)
+  if (!mu_.try_lock_for(1000))
     return false;
   bool found = false;
   auto next = blocks_.upper_bound(addr);

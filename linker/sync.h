@@ -4,8 +4,10 @@
 // gcc the annotations compile to nothing.
 #pragma once
 
+#include <chrono>
 #include <mutex>
 #include <shared_mutex>
+#include <thread>
 
 #if defined(__clang__)
 #define MK_TSA(x) __attribute__((x))
@@ -36,6 +38,16 @@ public:
   void lock() ACQUIRE() { m_.lock(); }
   void unlock() RELEASE() { m_.unlock(); }
   bool try_lock() TRY_ACQUIRE(true) { return m_.try_lock(); }
+  // try_lock() for up to `ms` milliseconds: for a panic report, which may
+  // not wait forever on a lock the crashed thread holds.
+  bool try_lock_for(int ms) TRY_ACQUIRE(true) {
+    for (int i = 0; i < ms; i++) {
+      if (m_.try_lock())
+        return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return m_.try_lock();
+  }
   // For the analysis: the caller holds this mutex (a fact it cannot see,
   // e.g. inside a callback invoked with the lock held).
   void assert_held() const MK_TSA(assert_capability(this)) {}
