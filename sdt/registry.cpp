@@ -324,8 +324,11 @@ void ProbeRegistry::remove_module(const void *owner,
         if (p->enable_count > 0)
           enabled.push_back(p.get());
       }
-    if (mine.empty())
+    if (mine.empty()) {
+      for (auto &prov : providers_)
+        prov->remove_module(owner);
       return;
+    }
     // Restore the sites (the module's text is still mapped), then make the
     // probes unreachable: no handler list, out of every enabling.
     (void)patch(enabled, false, PatchMode::Call);
@@ -360,6 +363,8 @@ void ProbeRegistry::remove_module(const void *owner,
       probes_.pop_back();
     }
   }
+  for (auto &prov : providers_)
+    prov->remove_module(owner);
 }
 
 // ---- enabling -----------------------------------------------------------------------------

@@ -32,6 +32,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
+#include <map>
 #include <gelf.h>
 #include <set>
 #include <sstream>
@@ -416,6 +417,19 @@ void list_types(std::string &out, const ProbeInfo &p) {
   out += "\n";
 }
 
+// -v: how the probe is reached: its sites by kind (the site style shows).
+void list_site_kinds(std::string &out, const ProbeInfo &p, Kernel &k) {
+  std::map<std::string, int> kinds;
+  for (const SiteInfo &s : k.probes().sites(p.id))
+    kinds[s.stub ? s.kind + " (stub)" : s.kind]++;
+  if (kinds.empty())
+    return;
+  out += "\tSites\n";
+  for (const auto &[kind, n] : kinds)
+    out += strf("\t\t%s: %d\n", kind.c_str(), n);
+  out += "\n";
+}
+
 void list_sites(std::string &out, const ProbeInfo &p, KernelSymbols &ksyms,
                 Kernel &k) {
   const std::vector<SiteInfo> sites = k.probes().sites(p.id);
@@ -604,8 +618,10 @@ int Dtrace::list(const Options &o) {
     if (!shown.insert(p.id).second)
       return;
     list_line(out, p);
-    if (o.verbose)
+    if (o.verbose) {
       list_types(out, p);
+      list_site_kinds(out, p, k_);
+    }
     if (o.sites)
       list_sites(out, p, ksyms_, k_);
   };
