@@ -7,6 +7,8 @@
 #include <urcu/urcu-memb.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstddef>
 #include <fnmatch.h>
 
 namespace mk {
@@ -44,6 +46,19 @@ void probe_thread_register() {
 
 // ---- the firing path --------------------------------------------------------------
 
+void ProbeRegistry::fire_locked(const ProbeSlot *slot, const uintptr_t *args) {
+  if (const HandlerList *hl = slot->handlers.load(std::memory_order_acquire)) {
+    const u32 id = slot->id;
+    for (u32 i = 0; i < hl->n; i++) {
+      const Handler &h = hl->h[i];
+      if (h.mfn)
+        h.mfn(h.ctx, args[0], args[1], args[2], args[3], args[4], args[5]);
+      else
+        h.fn(h.ctx, id, args);
+    }
+  }
+}
+
 void ProbeRegistry::fire(const ProbeSlot *slot, const uintptr_t *args) {
   // A thread the kernel did not start registers on its first firing (also
   // from the SIGTRAP handler: the interrupted code is a probe site, never
@@ -51,11 +66,7 @@ void ProbeRegistry::fire(const ProbeSlot *slot, const uintptr_t *args) {
   if (__builtin_expect(!t_reader, 0))
     probe_thread_register();
   urcu_memb_read_lock();
-  if (const HandlerList *hl = slot->handlers.load(std::memory_order_acquire)) {
-    const u32 id = slot->id;
-    for (u32 i = 0; i < hl->n; i++)
-      hl->h[i].fn(hl->h[i].ctx, id, args);
-  }
+  fire_locked(slot, args);
   urcu_memb_read_unlock();
 }
 
@@ -65,7 +76,23 @@ extern "C" void mk_probe_fire(const ProbeSlot *slot, const uintptr_t *args) {
 
 u64 ProbeRegistry::fire_entry() { return (u64)(uintptr_t)&mk_probe_fire; }
 
-void ProbeRegistry::synchronize() { urcu_memb_synchronize_rcu(); }
+void ProbeRegistry::synchronize() {
+  // A thread inside a read-side section would wait for itself forever.
+  if (t_reader && urcu_memb_read_ongoing()) {
+    console_("sdt: synchronize called from a probe handler; not waiting\n");
+    return;
+  }
+  urcu_memb_synchronize_rcu();
+}
+
+namespace {
+
+static_assert(sizeof(rcu_head) <= sizeof(HandlerList::rcu_head),
+              "HandlerList has room for liburcu's rcu_head");
+
+void free_list(rcu_head *head) { ::operator delete((void *)head); }
+
+} // namespace
 
 // ---- probe descriptions -----------------------------------------------------------
 
@@ -155,6 +182,8 @@ ProbeRegistry::~ProbeRegistry() {
     if (p && p->prov)
       p->prov->destroy(*p);
   probes_.clear();
+  // Lists detach() left to call_rcu are freed before the registry goes.
+  urcu_memb_barrier();
 }
 
 Result<void> ProbeRegistry::init(
@@ -274,6 +303,18 @@ std::vector<SiteInfo> ProbeRegistry::sites(u32 id) const {
   return p && p->prov ? p->prov->sites(*p) : std::vector<SiteInfo>{};
 }
 
+std::vector<u32> ProbeRegistry::find_probes(const void *owner,
+                                            const std::string &provider,
+                                            const std::string &name) const {
+  MutexLock g(mu_);
+  std::vector<u32> ids;
+  for (auto &p : probes_)
+    if (p && p->prov && p->owner == owner && p->provider == provider &&
+        p->name == name)
+      ids.push_back(p->id);
+  return ids;
+}
+
 size_t ProbeRegistry::live_probes() const {
   MutexLock g(mu_);
   return (size_t)std::count_if(probes_.begin(), probes_.end(),
@@ -309,7 +350,59 @@ Result<void> ProbeRegistry::provide_module(ModuleLoad &load,
       return r;
     }
   }
+  // Before the module's code first runs: handlers attached by name take
+  // its probes.
+  join_retained(m.owner);
   return {};
+}
+
+void ProbeRegistry::join_retained(const void *owner) {
+  MutexLock g(mu_);
+  std::vector<Probe *> fresh;
+  for (auto &p : probes_)
+    if (p && p->owner == owner)
+      fresh.push_back(p.get());
+  if (fresh.empty())
+    return;
+  std::vector<HandlerList *> retired;
+  for (Enabling &e : enablings_) {
+    if (e.retain.empty())
+      continue;
+    std::vector<Probe *> join, to_patch;
+    for (Probe *p : fresh) {
+      bool match = false;
+      for (const ProbeDesc &d : e.retain)
+        match |= d.matches(p->provider, p->module, p->function, p->name);
+      if (!match)
+        continue;
+      if (p->enable_count > 0 && p->mode != e.mode)
+        continue; // enabled in the other patch mode by another consumer
+      join.push_back(p);
+      if (p->enable_count == 0 && p->prov)
+        to_patch.push_back(p);
+    }
+    if (join.empty())
+      continue;
+    for (Probe *p : join)
+      e.probes.push_back(p->id);
+    for (Probe *p : join)
+      set_handlers(p, retired);
+    if (auto r = patch(to_patch, true, e.mode); !r) {
+      console_(strf("sdt: enabling %d: could not enable %zu new probe%s: "
+                    "%s\n",
+                    e.id, join.size(), join.size() == 1 ? "" : "s",
+                    r.error().message.c_str()));
+      e.probes.resize(e.probes.size() - join.size());
+      for (Probe *p : join)
+        set_handlers(p, retired);
+      continue;
+    }
+    for (Probe *p : join)
+      if (p->enable_count++ == 0)
+        p->mode = e.mode;
+  }
+  // Nothing fired the new probes yet: the replaced lists were empty.
+  retire_later(retired);
 }
 
 void ProbeRegistry::remove_module(const void *owner,
@@ -324,47 +417,70 @@ void ProbeRegistry::remove_module(const void *owner,
         if (p->enable_count > 0)
           enabled.push_back(p.get());
       }
+    // A module that attached handlers may have code inside a handler on
+    // another thread even now (detach does not wait): a grace period
+    // before its memory goes.
+    const bool had_handlers = handler_owners_.erase(owner) > 0;
     if (mine.empty()) {
-      for (auto &prov : providers_)
-        prov->remove_module(owner);
-      return;
-    }
-    // Restore the sites (the module's text is still mapped), then make the
-    // probes unreachable: no handler list, out of every enabling.
-    (void)patch(enabled, false, PatchMode::Call);
-    std::set<u32> ids;
-    for (Probe *p : mine)
-      ids.insert(p->id);
-    for (Enabling &e : enablings_) {
-      size_t before = e.probes.size();
-      e.probes.erase(std::remove_if(e.probes.begin(), e.probes.end(),
-                                    [&](u32 id) { return ids.count(id) > 0; }),
-                     e.probes.end());
-      if (size_t n = before - e.probes.size())
-        console_(strf("dtrace: enabling %d: %zu probe%s of %s removed at "
-                      "unload\n",
-                      e.id, n, n == 1 ? "" : "s", file_name.c_str()));
-    }
-    std::vector<HandlerList *> retired;
-    for (Probe *p : mine) {
-      p->enable_count = 0;
-      set_handlers(p, retired);
-      by_name_.erase({owner, p->full()});
-      gone.push_back(std::move(probes_[p->id - 1]));
-    }
-    // Wait for any handler still running, then nothing can reach them.
-    free_retired(retired);
-    for (auto &p : gone) {
-      p->prov->destroy(*p);
-      free_ids_.insert(p->id);
-    }
-    while (!probes_.empty() && !probes_.back()) {
-      free_ids_.erase((u32)probes_.size());
-      probes_.pop_back();
+      if (had_handlers)
+        synchronize();
+    } else {
+      // Restore the sites (the module's text is still mapped), then make
+      // the probes unreachable: no handler list, out of every enabling.
+      (void)patch(enabled, false, PatchMode::Call);
+      std::set<u32> ids;
+      for (Probe *p : mine)
+        ids.insert(p->id);
+      for (Enabling &e : enablings_) {
+        size_t before = e.probes.size();
+        e.probes.erase(std::remove_if(e.probes.begin(), e.probes.end(),
+                                      [&](u32 id) { return ids.count(id) > 0; }),
+                       e.probes.end());
+        size_t n = before - e.probes.size();
+        if (n && !e.mfn)
+          console_(strf("dtrace: enabling %d: %zu probe%s of %s removed at "
+                        "unload\n",
+                        e.id, n, n == 1 ? "" : "s", file_name.c_str()));
+      }
+      std::vector<HandlerList *> retired;
+      for (Probe *p : mine) {
+        p->enable_count = 0;
+        set_handlers(p, retired);
+        by_name_.erase({owner, p->full()});
+        gone.push_back(std::move(probes_[p->id - 1]));
+      }
+      // Wait for any handler still running, then nothing can reach them.
+      free_retired(retired);
+      for (auto &p : gone) {
+        p->prov->destroy(*p);
+        free_ids_.insert(p->id);
+      }
+      while (!probes_.empty() && !probes_.back()) {
+        free_ids_.erase((u32)probes_.size());
+        probes_.pop_back();
+      }
     }
   }
   for (auto &prov : providers_)
     prov->remove_module(owner);
+}
+
+std::vector<HandlerInfo>
+ProbeRegistry::detach_module_handlers(const void *owner) {
+  MutexLock g(mu_);
+  std::vector<HandlerInfo> out;
+  std::vector<HandlerList *> retired;
+  for (auto it = enablings_.begin(); it != enablings_.end();) {
+    if (it->mfn && it->owner == owner) {
+      out.push_back(handler_info(*it));
+      remove_enabling(it, retired);
+      it = enablings_.begin(); // remove_enabling erased it
+      continue;
+    }
+    ++it;
+  }
+  retire_later(retired);
+  return out;
 }
 
 // ---- enabling -----------------------------------------------------------------------------
@@ -378,18 +494,35 @@ void ProbeRegistry::free_retired(std::vector<HandlerList *> &retired) {
   retired.clear();
 }
 
+void ProbeRegistry::retire_later(std::vector<HandlerList *> &retired) {
+  if (retired.empty())
+    return;
+  // call_rcu wants a registered thread; the callbacks run on liburcu's
+  // own call_rcu thread once a grace period has passed.
+  probe_thread_register();
+  for (HandlerList *l : retired)
+    urcu_memb_call_rcu(reinterpret_cast<rcu_head *>(l->rcu_head), free_list);
+  retired.clear();
+}
+
 void ProbeRegistry::set_handlers(Probe *p, std::vector<HandlerList *> &retired) {
-  // Rebuild the probe's handler list from the enablings that include it.
-  std::vector<Handler> hs;
+  // Rebuild the probe's handler list from the enablings that include it:
+  // higher priority first, then in the order they were made.
+  std::vector<const Enabling *> on;
   for (const Enabling &e : enablings_)
     if (std::find(e.probes.begin(), e.probes.end(), p->id) != e.probes.end())
-      hs.push_back(Handler{e.fn, e.ctx, e.id});
+      on.push_back(&e);
+  std::stable_sort(on.begin(), on.end(), [](const Enabling *a, const Enabling *b) {
+    return a->prio > b->prio;
+  });
   HandlerList *nl = nullptr;
-  if (!hs.empty()) {
-    nl = (HandlerList *)::operator new(sizeof(HandlerList) +
-                                       sizeof(Handler) * hs.size());
-    nl->n = (u32)hs.size();
-    std::copy(hs.begin(), hs.end(), nl->h);
+  if (!on.empty()) {
+    void *mem = ::operator new(offsetof(HandlerList, h) +
+                               sizeof(Handler) * on.size());
+    nl = new (mem) HandlerList;
+    nl->n = (u32)on.size();
+    for (size_t i = 0; i < on.size(); i++)
+      nl->h[i] = Handler{on[i]->fn, on[i]->mfn, on[i]->ctx, on[i]->id};
   }
   if (HandlerList *old =
           p->slot->handlers.exchange(nl, std::memory_order_acq_rel))
@@ -415,16 +548,13 @@ Result<void> ProbeRegistry::patch(const std::vector<Probe *> &probes,
   return {};
 }
 
-Result<int> ProbeRegistry::enable(const std::vector<u32> &ids,
-                                  ProbeCallback fn, void *ctx,
-                                  PatchMode mode) {
-  MutexLock g(mu_);
+Result<int> ProbeRegistry::add_enabling(Enabling en) {
   std::vector<Probe *> to_patch;
-  for (u32 id : ids) {
+  for (u32 id : en.probes) {
     Probe *p = find(id);
     if (!p)
       return error(strf("probe %u does not exist", id));
-    if (p->enable_count > 0 && p->mode != mode)
+    if (p->enable_count > 0 && p->mode != en.mode)
       return error(strf("probe %s is already enabled in another patch mode",
                         p->full().c_str()));
     if (p->enable_count == 0 && p->prov &&
@@ -432,34 +562,33 @@ Result<int> ProbeRegistry::enable(const std::vector<u32> &ids,
       to_patch.push_back(p);
   }
   // Handlers first, so the first firing after the patch finds them.
-  Enabling e{next_enabling_++, ids, fn, ctx, mode};
-  enablings_.push_back(e);
+  en.id = next_enabling_++;
+  const int id = en.id;
+  const std::vector<u32> ids = en.probes;
+  const PatchMode mode = en.mode;
+  enablings_.push_back(std::move(en));
   std::vector<HandlerList *> retired;
-  for (u32 id : ids)
-    set_handlers(find(id), retired);
+  for (u32 pid : ids)
+    set_handlers(find(pid), retired);
   if (auto r = patch(to_patch, true, mode); !r) {
     enablings_.pop_back();
-    for (u32 id : ids)
-      set_handlers(find(id), retired);
+    for (u32 pid : ids)
+      set_handlers(find(pid), retired);
     free_retired(retired);
     return r.take_error();
   }
-  for (u32 id : ids) {
-    Probe *p = find(id);
+  for (u32 pid : ids) {
+    Probe *p = find(pid);
     if (p->enable_count++ == 0)
       p->mode = mode;
   }
-  free_retired(retired);
-  return e.id;
+  retire_later(retired);
+  return id;
 }
 
-void ProbeRegistry::disable(int enabling) {
-  MutexLock g(mu_);
-  auto it = std::find_if(enablings_.begin(), enablings_.end(),
-                         [&](const Enabling &e) { return e.id == enabling; });
-  if (it == enablings_.end())
-    return;
-  Enabling e = *it;
+void ProbeRegistry::remove_enabling(std::vector<Enabling>::iterator it,
+                                    std::vector<HandlerList *> &retired) {
+  Enabling e = std::move(*it);
   enablings_.erase(it);
   std::vector<Probe *> to_patch;
   for (u32 id : e.probes) {
@@ -469,13 +598,144 @@ void ProbeRegistry::disable(int enabling) {
     if (--p->enable_count == 0 && p->prov)
       to_patch.push_back(p);
   }
+  // The sites first: once restored, only threads already past them can
+  // still reach the old list.
   (void)patch(to_patch, false, PatchMode::Call);
-  std::vector<HandlerList *> retired;
   for (u32 id : e.probes)
     if (Probe *p = find(id))
       set_handlers(p, retired);
+}
+
+Result<int> ProbeRegistry::enable(const std::vector<u32> &ids,
+                                  ProbeCallback fn, void *ctx, PatchMode mode) {
+  MutexLock g(mu_);
+  Enabling e;
+  for (u32 id : ids)
+    if (std::find(e.probes.begin(), e.probes.end(), id) == e.probes.end())
+      e.probes.push_back(id);
+  e.fn = fn;
+  e.ctx = ctx;
+  e.mode = mode;
+  return add_enabling(std::move(e));
+}
+
+void ProbeRegistry::disable(int enabling) {
+  MutexLock g(mu_);
+  auto it = std::find_if(enablings_.begin(), enablings_.end(),
+                         [&](const Enabling &e) { return e.id == enabling; });
+  if (it == enablings_.end())
+    return;
+  std::vector<HandlerList *> retired;
+  remove_enabling(it, retired);
   // Also when nothing was retired: on return no handler of `e` may run.
   free_retired(retired);
+}
+
+// ---- module handlers -----------------------------------------------------------------
+
+Result<int> ProbeRegistry::attach(const ProbeDesc &d, bool retain,
+                                  HandlerSpec h, int *err) {
+  std::vector<u32> ids;
+  for (const ProbeInfo &p : match(d))
+    if (p.provider != "dtrace") // BEGIN/END/ERROR are the consumer's
+      ids.push_back(p.id);
+  MutexLock g(mu_);
+  return attach_locked(ids, retain ? std::vector<ProbeDesc>{d}
+                                   : std::vector<ProbeDesc>{},
+                       std::move(h), err);
+}
+
+Result<int> ProbeRegistry::attach(const std::vector<u32> &ids, HandlerSpec h,
+                                  int *err) {
+  MutexLock g(mu_);
+  return attach_locked(ids, {}, std::move(h), err);
+}
+
+Result<int> ProbeRegistry::attach_locked(const std::vector<u32> &ids,
+                                         std::vector<ProbeDesc> retain,
+                                         HandlerSpec h, int *err) {
+  auto fail = [&](int e, std::string msg) -> Result<int> {
+    if (err)
+      *err = e;
+    return error(std::move(msg));
+  };
+  Enabling e;
+  // Probes gone since they were matched are simply not attached.
+  for (u32 id : ids)
+    if (find(id) && std::find(e.probes.begin(), e.probes.end(), id) ==
+                        e.probes.end())
+      e.probes.push_back(id);
+  e.retain = std::move(retain);
+  e.mfn = h.fn, e.ctx = h.data, e.prio = h.prio, e.owner = h.owner;
+  e.module = std::move(h.module), e.function = std::move(h.function);
+  e.key = std::move(h.key);
+  if (!e.mfn)
+    return fail(EINVAL, "no handler function");
+  for (const Enabling &o : enablings_) {
+    if (o.mfn != e.mfn || o.ctx != e.ctx)
+      continue;
+    // The same handler with the same data on a probe already, or retained
+    // under the same description: refused, as Linux refuses it.
+    if (o.key == e.key && !o.retain.empty() && !e.retain.empty())
+      return fail(EEXIST, strf("already attached to %s with data %p",
+                               e.key.c_str(), e.ctx));
+    for (u32 id : e.probes)
+      if (std::find(o.probes.begin(), o.probes.end(), id) != o.probes.end())
+        return fail(EEXIST, strf("already attached to %s with data %p",
+                                 find(id)->full().c_str(), e.ctx));
+  }
+  if (e.probes.empty() && e.retain.empty())
+    return fail(ENOENT, e.key + ": no such probe");
+  const void *owner = e.owner;
+  auto r = add_enabling(std::move(e));
+  if (!r)
+    return fail(EINVAL, r.error().message);
+  if (owner)
+    handler_owners_.insert(owner);
+  return r;
+}
+
+bool ProbeRegistry::detach(ModuleHandler fn, void *data, const std::string &key) {
+  MutexLock g(mu_);
+  auto it = std::find_if(enablings_.begin(), enablings_.end(),
+                         [&](const Enabling &e) {
+                           return e.mfn && e.mfn == fn && e.ctx == data &&
+                                  e.key == key;
+                         });
+  if (it == enablings_.end())
+    return false;
+  std::vector<HandlerList *> retired;
+  remove_enabling(it, retired);
+  // No wait: the old lists go after a grace period; the handler's module
+  // waits for one before its code is freed (remove_module).
+  retire_later(retired);
+  return true;
+}
+
+HandlerInfo ProbeRegistry::handler_info(const Enabling &e) const {
+  HandlerInfo h;
+  h.enabling = e.id;
+  h.dtrace = !e.mfn;
+  h.prio = e.prio;
+  h.module = e.module, h.function = e.function, h.key = e.key;
+  h.data = (uintptr_t)e.ctx;
+  h.probes = e.probes;
+  return h;
+}
+
+std::vector<HandlerInfo> ProbeRegistry::handlers(u32 id) const {
+  MutexLock g(mu_);
+  std::vector<const Enabling *> on;
+  for (const Enabling &e : enablings_)
+    if (std::find(e.probes.begin(), e.probes.end(), id) != e.probes.end())
+      on.push_back(&e);
+  std::stable_sort(on.begin(), on.end(), [](const Enabling *a, const Enabling *b) {
+    return a->prio > b->prio;
+  });
+  std::vector<HandlerInfo> out;
+  for (const Enabling *e : on)
+    out.push_back(handler_info(*e));
+  return out;
 }
 
 } // namespace mk

@@ -1,19 +1,25 @@
 // The probe registry: every probe of every provider, by id; enablings (a
-// consumer's callback attached to a set of probes); the firing path every
-// enabled site reaches; and the machine services providers share (the patch
-// engine and the trampoline area).
+// consumer attached to a set of probes: a DTrace enabling's callback, or a
+// module's handler); the firing path every enabled site reaches; and the
+// machine services providers share (the patch engine and the trampoline
+// area).
 //
 // Firing.  Each probe id has a ProbeSlot that never moves and is reused
 // with the id: trampolines name the slot, and the slot holds the probe's
-// handler list.  Handler lists are immutable, published with an atomic
-// store and retired with read-copy-update (liburcu's membarrier flavour):
-// the firing path is an RCU read-side critical section, so a list, a
-// consumer or a module's code may go once synchronize() has returned.
+// handler list, in priority order.  Handler lists are immutable, published
+// with an atomic store and retired with read-copy-update (liburcu's
+// membarrier flavour): the firing path is an RCU read-side critical
+// section, so a list, a consumer or a module's code may go once a grace
+// period has passed.  DTrace's disable() waits for one (synchronize());
+// a module's detach() does not: the old list goes to call_rcu, and the
+// module's code waits for a grace period at unload.
 //
 // Lifetime.  A probe exists from its provider's provide() until its module
 // is removed (remove_module); consumers only ever hold ids and copies
 // (ProbeInfo), never pointers into the registry.  Ids are reused, lowest
-// first, once no thread can still see the old probe.
+// first, once no thread can still see the old probe.  A handler attached
+// by name is retained: probes that appear later and match its description
+// join it before their module's code first runs.
 #pragma once
 
 #include "../linker/arena.h"
@@ -34,18 +40,53 @@ namespace mk {
 
 class TrampolineArea;
 
-// One handler on a probe's list.
+// A module's handler (<sys/sdt.h> sdt_handler_t): its data pointer and the
+// probe's six arguments.
+using ModuleHandler = void (*)(void *data, uintptr_t, uintptr_t, uintptr_t,
+                               uintptr_t, uintptr_t, uintptr_t);
+
+// One handler on a probe's list: a consumer's callback, or a module's
+// handler (mfn set; ctx is its data pointer).
 struct Handler {
   ProbeCallback fn;
+  ModuleHandler mfn;
   void *ctx;
   int enabling;
 };
 
 // Immutable once published; replaced as a whole when enablings change.
+// The trampolines read n, h[0].mfn and h[0].ctx (their offsets are baked
+// into the code).
 struct HandlerList {
+  void *rcu_head[2]; // liburcu's struct rcu_head, for call_rcu
   u32 n = 0;
   Handler h[1];
 };
+
+// The handlers' order on a list: higher first, then in attach order.
+constexpr int kDefaultPriority = 10;
+
+// A module handler being attached.
+struct HandlerSpec {
+  ModuleHandler fn = nullptr;
+  void *data = nullptr;
+  int prio = kDefaultPriority;
+  const void *owner = nullptr;  // the module holding fn's code (null: kernel)
+  std::string module, function; // names, for listings and messages
+  std::string key; // what detach names it by: the description, or the
+                   // probe definition's symbol
+};
+
+// An enabling as listings show it.
+struct HandlerInfo {
+  int enabling = 0;
+  bool dtrace = false; // a DTrace enabling (else a module handler)
+  int prio = kDefaultPriority;
+  std::string module, function, key;
+  uintptr_t data = 0;
+  std::vector<u32> probes;
+};
+
 
 // What the firing path reads for one probe id.
 struct alignas(64) ProbeSlot {
@@ -107,9 +148,14 @@ public:
   Result<void> provide_module(ModuleLoad &load, const ModuleImage &m)
       EXCLUDES(mu_);
   // The module's code is about to go: disable and destroy its probes
-  // (sites restored, enablings told), wait until no handler runs, free
-  // their ids.  Prints which enablings lost probes.
+  // (sites restored, enablings told), wait until no handler runs (also no
+  // handler of the module's own, if it ever attached one), free their ids.
+  // Prints which enablings lost probes.
   void remove_module(const void *owner, const std::string &file_name)
+      EXCLUDES(mu_);
+  // The module is unloading with handlers still attached: detach them
+  // (returns what it detached, for the console).
+  std::vector<HandlerInfo> detach_module_handlers(const void *owner)
       EXCLUDES(mu_);
 
   // ---- consumers
@@ -117,6 +163,10 @@ public:
   std::optional<ProbeInfo> probe(u32 id) const EXCLUDES(mu_);
   std::vector<ProbeInfo> match(const ProbeDesc &d) const EXCLUDES(mu_);
   std::vector<SiteInfo> sites(u32 id) const EXCLUDES(mu_);
+  // The probes of `owner` (null: the kernel) named provider:*:*:name: the
+  // ones made from one SDT_PROBE_DEFINE.
+  std::vector<u32> find_probes(const void *owner, const std::string &provider,
+                               const std::string &name) const EXCLUDES(mu_);
   // Enable `ids`: every site patched in one batch.  Returns the enabling id.
   Result<int> enable(const std::vector<u32> &ids, ProbeCallback fn, void *ctx,
                      PatchMode mode = PatchMode::Call) EXCLUDES(mu_);
@@ -124,12 +174,31 @@ public:
   void disable(int enabling) EXCLUDES(mu_);
   // Wait until every probe handler that started before now has returned.
   void synchronize();
+
+  // ---- module handlers
+  // Attach `h` to the probes `d` matches, and (retain) to every probe made
+  // later that matches it.  Refused if (fn, data) is on one of them already
+  // (*err = EEXIST).  Returns the enabling id.
+  Result<int> attach(const ProbeDesc &d, bool retain, HandlerSpec h,
+                     int *err = nullptr) EXCLUDES(mu_);
+  // Attach to the given probes (none: *err = ENOENT).
+  Result<int> attach(const std::vector<u32> &ids, HandlerSpec h,
+                     int *err = nullptr) EXCLUDES(mu_);
+  // Detach the handler attached as (fn, data, key).  Returns at once: the
+  // handler may still run on other threads until a grace period passes.
+  // False if there is no such attachment.
+  bool detach(ModuleHandler fn, void *data, const std::string &key)
+      EXCLUDES(mu_);
+  // Every consumer on probe `id`, in firing order.
+  std::vector<HandlerInfo> handlers(u32 id) const EXCLUDES(mu_);
   // dtrace:::BEGIN's id (END and ERROR follow it).
   u32 dtrace_begin_id() const { return dtrace_begin_; }
 
   // The firing path (trampolines, the breakpoint handler): the probe's
   // handlers, called with its six arguments.
   static void fire(const ProbeSlot *slot, const uintptr_t *args);
+  // The same, for a caller already inside an RCU read-side section.
+  static void fire_locked(const ProbeSlot *slot, const uintptr_t *args);
 
   // Counters for the tests and the benchmark.
   u64 patch_batches() const { return patch_batches_.load(); }
@@ -138,13 +207,32 @@ public:
   u32 highest_id() const EXCLUDES(mu_);
 
 private:
+  // A consumer on a set of probes.
   struct Enabling {
-    int id;
+    int id = 0;
     std::vector<u32> probes;
-    ProbeCallback fn;
-    void *ctx;
-    PatchMode mode;
+    ProbeCallback fn = nullptr; // a DTrace enabling's callback, or
+    ModuleHandler mfn = nullptr; // a module's handler
+    void *ctx = nullptr;
+    PatchMode mode = PatchMode::Call;
+    int prio = kDefaultPriority;
+    const void *owner = nullptr; // module handlers: the module of mfn's code
+    std::string module, function, key;
+    std::vector<ProbeDesc> retain; // probes made later that match join
   };
+  HandlerInfo handler_info(const Enabling &e) const;
+  // Add an enabling on `ids` (patched in one batch); its id.
+  Result<int> add_enabling(Enabling e) REQUIRES(mu_);
+  // Remove enabling `it`; the old lists go to `retired`.
+  void remove_enabling(std::vector<Enabling>::iterator it,
+                       std::vector<HandlerList *> &retired) REQUIRES(mu_);
+  Result<int> attach_locked(const std::vector<u32> &ids,
+                            std::vector<ProbeDesc> retain, HandlerSpec h,
+                            int *err) REQUIRES(mu_);
+  // Probes of `owner`, just made, join the retained enablings they match.
+  void join_retained(const void *owner) EXCLUDES(mu_);
+  // Free lists after a grace period without waiting for it (call_rcu).
+  void retire_later(std::vector<HandlerList *> &retired);
   Probe *find(u32 id) const REQUIRES(mu_);
   ProbeInfo info(const Probe &p) const REQUIRES(mu_);
   u32 allocate_id() REQUIRES(mu_);
@@ -177,6 +265,9 @@ private:
       GUARDED_BY(mu_);
   std::vector<Enabling> enablings_ GUARDED_BY(mu_);
   int next_enabling_ GUARDED_BY(mu_) = 1;
+  // Modules that attached a handler since they loaded: their code waits
+  // for a grace period when they go.
+  std::set<const void *> handler_owners_ GUARDED_BY(mu_);
   std::atomic<u64> patch_batches_{0};
 };
 

@@ -417,16 +417,30 @@ void list_types(std::string &out, const ProbeInfo &p) {
   out += "\n";
 }
 
-// -v: how the probe is reached: its sites by kind (the site style shows).
-void list_site_kinds(std::string &out, const ProbeInfo &p, Kernel &k) {
+// -v: how the probe is reached (its sites by kind: the site style shows)
+// and who is attached to it (module handlers and DTrace enablings, in the
+// order they run).
+void list_attached(std::string &out, const ProbeInfo &p, Kernel &k) {
   std::map<std::string, int> kinds;
   for (const SiteInfo &s : k.probes().sites(p.id))
     kinds[s.stub ? s.kind + " (stub)" : s.kind]++;
-  if (kinds.empty())
+  if (!kinds.empty()) {
+    out += "\tSites\n";
+    for (const auto &[kind, n] : kinds)
+      out += strf("\t\t%s: %d\n", kind.c_str(), n);
+    out += "\n";
+  }
+  const std::vector<HandlerInfo> hs = k.probes().handlers(p.id);
+  if (hs.empty())
     return;
-  out += "\tSites\n";
-  for (const auto &[kind, n] : kinds)
-    out += strf("\t\t%s: %d\n", kind.c_str(), n);
+  out += "\tHandlers\n";
+  for (const HandlerInfo &h : hs) {
+    if (h.dtrace)
+      out += strf("\t\tdtrace enabling %d, priority %d\n", h.enabling, h.prio);
+    else
+      out += strf("\t\t%s`%s, priority %d\n", h.module.c_str(),
+                  h.function.c_str(), h.prio);
+  }
   out += "\n";
 }
 
@@ -620,7 +634,7 @@ int Dtrace::list(const Options &o) {
     list_line(out, p);
     if (o.verbose) {
       list_types(out, p);
-      list_site_kinds(out, p, k_);
+      list_attached(out, p, k_);
     }
     if (o.sites)
       list_sites(out, p, ksyms_, k_);

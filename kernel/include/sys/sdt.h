@@ -35,6 +35,11 @@
  * SDT_PROBE_DEFINE are documentation, and name the definition's symbol
  * (sdt_<provider>_<module>_<function>_<name>, global, as FreeBSD's); provider
  * and name identify the probe.
+ *
+ * Handlers (Linux tracepoint probes): a module attaches a C function to a
+ * probe by its name or by its declared symbol; it is called with its data
+ * pointer and the probe's arguments on the thread that fires the probe,
+ * beside any DTrace enabling of the probe.  See "Handlers" below.
  */
 #ifndef _SYS_SDT_H_
 #define _SYS_SDT_H_
@@ -227,5 +232,50 @@ struct sdt_tracepoint {
 	uintptr_t patchpoint;       /* the 5-byte NOP */
 	uintptr_t target;           /* the out-of-line block */
 };
+
+/*
+ * Handlers.  A handler is called with its data pointer and the probe's six
+ * argument words (a handler may declare fewer: the x86 calling conventions
+ * pass the first ones the same way).  Several handlers per probe run in
+ * priority order (higher first, then in attach order); attaching the same
+ * (function, data) twice to a probe is refused (EEXIST).
+ *
+ *   sdt_handler_attach("memdev:::write-done", fn, data, prio)
+ *       every probe the description matches, now and when modules load
+ *       later (fields may be empty or globs); 0 or an errno value
+ *   SDT_HANDLER_ATTACH(memdev, , write, write__done, fn, data, prio)
+ *       the probes made from a definition (SDT_PROBE_DECLARE it; the
+ *       module defining it must be a dependency, MODULE_DEPEND)
+ *   sdt_handler_detach(...) / SDT_HANDLER_DETACH(...)
+ *       returns at once; the handler may still be running on another
+ *       thread until a grace period has passed: sdt_synchronize() waits
+ *       for one (never call it from a handler).
+ *
+ * A module's handlers must be detached before its code goes; the kernel
+ * detaches any left at unload (and says so), and waits for a grace period
+ * before it frees the module.
+ */
+typedef void (*sdt_handler_t)(void *data, uintptr_t arg0, uintptr_t arg1,
+    uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, uintptr_t arg5);
+#define SDT_HANDLER_PRIO_DEFAULT 10
+
+__SDT_EXTERN int sdt_handler_attach(const char *probe, sdt_handler_t fn,
+    void *data, int prio);
+__SDT_EXTERN int sdt_handler_detach(const char *probe, sdt_handler_t fn,
+    void *data);
+__SDT_EXTERN int sdt_handler_attach_probe(struct sdt_probedef *probe,
+    sdt_handler_t fn, void *data, int prio);
+__SDT_EXTERN int sdt_handler_detach_probe(struct sdt_probedef *probe,
+    sdt_handler_t fn, void *data);
+__SDT_EXTERN void sdt_synchronize(void);
+
+/* A handler declared with fewer arguments passes through void (*)(void),
+ * the cast compilers accept without -Wcast-function-type's warning. */
+#define SDT_HANDLER_ATTACH(prov, mod, func, name, fn, data, prio)              \
+	sdt_handler_attach_probe(&__SDT_DEF(prov, mod, func, name),            \
+	    (sdt_handler_t)(void (*)(void))(fn), (data), (prio))
+#define SDT_HANDLER_DETACH(prov, mod, func, name, fn, data)                    \
+	sdt_handler_detach_probe(&__SDT_DEF(prov, mod, func, name),            \
+	    (sdt_handler_t)(void (*)(void))(fn), (data))
 
 #endif
