@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstddef>
 #include <fnmatch.h>
+#include <thread>
 
 namespace mk {
 
@@ -74,6 +75,15 @@ extern "C" void mk_probe_fire(const ProbeSlot *slot, const uintptr_t *args) {
   ProbeRegistry::fire(slot, args);
 }
 
+extern "C" void mk_probe_fire_locked(const ProbeSlot *slot,
+                                     const uintptr_t *args) {
+  ProbeRegistry::fire_locked(slot, args);
+}
+
+// A trampoline's inline read-side unlock found a grace period waiting for
+// this thread: what _urcu_memb_read_unlock does then.
+extern "C" void mk_probe_rcu_wake() { urcu_common_wake_up_gp(&urcu_memb_gp); }
+
 u64 ProbeRegistry::fire_entry() { return (u64)(uintptr_t)&mk_probe_fire; }
 
 void ProbeRegistry::synchronize() {
@@ -87,8 +97,47 @@ void ProbeRegistry::synchronize() {
 
 namespace {
 
-static_assert(sizeof(rcu_head) <= sizeof(HandlerList::rcu_head),
-              "HandlerList has room for liburcu's rcu_head");
+// The trampolines' plan: where liburcu keeps what its inline read side
+// touches, so the trampolines can do the same.  The thread-local offsets
+// are measured on this thread and checked on another: they must be the
+// same everywhere (static TLS), else the trampolines keep to the generic
+// body.
+x86::TrampolinePlan trampoline_plan() {
+  static_assert(sizeof(rcu_head) <= sizeof(HandlerList::rcu_head),
+                "HandlerList has room for liburcu's rcu_head");
+  x86::TrampolinePlan p;
+  p.fire = (u64)(uintptr_t)&mk_probe_fire;
+  p.fire_locked = (u64)(uintptr_t)&mk_probe_fire_locked;
+  p.rcu_wake = (u64)(uintptr_t)&mk_probe_rcu_wake;
+  p.slot_list = (u32)offsetof(ProbeSlot, handlers);
+  p.list_n = (u32)offsetof(HandlerList, n);
+  p.list_mfn = (u32)(offsetof(HandlerList, h) + offsetof(Handler, mfn));
+  p.list_ctx = (u32)(offsetof(HandlerList, h) + offsetof(Handler, ctx));
+  p.gp_ctr = (u64)(uintptr_t)&urcu_memb_gp.ctr;
+  p.gp_futex = (u64)(uintptr_t)&urcu_memb_gp.futex;
+  auto offsets = [] {
+    uintptr_t tp;
+#if defined(__x86_64__)
+    __asm__("mov %%fs:0, %0" : "=r"(tp));
+#else
+    __asm__("mov %%gs:0, %0" : "=r"(tp));
+#endif
+    // Signed: thread-local data lies below the thread pointer on x86.
+    return std::pair<i64, i64>(
+        (i64)(intptr_t)((uintptr_t)&URCU_TLS(urcu_memb_reader).ctr - tp),
+        (i64)(intptr_t)((uintptr_t)&t_reader - tp));
+  };
+  const auto here = offsets();
+  std::pair<i64, i64> there;
+  std::thread([&] { there = offsets(); }).join();
+  const bool fits = here.first == (i32)here.first && here.second == (i32)here.second;
+  // liburcu's read side needs a full barrier where sys_membarrier is
+  // missing; the inline copy has none, so it is used only with it.
+  p.inline_rcu = here == there && fits && urcu_memb_has_sys_membarrier;
+  p.tls_ctr = (i32)here.first;
+  p.tls_reader = (i32)here.second;
+  return p;
+}
 
 void free_list(rcu_head *head) { ::operator delete((void *)head); }
 
@@ -191,7 +240,7 @@ Result<void> ProbeRegistry::init(
   patcher_ = std::make_unique<PatchEngine>();
   MK_TRY(patcher_->init(arena_.base(), arena_.base() + arena_.size(),
                         arena_.alias(arena_.base())));
-  tramps_ = std::make_unique<TrampolineArea>(arena_, fire_entry());
+  tramps_ = std::make_unique<TrampolineArea>(arena_, trampoline_plan());
   probe_thread_register();
   providers_ = std::move(providers);
   {

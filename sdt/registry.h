@@ -14,6 +14,12 @@
 // a module's detach() does not: the old list goes to call_rcu, and the
 // module's code waits for a grace period at unload.
 //
+// A probe whose list is one module handler is fired without the list loop:
+// its trampoline takes the read lock inline, loads the handler and its
+// data pointer from the list and calls it with the arguments still in
+// their registers (sdt/x86_trampoline.h), Linux's static_call for
+// tracepoints in spirit.
+//
 // Lifetime.  A probe exists from its provider's provide() until its module
 // is removed (remove_module); consumers only ever hold ids and copies
 // (ProbeInfo), never pointers into the registry.  Ids are reused, lowest
@@ -197,7 +203,8 @@ public:
   // The firing path (trampolines, the breakpoint handler): the probe's
   // handlers, called with its six arguments.
   static void fire(const ProbeSlot *slot, const uintptr_t *args);
-  // The same, for a caller already inside an RCU read-side section.
+  // The same, for a caller already inside an RCU read-side section (the
+  // trampolines' inline read side).
   static void fire_locked(const ProbeSlot *slot, const uintptr_t *args);
 
   // Counters for the tests and the benchmark.

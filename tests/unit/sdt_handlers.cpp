@@ -280,3 +280,60 @@ TEST_CASE("handlers: a module unloads while its handler fires on two threads") {
   firing.stop();
   MESSAGE("handler calls before the unloads: " << total);
 }
+
+namespace {
+// Where each handler was called from.
+std::atomic<uintptr_t> g_from_a{0}, g_from_b{0};
+__attribute__((noinline)) void from_a(void *, uintptr_t, uintptr_t, uintptr_t,
+                                      uintptr_t, uintptr_t, uintptr_t) {
+  g_from_a = (uintptr_t)__builtin_return_address(0);
+}
+__attribute__((noinline)) void from_b(void *, uintptr_t, uintptr_t, uintptr_t,
+                                      uintptr_t, uintptr_t, uintptr_t) {
+  g_from_b = (uintptr_t)__builtin_return_address(0);
+}
+// A handler that fires a probe itself: the trampoline it reaches is
+// entered inside a read-side section and must nest.
+std::atomic<int> g_nested{0};
+Counter g_inner;
+__attribute__((noinline)) void refire(void *, uintptr_t w, uintptr_t seq,
+                                      uintptr_t, uintptr_t, uintptr_t,
+                                      uintptr_t) {
+  if (g_nested++ < 1000)
+    fire_hot((int)w, seq);
+}
+} // namespace
+
+TEST_CASE("handlers: a lone handler is called by its probe's trampoline") {
+  mk::Kernel k(options());
+  REQUIRE(k.boot());
+  const mk::ProbeDesc hot = mk::ProbeDesc::parse("sdthot:::hot");
+  // Alone: called straight from the trampoline, in the module arena.
+  REQUIRE(k.probes().attach(hot, false, spec(from_a, nullptr, 10, "a")));
+  fire_hot(0, 1);
+  CHECK(k.arena().contains(g_from_a));
+  // With another: from the registry's loop, in the kernel's text.
+  REQUIRE(k.probes().attach(hot, false, spec(from_b, nullptr, 5, "b")));
+  fire_hot(0, 2);
+  CHECK_FALSE(k.arena().contains(g_from_a));
+  CHECK_FALSE(k.arena().contains(g_from_b));
+  CHECK(k.probes().detach(from_b, nullptr, "b"));
+  fire_hot(0, 3);
+  CHECK(k.arena().contains(g_from_a));
+  // A thread that never fired a probe is not an RCU reader yet: its first
+  // firing takes the generic path, which registers it; later ones do not.
+  std::thread([&] {
+    g_from_a = 0;
+    fire_hot(1, 1);
+    CHECK_FALSE(k.arena().contains(g_from_a));
+    fire_hot(1, 2);
+    CHECK(k.arena().contains(g_from_a));
+  }).join();
+  CHECK(k.probes().detach(from_a, nullptr, "a"));
+  // Firing from inside a handler: the inner firing nests.
+  REQUIRE(k.probes().attach(hot, false, spec(refire, nullptr, 10, "r")));
+  fire_hot(0, 4);
+  CHECK(g_nested == 1001);
+  CHECK(k.probes().detach(refire, nullptr, "r"));
+  k.probes().synchronize();
+}
