@@ -399,8 +399,8 @@ Result<void> ProbeRegistry::provide_module(ModuleLoad &load,
       return r;
     }
   }
-  // Before the module's code first runs: handlers attached by name take
-  // its probes.
+  // Before the module's code first runs: retained enablings take its
+  // probes (dtrace -Z counts what MOD_LOAD fires).
   join_retained(m.owner);
   return {};
 }
@@ -422,7 +422,7 @@ void ProbeRegistry::join_retained(const void *owner) {
       bool match = false;
       for (const ProbeDesc &d : e.retain)
         match |= d.matches(p->provider, p->module, p->function, p->name);
-      if (!match)
+      if (!match || (e.accept && !e.accept(info(*p))))
         continue;
       if (p->enable_count > 0 && p->mode != e.mode)
         continue; // enabled in the other patch mode by another consumer
@@ -656,7 +656,9 @@ void ProbeRegistry::remove_enabling(std::vector<Enabling>::iterator it,
 }
 
 Result<int> ProbeRegistry::enable(const std::vector<u32> &ids,
-                                  ProbeCallback fn, void *ctx, PatchMode mode) {
+                                  ProbeCallback fn, void *ctx, PatchMode mode,
+                                  std::vector<ProbeDesc> retain,
+                                  NewProbeFilter accept) {
   MutexLock g(mu_);
   Enabling e;
   for (u32 id : ids)
@@ -665,6 +667,8 @@ Result<int> ProbeRegistry::enable(const std::vector<u32> &ids,
   e.fn = fn;
   e.ctx = ctx;
   e.mode = mode;
+  e.retain = std::move(retain);
+  e.accept = std::move(accept);
   return add_enabling(std::move(e));
 }
 

@@ -23,9 +23,10 @@
 // Lifetime.  A probe exists from its provider's provide() until its module
 // is removed (remove_module); consumers only ever hold ids and copies
 // (ProbeInfo), never pointers into the registry.  Ids are reused, lowest
-// first, once no thread can still see the old probe.  A handler attached
-// by name is retained: probes that appear later and match its description
-// join it before their module's code first runs.
+// first, once no thread can still see the old probe.  An enabling may be
+// retained (DTrace's enablings, a handler attached by name): probes that
+// appear later and match its descriptions join it before their module's
+// code first runs.
 #pragma once
 
 #include "../linker/arena.h"
@@ -82,6 +83,9 @@ struct HandlerSpec {
   std::string key; // what detach names it by: the description, or the
                    // probe definition's symbol
 };
+
+// Whether a DTrace enabling takes a probe that appeared after it started.
+using NewProbeFilter = std::function<bool(const ProbeInfo &)>;
 
 // An enabling as listings show it.
 struct HandlerInfo {
@@ -174,8 +178,12 @@ public:
   std::vector<u32> find_probes(const void *owner, const std::string &provider,
                                const std::string &name) const EXCLUDES(mu_);
   // Enable `ids`: every site patched in one batch.  Returns the enabling id.
+  // With `retain` descriptions, probes made later that match one join the
+  // enabling if `accept` takes them (DTrace's retained enablings).
   Result<int> enable(const std::vector<u32> &ids, ProbeCallback fn, void *ctx,
-                     PatchMode mode = PatchMode::Call) EXCLUDES(mu_);
+                     PatchMode mode = PatchMode::Call,
+                     std::vector<ProbeDesc> retain = {},
+                     NewProbeFilter accept = nullptr) EXCLUDES(mu_);
   // Disable; on return no handler of this enabling runs or will run.
   void disable(int enabling) EXCLUDES(mu_);
   // Wait until every probe handler that started before now has returned.
@@ -226,6 +234,7 @@ private:
     const void *owner = nullptr; // module handlers: the module of mfn's code
     std::string module, function, key;
     std::vector<ProbeDesc> retain; // probes made later that match join
+    NewProbeFilter accept;         // ... if this takes them (null: all)
   };
   HandlerInfo handler_info(const Enabling &e) const;
   // Add an enabling on `ids` (patched in one batch); its id.

@@ -732,8 +732,23 @@ int Dtrace::enable(const Options &o) {
                   s.name.c_str(), n, n == 1 ? "" : "s"));
     }
 
-  auto en = k_.probes().enable(c.sdt_probes(), consumer_fire, &c,
-                               PatchMode::Call);
+  // Every enabling is retained, as DTrace's are: probes of modules loaded
+  // while it runs join the clauses whose descriptions match them (-Z only
+  // lets a description match nothing at first).
+  std::vector<std::vector<ProbeDesc>> clause_descs;
+  std::vector<ProbeDesc> retain;
+  for (const ClauseAst &cl : ast->clauses) {
+    clause_descs.emplace_back();
+    for (const std::string &d : cl.descs) {
+      clause_descs.back().push_back(ProbeDesc::parse(d));
+      retain.push_back(clause_descs.back().back());
+    }
+  }
+  auto en = k_.probes().enable(
+      c.sdt_probes(), consumer_fire, &c, PatchMode::Call, std::move(retain),
+      [&c, clause_descs](const ProbeInfo &p) {
+        return c.add_probe(p, clause_descs);
+      });
   if (!en)
     return fail("could not enable tracing: " + en.error().message);
   job->id = *en;
