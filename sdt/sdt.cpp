@@ -241,14 +241,17 @@ public:
                           c.obj.sections[c.section].name.c_str(),
                           (unsigned long long)c.rel.offset,
                           c.obj.symbols[c.rel.sym].name.c_str()));
-      pending_.push_back(Pending{*f, c.symbol_value, c.section, true});
+      // The stub is the site; the function that loads it names the probe
+      // (the first such function, when several share the stub).
+      pending_.push_back(
+          Pending{*f, c.symbol_value, c.section, true, c.rel.offset});
       return false;
     }
     u8 bytes[8];
     x86::disabled_bytes(f->kind, f->len, bytes);
     code::copy(c.section_mem + f->insn_off, bytes, f->len);
     const u64 addr = c.field_addr - (c.rel.offset - f->insn_off);
-    pending_.push_back(Pending{*f, addr, c.section, false});
+    pending_.push_back(Pending{*f, addr, c.section, false, f->insn_off});
     return true;
   }
 
@@ -262,7 +265,7 @@ public:
     for (const Pending &ps : pending_) {
       if (!seen.insert(ps.addr).second)
         continue; // a stub referenced more than once is one site
-      const SiteHolder h = find_holder(m.obj, ps.section, ps.site.insn_off);
+      const SiteHolder h = find_holder(m.obj, ps.section, ps.holder_off);
       SdtProvider::Site s;
       s.addr = ps.addr;
       s.len = ps.stub ? 5 : ps.site.len;
@@ -387,6 +390,7 @@ private:
     u64 addr;
     u32 section;
     bool stub;
+    u64 holder_off; // where in `section` the site (or the stub's use) is
   };
   SdtProvider &prov_;
   std::string module_;
