@@ -28,7 +28,7 @@ SDT_PROBE_DEFINE1(tpgoto, , , tail, "long");
 static unsigned char tpgoto_buf[1024];
 static int tpgoto_sums;
 
-static unsigned __attribute__((noipa))
+static unsigned __attribute__((noinline))
 tpgoto_checksum(const unsigned char *p, int n)
 {
 	unsigned s = 0;
@@ -40,7 +40,7 @@ tpgoto_checksum(const unsigned char *p, int n)
 	return s;
 }
 
-static void __attribute__((noipa))
+static void __attribute__((noinline))
 tpgoto_fire(int n)
 {
 	int i;
@@ -50,7 +50,7 @@ tpgoto_fire(int n)
 		    tpgoto_checksum(tpgoto_buf, sizeof(tpgoto_buf)));
 }
 
-static void __attribute__((noipa))
+static void __attribute__((noinline))
 tpgoto_both(int n)
 {
 	int i;
@@ -61,13 +61,13 @@ tpgoto_both(int n)
 	}
 }
 
-static int __attribute__((noipa))
+static int __attribute__((noinline))
 tpgoto_enabled(void)
 {
 	return SDT_PROBE_ENABLED(tpgoto, , , fire);
 }
 
-static void __attribute__((noipa))
+static void __attribute__((noinline))
 tpgoto_tail(long v)
 {
 	SDT_PROBE1(tpgoto, , , tail, v);
