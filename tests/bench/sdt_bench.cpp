@@ -114,6 +114,7 @@ int main(int argc, char **argv) {
   LoopFn none = fn("sdtbench_none"), sdt = fn("sdtbench_sdt"),
          go = fn("sdtbench_goto"), flag = fn("sdtbench_flag_style"),
          fnptr = fn("sdtbench_fnptr"), direct = fn("sdtbench_direct"),
+         jump = fn("sdtbench_jump"),
          cost_arg = fn("sdtbench_cost_arg"), cost_call = fn("sdtbench_cost_call"),
          cost_goto = fn("sdtbench_cost_goto");
   auto handler = (ModuleHandler)(uintptr_t)(*f)->globals.at("sdtbench_handler");
@@ -181,6 +182,7 @@ int main(int argc, char **argv) {
       s_cost_call{"1 KiB checksum argument, disabled call site"},
       s_cost_goto{"1 KiB checksum argument, disabled asm-goto site"},
       s_direct{"direct call of the module's handler"},
+      s_jump{"... through shift + jmp, no read side (unsafe)"},
       s_rcu_plain{"direct call through a pointer (bench loop)"},
       s_rcu{"... inside liburcu's read side (bench loop)"},
       s_one{"one module handler, call site"},
@@ -195,6 +197,7 @@ int main(int argc, char **argv) {
     s_flag.ns_per_hit.push_back(time_loop(flag, n) / n);
     s_fnptr.ns_per_hit.push_back(time_loop(fnptr, n) / n);
     s_direct.ns_per_hit.push_back(time_loop(direct, n) / n);
+    s_jump.ns_per_hit.push_back(time_loop(jump, n) / n);
     s_rcu_plain.ns_per_hit.push_back(time_rcu(false, n) / n);
     s_rcu.ns_per_hit.push_back(time_rcu(true, n) / n);
     // The expensive argument: per hit, over the same no-probe loop.
@@ -275,6 +278,7 @@ int main(int argc, char **argv) {
   std::printf("\n");
   const double direct_x = extra(s_direct), one = extra(s_one);
   row(s_direct, "baseline for the handler rows");
+  row(s_jump, strf("%+.2f over the direct call", extra(s_jump) - direct_x));
   row(s_one, strf("within 1 ns of the direct call (%+.2f): %s", one - direct_x,
                   met(one - direct_x <= 1.0)));
   row(s_one_goto, strf("%+.2f over the direct call", extra(s_one_goto) - direct_x));

@@ -9,6 +9,11 @@
  *   sdtbench_direct    a direct call of sdtbench_handler, the handler the
  *                      bench attaches to the probes: what a handler would
  *                      cost called in place
+ *   sdtbench_jump      a call of sdtbench_stub, which hands the arguments on
+ *                      to sdtbench_handler with its data pointer and jumps
+ *                      there (x86_64; i386 must copy them): a one-handler
+ *                      path with no RCU read side, which nothing could
+ *                      safely unload
  *
  * and probe sdtbench:::costly, whose argument is a checksum of 1 KiB, in
  * both styles (sdtbench_cost_call, sdtbench_cost_goto) and alone
@@ -81,6 +86,39 @@ __attribute__((noinline)) ul sdtbench_direct(ul n)
 {
 	LOOP(sdtbench_handler(&sdtbench_data, i, sum, 0, 0, 0, 0));
 }
+
+/* Per-probe code without a read side: the arguments up one register, the
+ * data pointer first, a jump to the handler (i386: the six words copied
+ * below the data pointer, then a call). */
+void sdtbench_stub(ul a0, ul a1);
+#if defined(__x86_64__)
+__asm__(".text\n"
+    ".globl sdtbench_stub\n"
+    ".type sdtbench_stub, @function\n"
+    "sdtbench_stub:\n"
+    "mov %r8, %r9\n"
+    "mov %rcx, %r8\n"
+    "mov %rdx, %rcx\n"
+    "mov %rsi, %rdx\n"
+    "mov %rdi, %rsi\n"
+    "lea sdtbench_data(%rip), %rdi\n"
+    "jmp sdtbench_handler\n"
+    ".size sdtbench_stub, . - sdtbench_stub\n");
+#else
+__asm__(".text\n"
+    ".globl sdtbench_stub\n"
+    ".type sdtbench_stub, @function\n"
+    "sdtbench_stub:\n"
+    ".rept 6\n"
+    "pushl 24(%esp)\n"
+    ".endr\n"
+    "pushl $sdtbench_data\n"
+    "call sdtbench_handler\n"
+    "addl $28, %esp\n"
+    "ret\n"
+    ".size sdtbench_stub, . - sdtbench_stub\n");
+#endif
+__attribute__((noinline)) ul sdtbench_jump(ul n) { LOOP(sdtbench_stub(i, sum)); }
 
 /* An expensive argument: a checksum of 1 KiB. */
 static unsigned char sdtbench_buf[1024];
