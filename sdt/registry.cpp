@@ -457,6 +457,7 @@ void ProbeRegistry::join_retained(const void *owner) {
 void ProbeRegistry::remove_module(const void *owner,
                                   const std::string &file_name) {
   std::vector<std::unique_ptr<Probe>> gone;
+  bool wait = false;
   {
     MutexLock g(mu_);
     std::vector<Probe *> mine, enabled;
@@ -468,11 +469,11 @@ void ProbeRegistry::remove_module(const void *owner,
       }
     // A module that attached handlers may have code inside a handler on
     // another thread even now (detach does not wait): a grace period
-    // before its memory goes.
+    // before its memory goes (outside the lock: a handler may be waiting
+    // for it to detach itself).
     const bool had_handlers = handler_owners_.erase(owner) > 0;
     if (mine.empty()) {
-      if (had_handlers)
-        synchronize();
+      wait = had_handlers;
     } else {
       // Restore the sites (the module's text is still mapped), then make
       // the probes unreachable: no handler list, out of every enabling.
@@ -510,6 +511,8 @@ void ProbeRegistry::remove_module(const void *owner,
       }
     }
   }
+  if (wait)
+    synchronize();
   for (auto &prov : providers_)
     prov->remove_module(owner);
 }
