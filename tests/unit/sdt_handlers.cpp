@@ -337,3 +337,28 @@ TEST_CASE("handlers: a lone handler is called by its probe's trampoline") {
   CHECK(k.probes().detach(refire, nullptr, "r"));
   k.probes().synchronize();
 }
+
+namespace {
+mk::ProbeRegistry *g_reg = nullptr;
+std::atomic<int> g_oneshot{0};
+void oneshot(void *, uintptr_t, uintptr_t, uintptr_t, uintptr_t, uintptr_t,
+             uintptr_t) {
+  g_oneshot++;
+  // Detaching from inside the handler returns at once (no grace period
+  // to wait for, which this very call would hold up).
+  CHECK(g_reg->detach(oneshot, nullptr, "once"));
+}
+} // namespace
+
+TEST_CASE("handlers: a handler may detach itself") {
+  mk::Kernel k(options());
+  REQUIRE(k.boot());
+  g_reg = &k.probes();
+  const mk::ProbeDesc hot = mk::ProbeDesc::parse("sdthot:::hot");
+  REQUIRE(k.probes().attach(hot, false, spec(oneshot, nullptr, 10, "once")));
+  for (int i = 1; i <= 5; i++)
+    fire_hot(0, (uintptr_t)i);
+  CHECK(g_oneshot == 1);
+  CHECK(k.probes().handlers(k.probes().match(hot)[0].id).empty());
+  g_reg = nullptr;
+}
