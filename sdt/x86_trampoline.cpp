@@ -13,6 +13,7 @@
 
 #include "x86.h"
 
+#include <cstdlib>
 #include <cstring>
 
 namespace mk::x86 {
@@ -42,16 +43,16 @@ public:
   // A rel8 or rel32 field to fill in later: its position.
   size_t rel8() { *p_++ = 0; return here() - 1; }
   size_t rel32() { d32(0); return here() - 4; }
-  void bind8(size_t field) {
-    const i64 d = (i64)here() - (i64)(field + 1);
-    start_[field] = (u8)(i8)d;
-  }
+  void bind8(size_t field) { bind8_to(field, here()); }
   void bind32(size_t field) {
     const u32 d = (u32)((i64)here() - (i64)(field + 4));
     std::memcpy(start_ + field, &d, 4);
   }
   void bind8_to(size_t field, size_t label) {
-    start_[field] = (u8)(i8)((i64)label - (i64)(field + 1));
+    const i64 d = (i64)label - (i64)(field + 1);
+    if (d != (i8)d)
+      std::abort(); // the layout below outgrew a short branch
+    start_[field] = (u8)(i8)d;
   }
   u64 addr(size_t off) const { return at_ + off; }
 
@@ -153,7 +154,10 @@ size_t write_probe_trampoline(u8 *out, u64 at, u64 slot,
   // The generic body.
   c.bind32(to_generic1), c.bind32(to_generic2);
   const size_t g = c.here();
-  return g + write_trampoline(out + g, c.addr(g), slot, plan.fire);
+  const size_t n = g + write_trampoline(out + g, c.addr(g), slot, plan.fire);
+  if (n > kProbeTrampolineSize)
+    std::abort(); // trampolines are laid out kProbeTrampolineSize apart
+  return n;
 }
 
 } // namespace mk::x86

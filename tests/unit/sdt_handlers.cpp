@@ -13,6 +13,7 @@
 // The probes are this binary's own (kernel image sites).
 #include "../../kernel/kernel.h"
 #include "../../sdt/registry.h"
+#include "../../sdt/x86_trampoline.h"
 
 #include <sys/sdt.h>
 
@@ -361,4 +362,22 @@ TEST_CASE("handlers: a handler may detach itself") {
   CHECK(g_oneshot == 1);
   CHECK(k.probes().handlers(k.probes().match(hot)[0].id).empty());
   g_reg = nullptr;
+}
+
+TEST_CASE("handlers: a trampoline fits its room") {
+  // Trampolines lie kProbeTrampolineSize apart in the arena: one longer
+  // than that would overwrite the next.
+  mk::x86::TrampolinePlan p;
+  p.inline_rcu = true;
+  p.fire = 0x401000, p.fire_locked = 0x402000, p.rcu_wake = 0x403000;
+  p.tls_ctr = -384, p.tls_reader = -16;
+  p.gp_ctr = 0x5000000, p.gp_futex = 0x5000008;
+  p.list_n = 16, p.list_mfn = 32, p.list_ctx = 40;
+  std::vector<mk::u8> buf(4096);
+  const size_t n = mk::x86::write_probe_trampoline(buf.data(), 0x60000000,
+                                                   0x1234000, p);
+  CHECK(n <= mk::x86::kProbeTrampolineSize);
+  p.inline_rcu = false;
+  CHECK(mk::x86::write_probe_trampoline(buf.data(), 0x60000000, 0x1234000,
+                                        p) <= mk::x86::kProbeTrampolineSize);
 }
