@@ -26,6 +26,9 @@ else
   $(error SDT_STYLE must be call or asmgoto)
 endif
 sdt_style_flags = $(if $(filter asmgoto,$(1)),-DSDT_STYLE_ASMGOTO)
+# The site recorder (sdt/record/): kernel objects and some modules pass
+# through it.
+SDT_RECORD := $(TOP)/build/tools/sdt-record
 
 CC := gcc
 NPROC := $(shell nproc 2>/dev/null || echo 2)
@@ -57,9 +60,33 @@ LDFLAGS := $(MFLAG) -no-pie
 
 # Modules: freestanding, the module ABI headers only, no PIC by default.
 MODULE_CFLAGS ?= -fno-pic -O2
+
+# Function-entry sites for the fbt provider (sdt/fbt.h), by how the
+# compiler marks them: FBT=fentry (calls of __fentry__, the default),
+# mcount (-pg: calls of mcount after the prologue), mcount-loc (NOPs listed
+# in __mcount_loc), patchable (-fpatchable-function-entry=5), none.  Per
+# module: FBT_<module> := ... (modules/flags.mk, tests/modules/flags.mk).
+FBT ?= fentry
+CC_IS_CLANG := $(if $(shell $(CC) --version 2>/dev/null | grep -i clang),1)
+FBT_CFLAGS_fentry := -pg -mfentry
+FBT_CFLAGS_mcount := -pg
+# clang has no -mrecord-mcount on x86: it calls __fentry__ and the site
+# recorder lists the calls in __mcount_loc (as Linux's recordmcount does).
+FBT_CFLAGS_mcount-loc := -pg -mfentry $(if $(CC_IS_CLANG),,-mrecord-mcount -mnop-mcount)
+FBT_RECORD_mcount-loc := $(if $(CC_IS_CLANG),1)
+FBT_CFLAGS_patchable := -fpatchable-function-entry=5
+FBT_CFLAGS_none :=
+fbt_mode = $(or $(FBT_$(1)),$(FBT))
+fbt_check = $(if $(filter fentry mcount mcount-loc patchable none,$(1)),,$(error FBT=$(1): use fentry, mcount, mcount-loc, patchable or none))
+# The compile flags of module $(1); the recorder step after compiling $(2).
+fbt_cflags = $(call fbt_check,$(call fbt_mode,$(1)))$(FBT_CFLAGS_$(call fbt_mode,$(1)))
+fbt_post = $(if $(FBT_RECORD_$(call fbt_mode,$(1))),$(SDT_RECORD) --mcount-loc $(2) $(2))
+# Unwind tables always (clang leaves them out of freestanding code): stack()
+# walks module frames with them.
 MOD_COMMON := $(MFLAG) -ffreestanding -nostdinc \
   -isystem $(shell $(CC) -print-file-name=include) -I$(TOP)/kernel/include \
-  -fno-stack-protector -Wall -Wextra -Wno-unused-parameter -MMD -MP
+  -fno-stack-protector -fasynchronous-unwind-tables \
+  -Wall -Wextra -Wno-unused-parameter -MMD -MP
 MOD_CXX := -fno-exceptions -fno-rtti -fno-threadsafe-statics -nostdinc++
 
 LINKER_SRCS := $(wildcard $(TOP)/linker/*.cpp)
@@ -96,10 +123,12 @@ MOBJS := $(patsubst %,%.o,$(basename $(MSRCS)))
 all: $(abspath $(M))/$(MNAME).ko
 $(abspath $(M))/$(MNAME).ko: $(MOBJS)
 	ld -r -m $(LDEMU) -o $@ $^
-$(abspath $(M))/%.o: $(abspath $(M))/%.c
-	$(CC) $(MOD_COMMON) $(call sdt_style_flags,$(SDT_STYLE)) $(MODULE_CFLAGS) -c $< -o $@
-$(abspath $(M))/%.o: $(abspath $(M))/%.cc
-	$(CXX) $(MOD_COMMON) $(MOD_CXX) $(call sdt_style_flags,$(SDT_STYLE)) $(MODULE_CFLAGS) -c $< -o $@
+$(abspath $(M))/%.o: $(abspath $(M))/%.c | $(SDT_RECORD)
+	$(CC) $(MOD_COMMON) $(call sdt_style_flags,$(SDT_STYLE)) $(MODULE_CFLAGS) $(call fbt_cflags,$(MNAME)) -c $< -o $@
+	$(call fbt_post,$(MNAME),$@)
+$(abspath $(M))/%.o: $(abspath $(M))/%.cc | $(SDT_RECORD)
+	$(CXX) $(MOD_COMMON) $(MOD_CXX) $(call sdt_style_flags,$(SDT_STYLE)) $(MODULE_CFLAGS) $(call fbt_cflags,$(MNAME)) -c $< -o $@
+	$(call fbt_post,$(MNAME),$@)
 else
 all: kernel modules test-modules unit tools dlib
 endif
@@ -124,7 +153,6 @@ $(BUILD)/unit-tests: $(UNIT_OBJS) $(KERNEL_OBJS) $(LINKER_OBJS)
 
 # Kernel objects pass through the site recorder: probe sites become NOP
 # sleds and site records before the final link (sdt/record/sdt_record.cpp).
-SDT_RECORD := $(TOP)/build/tools/sdt-record
 RECORD_SRCS := $(TOP)/sdt/record/sdt_record.cpp $(TOP)/sdt/site.cpp \
   $(TOP)/sdt/x86.cpp $(TOP)/linker/base.cpp $(TOP)/linker/arch.cpp \
   $(TOP)/linker/arch_x86_64.cpp $(TOP)/linker/arch_i386.cpp $(TOP)/linker/arch_bpf.cpp \
@@ -135,9 +163,25 @@ $(SDT_RECORD): $(RECORD_SRCS) $(wildcard $(TOP)/sdt/*.h $(TOP)/linker/*.h) | $(D
 
 $(BUILD)/obj/%.o: $(TOP)/%.cpp $(SDT_RECORD) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CXX) $(CXXFLAGS) -MT $@ -MF $(@:.o=.d) -c $< -o $@.raw
+	$(CXX) $(CXXFLAGS) $(KERNEL_FBT) -MT $@ -MF $(@:.o=.d) -c $< -o $@.raw
 	$(SDT_RECORD) $@.raw $@
 	@rm -f $@.raw
+
+# The kernel image has an fbt entry site in every function (calls of
+# __fentry__, which the site recorder turns into NOPs and records) except
+# the probe machinery: what a firing runs (the registry's firing path, the
+# trampolines' C++ half, the signal handlers, the stack walker, the D
+# consumer's hot path) and the patch engine that enables sites.  Single
+# functions elsewhere are marked MK_NOTRACE.  The BPF engine's run time
+# (interpreter, JIT'd code's entry, maps) is the consumer's hot path once D
+# runs on it.
+NOTRACE_SRCS := sdt/registry.cpp sdt/patch.cpp sdt/trampoline.cpp sdt/x86.cpp \
+  sdt/fbt.cpp sdt/profile.cpp sdt/unwind.cpp sdt/codemap.cpp \
+  sdt/dtrace/consumer.cpp sdt/dtrace/bpf/interp.cpp \
+  sdt/dtrace/bpf/jit_x86_64.cpp sdt/dtrace/bpf/maps.cpp \
+  sdt/dtrace/bpf/program.cpp
+$(filter-out $(call obj,$(addprefix $(TOP)/,$(NOTRACE_SRCS))),$(KERNEL_OBJS) $(LINKER_OBJS)) \
+  $(BUILD)/obj/kernel/main.o: KERNEL_FBT := -pg -mfentry
 
 # The probe firing path reads liburcu's thread-local reader state: it is C,
 # so no C++ TLS init function can exist for it, and the checks for one
@@ -148,12 +192,14 @@ $(BUILD)/obj/sdt/registry.o: CXXFLAGS += -fno-extern-tls-init
 define module_rules
 $(1)/$(2).ko: $(patsubst $(3)/%,$(1)/obj/$(2)/%.o,$(basename $(wildcard $(3)/*.c $(3)/*.cc $(3)/*.S)))
 	ld -r -m $(LDEMU) -o $$@ $$^
-$(1)/obj/$(2)/%.o: $(3)/%.c | $(DEPS_STAMP)
+$(1)/obj/$(2)/%.o: $(3)/%.c | $(DEPS_STAMP) $(SDT_RECORD)
 	@mkdir -p $$(dir $$@)
-	$(CC) $(MOD_COMMON) $$(call sdt_style_flags,$$(or $$(SDT_STYLE_$(2)),$(SDT_STYLE))) $$(or $$(MODULE_CFLAGS_$(2)),$(MODULE_CFLAGS)) -c $$< -o $$@
-$(1)/obj/$(2)/%.o: $(3)/%.cc | $(DEPS_STAMP)
+	$(CC) $(MOD_COMMON) $$(call sdt_style_flags,$$(or $$(SDT_STYLE_$(2)),$(SDT_STYLE))) $$(or $$(MODULE_CFLAGS_$(2)),$(MODULE_CFLAGS)) $$(call fbt_cflags,$(2)) -c $$< -o $$@
+	$$(call fbt_post,$(2),$$@)
+$(1)/obj/$(2)/%.o: $(3)/%.cc | $(DEPS_STAMP) $(SDT_RECORD)
 	@mkdir -p $$(dir $$@)
-	$(CXX) $(MOD_COMMON) $(MOD_CXX) $$(call sdt_style_flags,$$(or $$(SDT_STYLE_$(2)),$(SDT_STYLE))) $$(or $$(MODULE_CFLAGS_$(2)),$(MODULE_CFLAGS)) -c $$< -o $$@
+	$(CXX) $(MOD_COMMON) $(MOD_CXX) $$(call sdt_style_flags,$$(or $$(SDT_STYLE_$(2)),$(SDT_STYLE))) $$(or $$(MODULE_CFLAGS_$(2)),$(MODULE_CFLAGS)) $$(call fbt_cflags,$(2)) -c $$< -o $$@
+	$$(call fbt_post,$(2),$$@)
 $(1)/obj/$(2)/%.o: $(3)/%.S | $(DEPS_STAMP)
 	@mkdir -p $$(dir $$@)
 	$(CC) $(MFLAG) -c $$< -o $$@

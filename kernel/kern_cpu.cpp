@@ -9,6 +9,7 @@
 #include <sys/callout.h>
 
 #include <chrono>
+#include <unistd.h>
 #include <sys/sdt.h>
 
 SDT_PROBE_DEFINE3(kernel, kern, callout, callout__fire, "void *", "void *",
@@ -35,11 +36,24 @@ void Cpus::start(unsigned n) {
     cpus_.push_back(std::make_unique<Cpu>());
   for (unsigned i = 0; i < n; i++)
     cpus_[i]->thread = std::thread([this, i] { run(i); });
+  // Each CPU is up, its thread id known (what profile timers target),
+  // before boot goes on.
+  for (unsigned i = 0; i < n; i++)
+    while (!cpus_[i]->tid)
+      done_.wait(mu_);
 }
 
 unsigned Cpus::count() const {
   MutexLock g(mu_);
   return (unsigned)cpus_.size();
+}
+
+std::vector<std::pair<int, int>> Cpus::threads() const {
+  MutexLock g(mu_);
+  std::vector<std::pair<int, int>> v;
+  for (size_t i = 0; i < cpus_.size(); i++)
+    v.emplace_back((int)i, cpus_[i]->tid);
+  return v;
 }
 
 void Cpus::stop() {
@@ -71,6 +85,8 @@ void Cpus::run(unsigned id) {
   probe_thread_register();
   MutexLock g(mu_);
   Cpu &me = *cpus_[id];
+  me.tid = (int)gettid();
+  done_.notify_all();
   while (!stopping_) {
     if (me.queue.empty()) {
       cv_.wait(mu_);

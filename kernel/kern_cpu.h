@@ -28,6 +28,9 @@ public:
   void start(unsigned n) EXCLUDES(mu_);
   void stop() EXCLUDES(mu_);
   unsigned count() const EXCLUDES(mu_);
+  // Each CPU's thread id (gettid; 0 while it starts): what a profile
+  // timer interrupts.
+  std::vector<std::pair<int, int>> threads() const EXCLUDES(mu_);
   void callout_init(struct callout *c);
   void callout_reset(struct callout *c, unsigned ms, void (*fn)(void *),
                      void *arg) EXCLUDES(mu_);
@@ -41,6 +44,7 @@ public:
 private:
   struct Cpu {
     std::thread thread;
+    int tid = 0;
     std::multimap<u64, CalloutState *> queue; // due time (ns) -> callout
   };
   void run(unsigned id) EXCLUDES(mu_);

@@ -5,6 +5,8 @@
 #include "export.h"
 #include "sysinit.h"
 
+#include "../sdt/fbt.h"
+#include "../sdt/profile.h"
 #include "../sdt/registry.h"
 #include "../sdt/sdt.h"
 
@@ -30,12 +32,13 @@ thread_local Kernel *t_kernel = nullptr;
 thread_local int t_cpu = 0;
 } // namespace
 
-Kernel *curkernel() { return t_kernel; }
+// Probe handlers call these on every firing: no entry sites.
+MK_NOTRACE Kernel *curkernel() { return t_kernel; }
 void set_curkernel(Kernel *k) { t_kernel = k; }
-int current_cpu() { return t_cpu; }
+MK_NOTRACE int current_cpu() { return t_cpu; }
 void set_current_cpu(int cpu) { t_cpu = cpu; }
 
-u64 now_ns() {
+MK_NOTRACE u64 now_ns() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
@@ -164,6 +167,13 @@ bool init_probes(Kernel &k) {
       k.arena(), [&k](const std::string &s) { k.console().write(s); });
   std::vector<std::unique_ptr<Provider>> providers;
   providers.push_back(std::make_unique<SdtProvider>());
+  providers.push_back(std::make_unique<ProfileProvider>([&k] {
+    std::vector<CpuThread> v;
+    for (auto [cpu, tid] : k.cpus().threads())
+      v.push_back(CpuThread{cpu, tid});
+    return v;
+  }));
+  providers.push_back(std::make_unique<FbtProvider>());
   auto r = reg->init(std::move(providers));
   if (!r) {
     k.error_line("kernel: " + r.error().message);

@@ -68,4 +68,10 @@ private:
 
 inline u64 align_up(u64 v, u64 a) { return a <= 1 ? v : (v + a - 1) / a * a; }
 
+// A function without a function-entry site, whatever the file's build
+// flags: what function-boundary tracing itself and every probe firing
+// run (tracing it would re-enter the tracer).
+#define MK_NOTRACE                                                             \
+  __attribute__((no_instrument_function, patchable_function_entry(0, 0)))
+
 } // namespace mk

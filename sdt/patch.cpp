@@ -99,8 +99,9 @@ void on_sigtrap(int sig, siginfo_t *info, void *uctx) {
   if (e) {
     if (e->action.emul == x86::Emul::Fire) {
       uintptr_t a[6];
-      x86::trap_args(uctx, a);
-      ProbeRegistry::fire(e->slot, a);
+      x86::trap_args(uctx, a, e->action.args, e->action.target);
+      const ProbeFrame f = x86::trap_frame(uctx);
+      ProbeRegistry::fire(e->slot, a, &f);
       x86::TrapAction then = e->action;
       then.emul = e->action.then;
       x86::emulate(uctx, pc, then);
@@ -268,7 +269,8 @@ void PatchEngine::apply(const std::vector<PatchOp> &ops) {
   MutexLock g(mu_);
   for (const PatchOp &op : ops) {
     if (op.fire)
-      breakpoints_[op.addr] = Breakpoint{op.len, op.fire, op.then};
+      breakpoints_[op.addr] =
+          Breakpoint{op.len, op.fire, op.then, op.args, op.func};
     else
       breakpoints_.erase(op.addr);
   }
@@ -300,7 +302,8 @@ TrapTable *PatchEngine::make_table(const std::vector<const PatchOp *> &live) {
   auto *t = new TrapTable;
   for (const auto &[addr, b] : breakpoints_)
     t->entries.push_back(
-        {addr, x86::TrapAction{x86::Emul::Fire, b.then, b.len, 0}, b.fire});
+        {addr, x86::TrapAction{x86::Emul::Fire, b.then, b.len, b.func, b.args},
+         b.fire});
   for (const PatchOp *op : live)
     if (op->bytes[0] != 0xcc) // breakpoint sites are already in
       t->entries.push_back(

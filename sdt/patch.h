@@ -49,6 +49,8 @@ struct PatchOp {
   u8 bytes[8]; // the final instruction
   const ProbeSlot *fire = nullptr; // breakpoint mode: the probe to fire
   x86::Emul then = x86::Emul::Skip;
+  x86::TrapArgs args = x86::TrapArgs::Call; // breakpoint mode: its arguments
+  u64 func = 0; // breakpoint mode, TrapArgs::Return: the function
 };
 
 class PatchEngine {
@@ -79,6 +81,8 @@ private:
     u8 len;
     const ProbeSlot *fire;
     x86::Emul then;
+    x86::TrapArgs args;
+    u64 func;
   };
   TextAliases text_;
   Mutex mu_; // one batch at a time

@@ -14,6 +14,18 @@ namespace mk {
 // Called on whatever thread fires the probe, with its six arguments.
 using ProbeCallback = void (*)(void *ctx, u32 probe_id, const uintptr_t *args);
 
+// Where the probed code was when a probe fired: the frame stack() walks
+// from.  Frame 0 is the function the probe is in (SDT, profile) or, for a
+// function-boundary probe, the caller of the traced function.
+struct ProbeFrame {
+  uintptr_t pc = 0;     // a return address, unless `exact`
+  uintptr_t pc_loc = 0; // where that return address lies on the stack (0:
+                        // not on the stack)
+  uintptr_t sp = 0;     // the stack pointer at pc
+  uintptr_t fp = 0;     // the frame pointer register at pc
+  bool exact = false;   // pc is the interrupted instruction itself
+};
+
 // How enabled sites reach the probe.
 enum class PatchMode : u8 {
   Call,       // a call/jmp into the probe's trampoline (the default)

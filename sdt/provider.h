@@ -3,6 +3,8 @@
 // after DTrace's provider operations (dtrace_pops_t):
 //
 //   provide         create the probes of the kernel image, at boot
+//   provide_matching  create probes a description names that exist only
+//                   on demand (profile-1234), before it is matched
 //   begin_module    a module is being loaded: hooks into its link (probe
 //                   sites are found among its relocations), then
 //                   ModuleProbes::provide creates its probes
@@ -61,6 +63,9 @@ public:
   virtual Result<void> provide(ProbeRegistry &r) {
     (void)r;
     return {};
+  }
+  virtual void provide_matching(ProbeRegistry &r, const ProbeDesc &d) {
+    (void)r, (void)d;
   }
   // nullptr: the provider has nothing to do with modules.
   virtual std::unique_ptr<ModuleProbes> begin_module(const std::string &name) {

@@ -2,11 +2,13 @@
 #include "registry.h"
 
 #include "trampoline.h"
+#include "x86.h"
 
 #define _LGPL_SOURCE // liburcu's read-side fast path, inline
 #include <urcu/urcu-memb.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstddef>
 #include <fnmatch.h>
@@ -35,6 +37,13 @@ struct RcuReaderGuard {
 };
 } // namespace
 
+bool probe_thread_registered() { return t_reader; }
+
+namespace detail {
+__thread bool t_probe_context = false;
+__thread const ProbeFrame *t_probe_frame = nullptr;
+} // namespace detail
+
 void probe_thread_register() {
   if (t_reader)
     return;
@@ -47,8 +56,11 @@ void probe_thread_register() {
 
 // ---- the firing path --------------------------------------------------------------
 
-void ProbeRegistry::fire_locked(const ProbeSlot *slot, const uintptr_t *args) {
+void ProbeRegistry::fire_locked(const ProbeSlot *slot, const uintptr_t *args,
+                                const ProbeFrame *frame) {
   if (const HandlerList *hl = slot->handlers.load(std::memory_order_acquire)) {
+    detail::t_probe_context = true;
+    detail::t_probe_frame = frame;
     const u32 id = slot->id;
     for (u32 i = 0; i < hl->n; i++) {
       const Handler &h = hl->h[i];
@@ -57,27 +69,36 @@ void ProbeRegistry::fire_locked(const ProbeSlot *slot, const uintptr_t *args) {
       else
         h.fn(h.ctx, id, args);
     }
+    detail::t_probe_frame = nullptr;
+    detail::t_probe_context = false;
   }
 }
 
-void ProbeRegistry::fire(const ProbeSlot *slot, const uintptr_t *args) {
+void ProbeRegistry::fire(const ProbeSlot *slot, const uintptr_t *args,
+                         const ProbeFrame *frame) {
+  // A handler's own firings (it called traced code, or a timer signal
+  // interrupted it) go nowhere: handlers never nest on a thread.
+  if (__builtin_expect(detail::t_probe_context, 0))
+    return;
   // A thread the kernel did not start registers on its first firing (also
   // from the SIGTRAP handler: the interrupted code is a probe site, never
   // inside liburcu or the allocator).
   if (__builtin_expect(!t_reader, 0))
     probe_thread_register();
   urcu_memb_read_lock();
-  fire_locked(slot, args);
+  fire_locked(slot, args, frame);
   urcu_memb_read_unlock();
 }
 
 extern "C" void mk_probe_fire(const ProbeSlot *slot, const uintptr_t *args) {
-  ProbeRegistry::fire(slot, args);
+  const ProbeFrame f = x86::trampoline_frame(args);
+  ProbeRegistry::fire(slot, args, &f);
 }
 
 extern "C" void mk_probe_fire_locked(const ProbeSlot *slot,
                                      const uintptr_t *args) {
-  ProbeRegistry::fire_locked(slot, args);
+  const ProbeFrame f = x86::trampoline_frame(args);
+  ProbeRegistry::fire_locked(slot, args, &f);
 }
 
 // A trampoline's inline read-side unlock found a grace period waiting for
@@ -123,19 +144,22 @@ x86::TrampolinePlan trampoline_plan() {
     __asm__("mov %%gs:0, %0" : "=r"(tp));
 #endif
     // Signed: thread-local data lies below the thread pointer on x86.
-    return std::pair<i64, i64>(
-        (i64)(intptr_t)((uintptr_t)&URCU_TLS(urcu_memb_reader).ctr - tp),
-        (i64)(intptr_t)((uintptr_t)&t_reader - tp));
+    auto off = [tp](const void *v) { return (i64)(intptr_t)((uintptr_t)v - tp); };
+    return std::array<i64, 3>{off(&URCU_TLS(urcu_memb_reader).ctr),
+                              off(&t_reader), off(&detail::t_probe_context)};
   };
   const auto here = offsets();
-  std::pair<i64, i64> there;
+  std::array<i64, 3> there{};
   std::thread([&] { there = offsets(); }).join();
-  const bool fits = here.first == (i32)here.first && here.second == (i32)here.second;
+  bool fits = true;
+  for (i64 o : here)
+    fits = fits && o == (i32)o;
   // liburcu's read side needs a full barrier where sys_membarrier is
   // missing; the inline copy has none, so it is used only with it.
   p.inline_rcu = here == there && fits && urcu_memb_has_sys_membarrier;
-  p.tls_ctr = (i32)here.first;
-  p.tls_reader = (i32)here.second;
+  p.tls_ctr = (i32)here[0];
+  p.tls_reader = (i32)here[1];
+  p.tls_context = (i32)here[2];
   return p;
 }
 
@@ -237,6 +261,7 @@ ProbeRegistry::~ProbeRegistry() {
 
 Result<void> ProbeRegistry::init(
     std::vector<std::unique_ptr<Provider>> providers) {
+  MK_TRY(code_.init_kernel("/proc/self/exe"));
   patcher_ = std::make_unique<PatchEngine>();
   MK_TRY(patcher_->init(arena_.base(), arena_.base() + arena_.size(),
                         arena_.alias(arena_.base())));
@@ -337,7 +362,9 @@ std::optional<ProbeInfo> ProbeRegistry::probe(u32 id) const {
   return std::nullopt;
 }
 
-std::vector<ProbeInfo> ProbeRegistry::match(const ProbeDesc &d) const {
+std::vector<ProbeInfo> ProbeRegistry::match(const ProbeDesc &d) {
+  for (auto &prov : providers_)
+    prov->provide_matching(*this, d);
   MutexLock g(mu_);
   std::vector<ProbeInfo> v;
   for (auto &p : probes_)
@@ -392,6 +419,7 @@ ProbeRegistry::begin_module(const std::string &name) {
 
 Result<void> ProbeRegistry::provide_module(ModuleLoad &load,
                                            const ModuleImage &m) {
+  code_.add_module(m.owner, m.name, m.obj, m.pl, m.base, m.size);
   for (auto &part : load.parts_) {
     auto r = part->provide(*this, m);
     if (!r) {
@@ -407,10 +435,10 @@ Result<void> ProbeRegistry::provide_module(ModuleLoad &load,
 
 void ProbeRegistry::join_retained(const void *owner) {
   MutexLock g(mu_);
-  std::vector<Probe *> fresh;
-  for (auto &p : probes_)
-    if (p && p->owner == owner)
-      fresh.push_back(p.get());
+  std::vector<Probe *> fresh; // from the name index, ordered by owner first
+  for (auto it = by_name_.lower_bound({owner, std::string()});
+       it != by_name_.end() && it->first.first == owner; ++it)
+    fresh.push_back(probes_[it->second - 1].get());
   if (fresh.empty())
     return;
   std::vector<HandlerList *> retired;
@@ -432,8 +460,12 @@ void ProbeRegistry::join_retained(const void *owner) {
     }
     if (join.empty())
       continue;
+    // Kept sorted (set_handlers() searches them); new probes may have
+    // reused low ids.
+    const std::vector<u32> before = e.probes;
     for (Probe *p : join)
       e.probes.push_back(p->id);
+    std::sort(e.probes.begin(), e.probes.end());
     for (Probe *p : join)
       set_handlers(p, retired);
     if (auto r = patch(to_patch, true, e.mode); !r) {
@@ -441,7 +473,7 @@ void ProbeRegistry::join_retained(const void *owner) {
                     "%s\n",
                     e.id, join.size(), join.size() == 1 ? "" : "s",
                     r.error().message.c_str()));
-      e.probes.resize(e.probes.size() - join.size());
+      e.probes = before;
       for (Probe *p : join)
         set_handlers(p, retired);
       continue;
@@ -458,23 +490,25 @@ void ProbeRegistry::remove_module(const void *owner,
                                   const std::string &file_name) {
   std::vector<std::unique_ptr<Probe>> gone;
   bool wait = false;
+  code_.remove_module(owner); // freed after the next grace period
   {
     MutexLock g(mu_);
-    std::vector<Probe *> mine, enabled;
-    for (auto &p : probes_)
-      if (p && p->owner == owner) {
-        mine.push_back(p.get());
-        if (p->enable_count > 0)
-          enabled.push_back(p.get());
-      }
     // A module that attached handlers may have code inside a handler on
     // another thread even now (detach does not wait): a grace period
     // before its memory goes (outside the lock: a handler may be waiting
     // for it to detach itself).
-    const bool had_handlers = handler_owners_.erase(owner) > 0;
-    if (mine.empty()) {
-      wait = had_handlers;
-    } else {
+    wait = handler_owners_.erase(owner) > 0;
+    // The module's probes, from the name index (ordered by owner first):
+    // the kernel has thousands of its own.
+    std::vector<Probe *> mine, enabled;
+    for (auto it = by_name_.lower_bound({owner, std::string()});
+         it != by_name_.end() && it->first.first == owner; ++it) {
+      Probe *p = probes_[it->second - 1].get();
+      mine.push_back(p);
+      if (p->enable_count > 0)
+        enabled.push_back(p);
+    }
+    if (!mine.empty()) {
       // Restore the sites (the module's text is still mapped), then make
       // the probes unreachable: no handler list, out of every enabling.
       (void)patch(enabled, false, PatchMode::Call);
@@ -500,7 +534,14 @@ void ProbeRegistry::remove_module(const void *owner,
         gone.push_back(std::move(probes_[p->id - 1]));
       }
       // Wait for any handler still running, then nothing can reach them.
-      free_retired(retired);
+      // None can be when none of its probes has handlers (never enabled,
+      // or disabled, which waited already): most modules unload so, and a
+      // grace period is most of an unload.  The code map's replaced
+      // snapshots wait for a later one, unless they pile up.
+      if (!enabled.empty() || !retired.empty() || code_.retired() >= 64) {
+        free_retired(retired);
+        wait = false;
+      }
       for (auto &p : gone) {
         p->prov->destroy(*p);
         free_ids_.insert(p->id);
@@ -544,6 +585,7 @@ void ProbeRegistry::free_retired(std::vector<HandlerList *> &retired) {
   for (HandlerList *l : retired)
     ::operator delete(l);
   retired.clear();
+  code_.reclaim();
 }
 
 void ProbeRegistry::retire_later(std::vector<HandlerList *> &retired) {
@@ -560,35 +602,58 @@ void ProbeRegistry::retire_later(std::vector<HandlerList *> &retired) {
 void ProbeRegistry::set_handlers(Probe *p, std::vector<HandlerList *> &retired) {
   // Rebuild the probe's handler list from the enablings that include it:
   // higher priority first, then in the order they were made.
-  std::vector<const Enabling *> on;
-  for (const Enabling &e : enablings_)
-    if (std::find(e.probes.begin(), e.probes.end(), p->id) != e.probes.end())
-      on.push_back(&e);
-  std::stable_sort(on.begin(), on.end(), [](const Enabling *a, const Enabling *b) {
-    return a->prio > b->prio;
-  });
+  std::vector<Handler> &hs = gather_;
+  hs.clear();
+  std::vector<int> prio;
+  for (const Enabling &e : enablings_) // (each one's probes are sorted)
+    if (std::binary_search(e.probes.begin(), e.probes.end(), p->id)) {
+      auto at = std::upper_bound(prio.begin(), prio.end(), e.prio,
+                                 std::greater<int>());
+      hs.insert(hs.begin() + (at - prio.begin()),
+                Handler{e.fn, e.mfn, e.ctx, e.id});
+      prio.insert(at, e.prio);
+    }
+  auto same = [](const Handler &a, const Handler &b) {
+    return a.fn == b.fn && a.mfn == b.mfn && a.ctx == b.ctx &&
+           a.enabling == b.enabling;
+  };
   HandlerList *nl = nullptr;
-  if (!on.empty()) {
+  if (!hs.empty() && last_list_ && last_list_->n == hs.size() &&
+      std::equal(hs.begin(), hs.end(), last_list_->h, same)) {
+    nl = last_list_;
+  } else if (!hs.empty()) {
     void *mem = ::operator new(offsetof(HandlerList, h) +
-                               sizeof(Handler) * on.size());
+                               sizeof(Handler) * hs.size());
     nl = new (mem) HandlerList;
-    nl->n = (u32)on.size();
-    for (size_t i = 0; i < on.size(); i++)
-      nl->h[i] = Handler{on[i]->fn, on[i]->mfn, on[i]->ctx, on[i]->id};
+    nl->n = (u32)hs.size();
+    nl->refs = 0;
+    std::copy(hs.begin(), hs.end(), nl->h);
+    last_list_ = nl;
   }
-  if (HandlerList *old =
-          p->slot->handlers.exchange(nl, std::memory_order_acq_rel))
+  if (nl)
+    nl->refs++;
+  HandlerList *old = p->slot->handlers.exchange(nl, std::memory_order_acq_rel);
+  if (old && --old->refs == 0) {
+    if (old == last_list_)
+      last_list_ = nullptr;
     retired.push_back(old);
+  }
 }
 
 Result<void> ProbeRegistry::patch(const std::vector<Probe *> &probes,
                                   bool enable, PatchMode mode) {
-  // One batch per provider (in practice: one).
-  for (auto &prov : providers_) {
-    std::vector<Probe *> mine;
-    for (Probe *p : probes)
-      if (p->prov == prov.get())
-        mine.push_back(p);
+  // One batch per provider, the probes sorted out in one pass (an
+  // enabling may have 100 000s).
+  std::vector<std::vector<Probe *>> by_prov(providers_.size());
+  for (Probe *p : probes)
+    for (size_t i = 0; i < providers_.size(); i++)
+      if (p->prov == providers_[i].get()) {
+        by_prov[i].push_back(p);
+        break;
+      }
+  for (size_t i = 0; i < providers_.size(); i++) {
+    Provider *prov = providers_[i].get();
+    const std::vector<Probe *> &mine = by_prov[i];
     if (mine.empty())
       continue;
     if (enable)
@@ -601,6 +666,11 @@ Result<void> ProbeRegistry::patch(const std::vector<Probe *> &probes,
 }
 
 Result<int> ProbeRegistry::add_enabling(Enabling en) {
+  // Sorted and unique: an enabling may have every fbt probe, 100 000s of
+  // them, and set_handlers() looks ids up in every enabling.
+  std::sort(en.probes.begin(), en.probes.end());
+  en.probes.erase(std::unique(en.probes.begin(), en.probes.end()),
+                  en.probes.end());
   std::vector<Probe *> to_patch;
   for (u32 id : en.probes) {
     Probe *p = find(id);
@@ -609,8 +679,7 @@ Result<int> ProbeRegistry::add_enabling(Enabling en) {
     if (p->enable_count > 0 && p->mode != en.mode)
       return error(strf("probe %s is already enabled in another patch mode",
                         p->full().c_str()));
-    if (p->enable_count == 0 && p->prov &&
-        std::find(to_patch.begin(), to_patch.end(), p) == to_patch.end())
+    if (p->enable_count == 0 && p->prov)
       to_patch.push_back(p);
   }
   // Handlers first, so the first firing after the patch finds them.
@@ -664,9 +733,7 @@ Result<int> ProbeRegistry::enable(const std::vector<u32> &ids,
                                   NewProbeFilter accept) {
   MutexLock g(mu_);
   Enabling e;
-  for (u32 id : ids)
-    if (std::find(e.probes.begin(), e.probes.end(), id) == e.probes.end())
-      e.probes.push_back(id);
+  e.probes = ids; // (add_enabling sorts them)
   e.fn = fn;
   e.ctx = ctx;
   e.mode = mode;
@@ -718,9 +785,8 @@ Result<int> ProbeRegistry::attach_locked(const std::vector<u32> &ids,
   Enabling e;
   // Probes gone since they were matched are simply not attached.
   for (u32 id : ids)
-    if (find(id) && std::find(e.probes.begin(), e.probes.end(), id) ==
-                        e.probes.end())
-      e.probes.push_back(id);
+    if (find(id))
+      e.probes.push_back(id); // (add_enabling sorts them)
   e.retain = std::move(retain);
   e.mfn = h.fn, e.ctx = h.data, e.prio = h.prio, e.owner = h.owner;
   e.module = std::move(h.module), e.function = std::move(h.function);
@@ -736,7 +802,7 @@ Result<int> ProbeRegistry::attach_locked(const std::vector<u32> &ids,
       return fail(EEXIST, strf("already attached to %s with data %p",
                                e.key.c_str(), e.ctx));
     for (u32 id : e.probes)
-      if (std::find(o.probes.begin(), o.probes.end(), id) != o.probes.end())
+      if (std::binary_search(o.probes.begin(), o.probes.end(), id))
         return fail(EEXIST, strf("already attached to %s with data %p",
                                  find(id)->full().c_str(), e.ctx));
   }
@@ -783,7 +849,7 @@ std::vector<HandlerInfo> ProbeRegistry::handlers(u32 id) const {
   MutexLock g(mu_);
   std::vector<const Enabling *> on;
   for (const Enabling &e : enablings_)
-    if (std::find(e.probes.begin(), e.probes.end(), id) != e.probes.end())
+    if (std::binary_search(e.probes.begin(), e.probes.end(), id))
       on.push_back(&e);
   std::stable_sort(on.begin(), on.end(), [](const Enabling *a, const Enabling *b) {
     return a->prio > b->prio;

@@ -31,6 +31,7 @@
 
 #include "../linker/arena.h"
 #include "../linker/sync.h"
+#include "codemap.h"
 #include "patch.h"
 #include "probe.h"
 #include "provider.h"
@@ -64,9 +65,13 @@ struct Handler {
 // Immutable once published; replaced as a whole when enablings change.
 // The trampolines read n, h[0].mfn and h[0].ctx (their offsets are baked
 // into the code).
+// Probes with the same handlers share one list (an enabling of every fbt
+// probe has 100 000s of them): `refs` counts the probes that hold it,
+// changed only with the registry's lock held.
 struct HandlerList {
   void *rcu_head[2]; // liburcu's struct rcu_head, for call_rcu
   u32 n = 0;
+  u32 refs = 0;
   Handler h[1];
 };
 
@@ -148,6 +153,8 @@ public:
   PatchEngine &patcher() { return *patcher_; }
   TrampolineArea &trampolines() { return *tramps_; }
   ModuleArena &arena() { return arena_; }
+  // The kernel image's and the modules' code: names, unwind tables.
+  CodeMap &code() { return code_; }
   // The firing entry point trampolines call: fire(slot, args).
   static u64 fire_entry();
 
@@ -171,7 +178,8 @@ public:
   // ---- consumers
   std::vector<ProbeInfo> probes() const EXCLUDES(mu_); // by id
   std::optional<ProbeInfo> probe(u32 id) const EXCLUDES(mu_);
-  std::vector<ProbeInfo> match(const ProbeDesc &d) const EXCLUDES(mu_);
+  // Providers that make probes on demand (profile-997) make them first.
+  std::vector<ProbeInfo> match(const ProbeDesc &d) EXCLUDES(mu_);
   std::vector<SiteInfo> sites(u32 id) const EXCLUDES(mu_);
   // The probes of `owner` (null: the kernel) named provider:*:*:name: the
   // ones made from one SDT_PROBE_DEFINE.
@@ -208,12 +216,16 @@ public:
   // dtrace:::BEGIN's id (END and ERROR follow it).
   u32 dtrace_begin_id() const { return dtrace_begin_; }
 
-  // The firing path (trampolines, the breakpoint handler): the probe's
-  // handlers, called with its six arguments.
-  static void fire(const ProbeSlot *slot, const uintptr_t *args);
+  // The firing path (trampolines, the breakpoint handler, timers): the
+  // probe's handlers, called with its six arguments, `frame` the probed
+  // code's (stack() walks from it; nullptr: not known).  Nothing fires on a
+  // thread already running handlers (in_probe_context()).
+  static void fire(const ProbeSlot *slot, const uintptr_t *args,
+                   const ProbeFrame *frame = nullptr);
   // The same, for a caller already inside an RCU read-side section (the
   // trampolines' inline read side).
-  static void fire_locked(const ProbeSlot *slot, const uintptr_t *args);
+  static void fire_locked(const ProbeSlot *slot, const uintptr_t *args,
+                          const ProbeFrame *frame);
 
   // Counters for the tests and the benchmark.
   u64 patch_batches() const { return patch_batches_.load(); }
@@ -225,7 +237,7 @@ private:
   // A consumer on a set of probes.
   struct Enabling {
     int id = 0;
-    std::vector<u32> probes;
+    std::vector<u32> probes; // sorted
     ProbeCallback fn = nullptr; // a DTrace enabling's callback, or
     ModuleHandler mfn = nullptr; // a module's handler
     void *ctx = nullptr;
@@ -253,8 +265,8 @@ private:
   ProbeInfo info(const Probe &p) const REQUIRES(mu_);
   u32 allocate_id() REQUIRES(mu_);
   ProbeSlot *slot(u32 id) REQUIRES(mu_);
-  // Publish `p`'s handler list anew; the old one goes to `retired`, freed
-  // after one synchronize() for the whole batch.
+  // Publish `p`'s handler list anew; the old one goes to `retired` once no
+  // probe holds it, freed after one synchronize() for the whole batch.
   void set_handlers(Probe *p, std::vector<HandlerList *> &retired)
       REQUIRES(mu_);
   void free_retired(std::vector<HandlerList *> &retired);
@@ -264,6 +276,7 @@ private:
 
   ModuleArena &arena_;
   ConsoleWriter console_;
+  CodeMap code_;
   std::unique_ptr<PatchEngine> patcher_;
   std::unique_ptr<TrampolineArea> tramps_;
   std::vector<std::unique_ptr<Provider>> providers_; // set once, at init
@@ -280,6 +293,10 @@ private:
   std::map<std::pair<const void *, std::string>, u32> by_name_
       GUARDED_BY(mu_);
   std::vector<Enabling> enablings_ GUARDED_BY(mu_);
+  // set_handlers()'s: the handlers being gathered, and the list it made
+  // last, which the next probe with the same handlers shares.
+  std::vector<Handler> gather_ GUARDED_BY(mu_);
+  HandlerList *last_list_ GUARDED_BY(mu_) = nullptr;
   int next_enabling_ GUARDED_BY(mu_) = 1;
   // Modules that attached a handler since they loaded: their code waits
   // for a grace period when they go.
@@ -305,5 +322,21 @@ private:
 // Every thread that fires probes is an RCU reader; threads the kernel
 // starts register when they start, others on their first firing.
 void probe_thread_register();
+// Whether the calling thread is one (a signal handler may fire probes only
+// there: registering is not async-signal-safe).
+bool probe_thread_registered();
+
+// The calling thread's probe context: set while it runs a probe's
+// handlers.  Plain TLS (no C++ TLS wrapper): read on every firing.
+namespace detail {
+extern __thread bool t_probe_context;
+extern __thread const ProbeFrame *t_probe_frame;
+} // namespace detail
+// Whether the calling thread runs probe handlers now.  No probe fires
+// there: a handler that calls traced code never re-enters itself (ftrace's
+// recursion guard, DTrace's probe context).
+inline bool in_probe_context() { return detail::t_probe_context; }
+// The frame of the probe whose handlers the calling thread runs, or nullptr.
+inline const ProbeFrame *probe_frame() { return detail::t_probe_frame; }
 
 } // namespace mk

@@ -5,6 +5,7 @@
 
 #include <sys/sdt.h>
 
+#include <algorithm>
 #include <cstring>
 #include <cxxabi.h>
 #include <elf.h>
@@ -18,6 +19,7 @@ const char *site_kind_name(SiteKind k) {
   case SiteKind::IsEnabled: return "is-enabled";
   case SiteKind::IsEnabledTail: return "is-enabled tail";
   case SiteKind::Goto: return "asm-goto";
+  case SiteKind::Entry: return "entry";
   }
   return "?";
 }
@@ -139,11 +141,49 @@ SiteHolder find_holder(const ObjectFile &obj, u32 section, u64 off) {
   return h;
 }
 
+HolderIndex::HolderIndex(const ObjectFile &obj) : obj_(obj) {
+  for (size_t i = 1; i < obj.symbols.size(); i++)
+    if (obj.symbols[i].type == STT_FUNC)
+      funcs_.push_back((u32)i);
+  std::sort(funcs_.begin(), funcs_.end(), [&](u32 a, u32 b) {
+    const Symbol &x = obj.symbols[a], &y = obj.symbols[b];
+    return x.shndx != y.shndx ? x.shndx < y.shndx : x.value < y.value;
+  });
+}
+
+SiteHolder HolderIndex::find(u32 section, u64 off) const {
+  // The symbols starting at or before `off` in `section`, nearest first;
+  // functions do not overlap, so the first few that hold it are aliases.
+  auto it = std::upper_bound(funcs_.begin(), funcs_.end(), std::pair(section, off),
+                             [&](const std::pair<u32, u64> &k, u32 s) {
+                               const Symbol &y = obj_.symbols[s];
+                               return k.first != y.shndx ? k.first < y.shndx
+                                                         : k.second < y.value;
+                             });
+  SiteHolder h;
+  while (it != funcs_.begin()) {
+    --it;
+    const Symbol &s = obj_.symbols[*it];
+    if (s.shndx != section || off >= s.value + std::max<u64>(s.size, 1))
+      break;
+    if (h.sym == 0 || obj_.symbols[h.sym].bind == STB_LOCAL) {
+      h.sym = *it;
+      h.function = s.name.str();
+      h.value = s.value;
+    }
+  }
+  // Outside every function: the slow path names the section.
+  return h.sym ? h : find_holder(obj_, section, off);
+}
+
 std::string pretty_function(std::string_view symbol) {
   std::string mangled(symbol);
   size_t dot = mangled.find('.');
   if (dot != std::string::npos && dot > 0)
     mangled.resize(dot);
+  // Only C++ names are mangled: "f" is a C function, not the type float.
+  if (mangled.compare(0, 2, "_Z") != 0)
+    return mangled;
   int st = 0;
   char *d = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &st);
   if (st != 0 || !d)
@@ -161,7 +201,8 @@ std::string pretty_function(std::string_view symbol) {
       depth++;
     else if (s[i] == '>')
       depth--;
-    else if (s[i] == '(' && depth == 0 && s.compare(i, 12, "(anonymous n") != 0)
+    else if (s[i] == '(' && depth == 0 && s.compare(i, 12, "(anonymous n") != 0 &&
+             !(i >= 8 && s.compare(i - 8, 10, "operator()") == 0))
       return s.substr(0, i);
   }
   return s;
@@ -180,6 +221,105 @@ probedef_argtypes(const std::vector<const sdt_probedef *> &defs,
     break;
   }
   return out;
+}
+
+// ---- function-entry sites ---------------------------------------------------------
+
+bool is_entry_symbol(std::string_view sym) {
+  return sym == "__fentry__" || sym == "mcount" || sym == "_mcount";
+}
+
+Result<FoundEntry> find_entry_call(const ObjectFile &obj, u32 section,
+                                   const Reloc &r, const u8 *text) {
+  const Section &sec = obj.sections[section];
+  const std::string &sym = obj.symbols[r.sym].name.str();
+  const std::string where = strf("%s:(%s+0x%llx)", obj.name.c_str(),
+                                 sec.name.c_str(), (unsigned long long)r.offset);
+  if (!(sec.flags & SHF_EXECINSTR))
+    return error(strf("%s: %s referenced outside code", where.c_str(),
+                      sym.c_str()));
+  if (!obj.arch->table()[r.type].howto)
+    return error(strf("%s: %s in a %s relocation", where.c_str(), sym.c_str(),
+                      obj.arch->type_name(r.type).c_str()));
+  const RelocHowto how = obj.howto(section, r);
+  auto insn = x86::recognise(text, r.offset, how.expr,
+                             obj.arch->elf_class() == ELFCLASS64);
+  if (!insn || insn->jump) {
+    std::string bytes;
+    for (u64 i = r.offset >= 2 ? r.offset - 2 : 0;
+         i < r.offset + 4 && i < sec.size; i++)
+      bytes += strf("%s%02x", bytes.empty() ? "" : " ", text[i]);
+    return error(strf("%s: function-entry hook %s is not called here (%s, "
+                      "bytes %s); build the module with FBT=patchable",
+                      where.c_str(), sym.c_str(),
+                      obj.arch->type_name(r.type).c_str(), bytes.c_str()));
+  }
+  return FoundEntry{insn->offset, insn->len};
+}
+
+namespace {
+// The length of the NOP instruction at `p` (at most `n` bytes), or 0.
+size_t nop_length(const u8 *p, size_t n) {
+  size_t i = 0;
+  while (i < n && p[i] == 0x66) // operand-size prefixes pad NOPs out
+    i++;
+  if (i < n && p[i] == 0x90)
+    return i + 1;
+  if (i + 2 >= n || p[i] != 0x0f || p[i + 1] != 0x1f)
+    return 0;
+  // 0f 1f /0: nopw/nopl with a memory operand that is never accessed.
+  const u8 modrm = p[i + 2];
+  const u8 mod = modrm >> 6, reg = (modrm >> 3) & 7, rm = modrm & 7;
+  if (reg != 0 || mod == 3)
+    return 0;
+  size_t len = i + 3;
+  bool disp32_base = false;
+  if (rm == 4) { // a SIB byte
+    if (len >= n)
+      return 0;
+    disp32_base = mod == 0 && (p[len] & 7) == 5;
+    len++;
+  } else if (mod == 0 && rm == 5) {
+    disp32_base = true;
+  }
+  len += mod == 1 ? 1 : mod == 2 || disp32_base ? 4 : 0;
+  return len <= n ? len : 0;
+}
+} // namespace
+
+bool is_nop_area(const u8 *p, size_t n) {
+  for (size_t at = 0; at < n;) {
+    size_t l = nop_length(p + at, n - at);
+    if (!l)
+      return false;
+    at += l;
+  }
+  return true;
+}
+
+Result<EntryStyle> entry_style(const u8 *func, u64 size, u64 site_off,
+                               bool is64, const std::string &where) {
+  // An indirect-branch target marker (-fcf-protection) comes first.
+  static const u8 endbr64[] = {0xf3, 0x0f, 0x1e, 0xfa};
+  static const u8 endbr32[] = {0xf3, 0x0f, 0x1e, 0xfb};
+  u64 start = 0;
+  if (size >= 4 && std::memcmp(func, is64 ? endbr64 : endbr32, 4) == 0)
+    start = 4;
+  if (site_off == start)
+    return EntryStyle::AtEntry;
+  // push %rbp; mov %rsp,%rbp (either encoding of the mov).
+  static const u8 frame64a[] = {0x55, 0x48, 0x89, 0xe5},
+                  frame64b[] = {0x55, 0x48, 0x8b, 0xec},
+                  frame32a[] = {0x55, 0x89, 0xe5}, frame32b[] = {0x55, 0x8b, 0xec};
+  const u64 flen = is64 ? 4 : 3;
+  const u8 *a = is64 ? frame64a : frame32a, *b = is64 ? frame64b : frame32b;
+  if (start + flen <= size && site_off >= start + flen &&
+      (std::memcmp(func + start, a, flen) == 0 ||
+       std::memcmp(func + start, b, flen) == 0))
+    return EntryStyle::AfterFrame;
+  return error(strf("%s: entry site at +0x%llx is neither the function's first "
+                    "instruction nor after a frame-pointer prologue",
+                    where.c_str(), (unsigned long long)site_off));
 }
 
 } // namespace mk

@@ -29,6 +29,7 @@ enum class SiteKind : u8 {
   IsEnabled,     // call is-enabled       -> xor eax + NOPs / mov $1,%eax
   IsEnabledTail, // jmp is-enabled        -> xor eax; ret  / jmp ret-1 stub
   Goto,          // asm-goto patch point  (5-byte NOP)   / jmp out-of-line block
+  Entry,         // a function's entry (fbt) -> NOPs       / jmp (i386: call) stub
 };
 const char *site_kind_name(SiteKind k); // "call site", ...
 
@@ -76,6 +77,19 @@ struct SiteHolder {
 };
 SiteHolder find_holder(const ObjectFile &obj, u32 section, u64 off);
 
+// find_holder() for many sites of one object: the function symbols sorted
+// once, each lookup a binary search (a module may have 100 000 functions,
+// each with an entry site).
+class HolderIndex {
+public:
+  explicit HolderIndex(const ObjectFile &obj);
+  SiteHolder find(u32 section, u64 off) const;
+
+private:
+  const ObjectFile &obj_;
+  std::vector<u32> funcs_; // STT_FUNC symbols by (section, value)
+};
+
 // The function name a person knows: without the compiler's clone suffixes
 // (foo.constprop.0, foo.isra.0, foo.part.0, foo.cold) and, for C++,
 // demangled without parameters (Shell::run_line).
@@ -86,5 +100,44 @@ std::string pretty_function(std::string_view symbol);
 std::vector<std::string>
 probedef_argtypes(const std::vector<const sdt_probedef *> &defs,
                   const std::string &provider, const std::string &name);
+
+// ---- function-entry sites (fbt) ---------------------------------------------------
+//
+// A function compiled for function-boundary tracing has a patch area the
+// compiler marked: a call of __fentry__ first thing (-pg -mfentry), a call
+// of mcount after the frame-pointer prologue (-pg), a 5-byte NOP listed in
+// __mcount_loc (gcc -mrecord-mcount -mnop-mcount), or NOPs listed in
+// __patchable_function_entries (-fpatchable-function-entry=5).  Each
+// becomes one NOP instruction of its own length (5 bytes, 6 for a call
+// through the GOT): an entry site (SiteKind::Entry).
+
+// Where in its function an entry site is, which says where the function's
+// return address (and, on i386, its arguments) are when the site runs.
+enum class EntryStyle : u8 {
+  AtEntry,    // first instruction (after an endbr): [sp] is the return address
+  AfterFrame, // after push %rbp; mov %rsp,%rbp: the return address is at fp + 1 word
+};
+
+// Whether `sym` is a function-entry hook a compiler calls
+// (__fentry__, mcount, _mcount).
+bool is_entry_symbol(std::string_view sym);
+
+// The call instruction a relocation against an entry symbol sits in.
+struct FoundEntry {
+  u64 insn_off = 0; // in its section
+  u8 len = 0;       // 5 (call rel32) or 6 (call through the GOT)
+};
+Result<FoundEntry> find_entry_call(const ObjectFile &obj, u32 section,
+                                   const Reloc &r, const u8 *text);
+
+// Whether the `n` bytes at `p` are nothing but NOP instructions (90, 66 90,
+// 0f 1f /0 in its lengths): what compilers fill a patch area with.
+bool is_nop_area(const u8 *p, size_t n);
+
+// The style of an entry site `site_off` bytes into a function whose first
+// bytes are `func` (`size` of them); an error says what is wrong, after
+// `where` ("memdev.ko: memdev_write").
+Result<EntryStyle> entry_style(const u8 *func, u64 size, u64 site_off,
+                               bool is64, const std::string &where);
 
 } // namespace mk

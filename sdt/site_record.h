@@ -22,4 +22,16 @@ struct sdt_site_record {
 	char function[SDT_SITE_FUNC_MAX];   /* symbol name, possibly mangled */
 };
 
+/*
+ * The record the site recorder adds for each function-entry site (fbt) of a
+ * kernel object, in `set_fbt_sites_set`: the address, like an __mcount_loc
+ * entry, plus how long the site is and where in its function it sits.
+ * The function's name comes from the kernel's symbol table at boot.
+ */
+struct fbt_site_record {
+	uint64_t site;   /* address of the site's first byte */
+	uint32_t len;    /* 5 or 6 */
+	uint32_t style;  /* mk::EntryStyle */
+};
+
 #endif

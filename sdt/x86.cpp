@@ -109,6 +109,9 @@ void disabled_bytes(SiteKind kind, u8 len, u8 *out) {
     out[0] = 0x31, out[1] = 0xc0, out[2] = 0xc3; // xor %eax,%eax; ret
     nops(out + 3, len - 3);
     break;
+  case SiteKind::Entry:
+    nops(out, len);
+    break;
   }
 }
 
@@ -117,7 +120,14 @@ void enabled_bytes(SiteKind kind, u8 len, u64 site, u64 target, u8 *out) {
     out[0] = 0xb8; // mov $1,%eax
     put32(out + 1, 1);
   } else {
-    out[0] = kind == SiteKind::Call ? 0xe8 : 0xe9;
+#if defined(__x86_64__)
+    // x86_64 entry sites jump: the fbt entry code calls the function
+    // itself when it takes the return over (fbt.cpp).
+    const bool call = kind == SiteKind::Call;
+#else
+    const bool call = kind == SiteKind::Call || kind == SiteKind::Entry;
+#endif
+    out[0] = call ? 0xe8 : 0xe9;
     put32(out + 1, (u32)(target - (site + 5)));
   }
   nops(out + 5, len - 5);
@@ -132,7 +142,8 @@ size_t write_trampoline(u8 *out, u64 at, u64 slot, u64 fire) {
   u8 *p = out;
 #if defined(__x86_64__)
   // The site's six argument registers become an array on the stack; the
-  // extra 8 bytes keep the stack 16-byte aligned at the call.
+  // site's %rbp below them keeps the stack 16-byte aligned at the call and
+  // lets stack() start from the site's frame (trampoline_frame()).
   const u8 save[] = {
       0x41, 0x51,             // push %r9
       0x41, 0x50,             // push %r8
@@ -140,7 +151,7 @@ size_t write_trampoline(u8 *out, u64 at, u64 slot, u64 fire) {
       0x52,                   // push %rdx
       0x56,                   // push %rsi
       0x57,                   // push %rdi
-      0x48, 0x83, 0xec, 0x08, // sub $8,%rsp
+      0x55,                   // push %rbp
       0x48, 0x8d, 0x74, 0x24, 0x08, // lea 8(%rsp),%rsi
   };
   std::memcpy(p, save, sizeof save);
@@ -155,10 +166,11 @@ size_t write_trampoline(u8 *out, u64 at, u64 slot, u64 fire) {
   p += sizeof tail;
 #else
   // The arguments are on the stack above the return address already; pass
-  // their address.  The sub keeps the stack 16-byte aligned at the call.
+  // their address.  The site's %ebp keeps the stack 16-byte aligned at the
+  // call and lets stack() start from the site's frame.
   const u8 head[] = {
       0x8d, 0x44, 0x24, 0x04, // lea 4(%esp),%eax
-      0x83, 0xec, 0x04,       // sub $4,%esp
+      0x55,                   // push %ebp
       0x50,                   // push %eax
   };
   std::memcpy(p, head, sizeof head);
@@ -172,6 +184,22 @@ size_t write_trampoline(u8 *out, u64 at, u64 slot, u64 fire) {
   p += sizeof tail;
 #endif
   return p - out;
+}
+
+ProbeFrame trampoline_frame(const uintptr_t *args) {
+  ProbeFrame f;
+#if defined(__x86_64__)
+  // rbp, rdi..r9 (args), the return address into the site's function.
+  f.pc_loc = (uintptr_t)&args[6];
+  f.fp = args[-1];
+#else
+  // ebp, the return address, the arguments the site pushed.
+  f.pc_loc = (uintptr_t)&args[-1];
+  f.fp = args[-2];
+#endif
+  f.pc = *(const uintptr_t *)f.pc_loc;
+  f.sp = f.pc_loc + sizeof(uintptr_t);
+  return f;
 }
 
 size_t write_return_one(u8 *out) {
@@ -272,18 +300,54 @@ void emulate(void *uctx, u64 site, const TrapAction &a) {
   }
 }
 
-void trap_args(void *uctx, uintptr_t *args) {
+void trap_args(void *uctx, uintptr_t *args, TrapArgs kind, u64 func) {
   auto *uc = (ucontext_t *)uctx;
   greg_t *g = uc->uc_mcontext.gregs;
+  if (kind == TrapArgs::Return) {
+    // FreeBSD fbt's: the returning instruction's offset, the value (and
+    // its high half: rdx/edx).
+    args[0] = (uintptr_t)(trap_pc(uctx) - func);
+    args[1] = (uintptr_t)g[AX_REG];
+#if defined(__x86_64__)
+    args[2] = (uintptr_t)g[REG_RDX];
+#else
+    args[2] = (uintptr_t)g[REG_EDX];
+#endif
+    args[3] = args[4] = args[5] = 0;
+    return;
+  }
 #if defined(__x86_64__)
   args[0] = g[REG_RDI], args[1] = g[REG_RSI], args[2] = g[REG_RDX];
   args[3] = g[REG_RCX], args[4] = g[REG_R8], args[5] = g[REG_R9];
 #else
-  // At the call the arguments sit at the top of the stack.
+  // At a call the arguments sit at the top of the stack; at a function's
+  // first instruction, above its return address.
   const uintptr_t *sp = (const uintptr_t *)(uintptr_t)g[REG_ESP];
+  if (kind == TrapArgs::Entry)
+    sp++;
   for (int i = 0; i < 6; i++)
     args[i] = sp[i];
 #endif
+}
+
+ProbeFrame trap_frame(void *uctx) {
+  ProbeFrame f = signal_frame(uctx);
+  f.pc = (uintptr_t)trap_pc(uctx);
+  return f;
+}
+
+ProbeFrame signal_frame(void *uctx) {
+  greg_t *g = ((ucontext_t *)uctx)->uc_mcontext.gregs;
+  ProbeFrame f;
+  f.pc = (uintptr_t)g[PC_REG];
+  f.sp = (uintptr_t)g[SP_REG];
+#if defined(__x86_64__)
+  f.fp = (uintptr_t)g[REG_RBP];
+#else
+  f.fp = (uintptr_t)g[REG_EBP];
+#endif
+  f.exact = true;
+  return f;
 }
 
 } // namespace mk::x86

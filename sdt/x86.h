@@ -5,6 +5,7 @@
 #pragma once
 
 #include "../linker/arch.h"
+#include "probe.h"
 #include "site.h"
 
 #include <optional>
@@ -33,7 +34,8 @@ bool is_address_load(const u8 *text, u64 field_off, RelExpr expr, u8 width,
 void disabled_bytes(SiteKind kind, u8 len, u8 *out);
 // The enabled instruction: call/jmp to `target` for Call/TailJump,
 // IsEnabledTail (target: the return-1 stub) and Goto (target: the
-// out-of-line block), mov $1,%eax for IsEnabled.
+// out-of-line block), mov $1,%eax for IsEnabled; for Entry a jmp on x86_64
+// (fbt's entry code resumes the function itself), a call on i386.
 void enabled_bytes(SiteKind kind, u8 len, u64 site, u64 target, u8 *out);
 void breakpoint_bytes(const u8 *disabled, u8 len, u8 *out);
 
@@ -41,6 +43,8 @@ void breakpoint_bytes(const u8 *disabled, u8 len, u8 *out);
 // the site's six arguments; returns its size.
 size_t write_trampoline(u8 *out, u64 at, u64 slot, u64 fire);
 constexpr size_t kTrampolineSize = 48;
+// The site's frame, from the `args` such a trampoline passed.
+ProbeFrame trampoline_frame(const uintptr_t *args);
 // mov $1,%eax; ret
 size_t write_return_one(u8 *out);
 
@@ -56,19 +60,32 @@ enum class Emul : u8 {
   Fire,      // breakpoint mode: fire probe `target`, then as `then`
 };
 
+// Where a breakpoint's probe arguments come from.
+enum class TrapArgs : u8 {
+  Call,   // a call site: the arguments of the call
+  Entry,  // a function's first instruction: its arguments
+  Return, // a function's ret: offset of the ret, return value (low, high)
+};
+
 struct TrapAction {
   Emul emul;
   Emul then; // for Fire: the disabled instruction's emulation
   u8 len;
-  u64 target;
+  u64 target; // Call/Jump: the target; Fire: the function (TrapArgs::Return)
+  TrapArgs args = TrapArgs::Call;
 };
 
 TrapAction decode_final(const u8 *bytes, u8 len, u64 site);
 // Apply `a` for the site at `site` to a signal context (ucontext_t *).
 void emulate(void *uctx, u64 site, const TrapAction &a);
 // The probe arguments at a breakpoint: x86_64 argument registers, i386 the
-// stack at the call.
-void trap_args(void *uctx, uintptr_t *args);
+// stack (see TrapArgs); `func` is the function a Return trap is in.
+void trap_args(void *uctx, uintptr_t *args, TrapArgs kind = TrapArgs::Call,
+               u64 func = 0);
+// The trapped code's frame, for stack().
+ProbeFrame trap_frame(void *uctx);
+// The frame a signal interrupted (its pc the next instruction to run).
+ProbeFrame signal_frame(void *uctx);
 // The address of the int3 that trapped.
 u64 trap_pc(void *uctx);
 // Resume the interrupted thread at `pc`.

@@ -95,8 +95,10 @@ size_t write_probe_trampoline(u8 *out, u64 at, u64 slot,
   c.b({0x4d, 0x89, 0xc1, 0x49, 0x89, 0xc8, 0x48, 0x89, 0xd1, 0x48, 0x89,
        0xf2, 0x48, 0x89, 0xfe});              // r8->r9 ... rdi->rsi
   c.b({0x48, 0x8b, 0x78, (u8)plan.list_ctx}); // mov ctx(%rax),%rdi
-  c.b({0x41, 0xff, 0xd3});                    // call *%r11
-  c.b({0x48, 0x83, 0xc4, 0x08});              // add $8,%rsp
+  c.b({0x64, 0xc6, 0x04, 0x25}), c.d32((u32)plan.tls_context), c.b({0x01});
+  c.b({0x41, 0xff, 0xd3});                    // movb $1,%fs:context; call *%r11
+  c.b({0x64, 0xc6, 0x04, 0x25}), c.d32((u32)plan.tls_context), c.b({0x00});
+  c.b({0x48, 0x83, 0xc4, 0x08});              // movb $0,%fs:context; add $8,%rsp
   const size_t unlock = c.here();
   c.bind8(to_unlock);
   // _urcu_memb_read_unlock at nesting 1: the counter drops to 0; a
@@ -108,8 +110,10 @@ size_t write_probe_trampoline(u8 *out, u64 at, u64 slot,
   c.b({0x48, 0x83, 0xc4, 0x08, 0xc3});        // sub 8; call wake; add; ret
   // Any other list: the arguments as an array, the registry's loop.
   c.bind8(to_multi1), c.bind8(to_multi2);
+  // The same frame as the generic body's (trampoline_frame()): the site's
+  // %rbp below the six argument words.
   c.b({0x41, 0x51, 0x41, 0x50, 0x51, 0x52, 0x56, 0x57}); // push r9..rdi
-  c.b({0x48, 0x83, 0xec, 0x08});              // sub $8,%rsp
+  c.b({0x55});                                // push %rbp
   c.b({0x48, 0x8d, 0x74, 0x24, 0x08});        // lea 8(%rsp),%rsi
   c.b({0x48, 0xbf}), c.q(slot);               // movabs $slot,%rdi
   c.b({0xe8}), c.rel32_to(plan.fire_locked);
@@ -135,8 +139,10 @@ size_t write_probe_trampoline(u8 *out, u64 at, u64 slot,
   for (int i = 0; i < 6; i++)
     c.b({0xff, 0x74, 0x24, 0x18});            // pushl 24(%esp)
   c.b({0xff, 0x70, (u8)plan.list_ctx});       // pushl ctx(%eax)
-  c.b({0xff, 0xd1});                          // call *%ecx
-  c.b({0x83, 0xc4, 0x1c});                    // add $28,%esp
+  c.b({0x65, 0xc6, 0x05}), c.d32((u32)plan.tls_context), c.b({0x01});
+  c.b({0xff, 0xd1});                          // movb $1,%gs:context; call *%ecx
+  c.b({0x65, 0xc6, 0x05}), c.d32((u32)plan.tls_context), c.b({0x00});
+  c.b({0x83, 0xc4, 0x1c});                    // movb $0,%gs:context; add $28,%esp
   const size_t unlock = c.here();
   c.bind8(to_unlock);
   c.b({0x65, 0x83, 0x2d}), c.d32((u32)plan.tls_ctr), c.b({0x01});
@@ -146,7 +152,7 @@ size_t write_probe_trampoline(u8 *out, u64 at, u64 slot,
   c.b({0x83, 0xc4, 0x0c, 0xc3});              // sub 12; call wake; add; ret
   c.bind8(to_multi1), c.bind8(to_multi2);
   c.b({0x8d, 0x44, 0x24, 0x04});              // lea 4(%esp),%eax
-  c.b({0x83, 0xec, 0x04, 0x50, 0x68}), c.d32((u32)slot); // sub; push; push
+  c.b({0x55, 0x50, 0x68}), c.d32((u32)slot);  // push %ebp; push; push
   c.b({0xe8}), c.rel32_to(plan.fire_locked);
   c.b({0x83, 0xc4, 0x0c});                    // add $12,%esp
   c.b({0xeb}), c.bind8_to(c.rel8(), unlock);

@@ -31,8 +31,9 @@ struct TrampolinePlan {
   // liburcu's membarrier flavour: the reader counter and our "this thread
   // is a registered reader" flag, as offsets from the thread pointer
   // (static TLS: the same for every thread), the global grace-period
-  // counter and futex.
-  i32 tls_ctr = 0, tls_reader = 0;
+  // counter and futex; and the "running handlers" flag
+  // (in_probe_context()), set around a handler called inline.
+  i32 tls_ctr = 0, tls_reader = 0, tls_context = 0;
   u64 gp_ctr = 0, gp_futex = 0;
   // Where a slot keeps its list, and the list's layout.
   u32 slot_list = 0;  // offset of the list pointer in the slot

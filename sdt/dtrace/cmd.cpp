@@ -2,7 +2,7 @@
 //
 //   dtrace -l [-v] [-P prov] [-m mod] [-f func] [-n desc] [-s file]
 //   dtrace -S ...               the probes' sites, disassembled (Capstone)
-//   dtrace [-qZ] [-b size] [-x opt] -n 'desc /pred/ { actions }' ... | -s file
+//   dtrace [-FqZ] [-b size] [-x opt] -n 'desc /pred/ { actions }' ... | -s file
 //          [-c 'shell command'] [&]
 //   dtrace -j | -o ID | -k ID   background enablings: list, read, stop
 //
@@ -46,7 +46,7 @@ namespace {
 using Args = std::vector<std::string>;
 
 const char *kUsage =
-    "usage: dtrace [-lqSvZ] [-b size] [-x opt[=val]] [-n desc] [-s file] "
+    "usage: dtrace [-FlqSvZ] [-b size] [-x opt[=val]] [-n desc] [-s file] "
     "[-P prov] [-m mod] [-f func] [-i id] [-c cmd] [&] | -j | -o id | -k id";
 
 // ---- sinks ----------------------------------------------------------------------------
@@ -114,7 +114,7 @@ struct Spec {
 
 struct Options {
   bool list = false, verbose = false, quiet = false, sites = false;
-  bool jobs = false, zdefs = false, background = false;
+  bool jobs = false, zdefs = false, background = false, flow = false;
   std::vector<Spec> specs;
   bool has_cmd = false;
   std::string cmd;
@@ -167,8 +167,9 @@ Result<Options> parse_options(const Args &a) {
       return error("unexpected argument '" + w + "' (" + kUsage + ")");
     for (size_t j = 1; j < w.size(); j++) {
       char c = w[j];
-      if (strchr("lqSvZj", c)) {
+      if (strchr("FlqSvZj", c)) {
         switch (c) {
+        case 'F': o.flow = true; break;
         case 'l': o.list = true; break;
         case 'q': o.quiet = true; break;
         case 'S': o.sites = true; break;
@@ -707,6 +708,8 @@ int Dtrace::enable(const Options &o) {
   if (o.aggsize)
     co.aggsize = o.aggsize;
   co.threads = k_.cpus().count() + 8;
+  co.code = &k_.probes().code();
+  co.flowindent = o.flow;
 
   auto job = std::make_shared<Job>();
   job->descs = descs;

@@ -23,13 +23,14 @@ namespace mk::dt {
 
 namespace {
 
-bool is_int(Type t) { return t != Type::String; }
+bool is_int(Type t) { return t == Type::Int32 || t == Type::Int64; }
 
 const char *type_name(Type t) {
   switch (t) {
   case Type::Int32: return "int";
   case Type::Int64: return "int64_t";
   case Type::String: return "string";
+  case Type::Stack: return "stack";
   }
   return "?";
 }
@@ -278,6 +279,15 @@ Result<Type> Compiler::expr(const Expr &e) {
     return it->bytes == 4 && it->is_signed ? Type::Int32 : Type::Int64;
   }
   case Expr::Call: {
+    if (e.name == "stack") {
+      // The walk writes into a scratch buffer, as a copied string does.
+      if (++scratch_ > kMaxScratch)
+        return sem(e.near, e.line,
+                   strf("more than %u strings or stacks in one clause",
+                        kMaxScratch));
+      emit(OP_STACK, (u8)e.ival);
+      return Type::Stack;
+    }
     auto t = expr(*e.kids[0]);
     if (!t)
       return t;
@@ -327,6 +337,8 @@ Result<Type> Compiler::expr(const Expr &e) {
     if (!b)
       return b;
     (*code_)[jmp].c = here();
+    if (*a == Type::Stack || *b == Type::Stack)
+      return sem(e.near, e.line, "?: cannot choose a stack( )");
     if (is_int(*a) != is_int(*b))
       return sem(e.near, e.line, strf("?: has a %s and a %s branch",
                                       type_name(*a), type_name(*b)));
@@ -362,11 +374,15 @@ Result<Type> Compiler::expr(const Expr &e) {
   auto l = expr(*e.kids[0]);
   if (!l)
     return l;
+  if (*l == Type::Stack)
+    return sem(e.near, e.line, "a stack( ) is not a value to compute with");
   if (e.op == X_LXOR)
     emit(OP_BOOL);
   auto r = expr(*e.kids[1]);
   if (!r)
     return r;
+  if (*r == Type::Stack)
+    return sem(e.near, e.line, "a stack( ) is not a value to compute with");
   bool cmp = e.op == X_LT || e.op == X_LE || e.op == X_GT || e.op == X_GE ||
              e.op == X_EQ || e.op == X_NE;
   if (cmp && *l == Type::String && *r == Type::String) {
@@ -422,7 +438,8 @@ Result<void> Compiler::check_format(const Stmt &s, const Format &f,
     std::string spec = "%";
     spec += c.agg ? "@" : "";
     spec += c.conv;
-    auto take = [&](bool want_string, const char *role) -> Result<void> {
+    auto take = [&](bool want_string, const char *role,
+                    bool want_stack = false) -> Result<void> {
       if (printa) {
         if (next >= args.size()) {
           if (value_used)
@@ -431,7 +448,7 @@ Result<void> Compiler::check_format(const Stmt &s, const Format &f,
                             "to print",
                             what, conv_no, spec.c_str()));
           value_used = true; // the value, after the keys
-          if (want_string)
+          if (want_string || want_stack)
             return sem(s.near, s.line,
                        strf("%s conversion #%zu (%s) takes the aggregation's "
                             "value, an integer",
@@ -445,6 +462,18 @@ Result<void> Compiler::check_format(const Stmt &s, const Format &f,
                         what, conv_no, spec.c_str()));
       }
       Type t = args[next++];
+      if (want_stack != (t == Type::Stack))
+        return sem(s.near, s.line,
+                   want_stack
+                       ? strf("%s argument #%zu is not a stack but conversion "
+                              "#%zu (%s) prints one",
+                              what, next + (printa ? 0 : 1), conv_no,
+                              spec.c_str())
+                       : strf("%s argument #%zu is a stack( ); print it with "
+                              "%%k",
+                              what, next + (printa ? 0 : 1)));
+      if (want_stack)
+        return {};
       if (want_string && t != Type::String)
         return sem(s.near, s.line,
                    strf("%s argument #%zu is an integer but conversion #%zu "
@@ -466,14 +495,14 @@ Result<void> Compiler::check_format(const Stmt &s, const Format &f,
         return sem(s.near, s.line, "%@ conversions are for printa( ) only");
       if (value_used)
         return sem(s.near, s.line, "printa( ) format prints the value twice");
-      if (c.conv == 's' || c.conv == 'c')
+      if (c.conv == 's' || c.conv == 'c' || c.conv == 'k')
         return sem(s.near, s.line,
                    strf("printa( ) conversion %s: the value is an integer",
                         spec.c_str()));
       value_used = true;
       continue;
     }
-    MK_TRY(take(c.conv == 's', "wants"));
+    MK_TRY(take(c.conv == 's', "wants", c.conv == 'k'));
   }
   if (!printa && next < args.size())
     return sem(s.near, s.line,
@@ -511,7 +540,10 @@ Result<void> Compiler::clause(size_t ci) {
     emit(OP_RESERVE);
   i64 size = 24; // the record header
   auto rec = [&](Type t) {
-    if (t == Type::String) {
+    if (t == Type::Stack) {
+      emit(OP_REC_STACK); // its count, then that many PCs
+      size += 8 * (1 + kMaxStackFrames);
+    } else if (t == Type::String) {
       emit(OP_REC_STR);
       size += 8 + kStrSize;
     } else {

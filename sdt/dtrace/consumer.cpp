@@ -3,6 +3,8 @@
 #include "consumer.h"
 
 #include "../../kernel/kernel.h"
+#include "../registry.h"
+#include "../unwind.h"
 
 #include <algorithm>
 #include <cstring>
@@ -536,7 +538,7 @@ void Consumer::run(const EcbRt &e, ThreadState *ts, const uintptr_t *args,
       &&op_jz,      &&op_jnz,
       &&op_jmp,     &&op_dup,     &&op_pop,     &&op_pred,    &&op_reserve,
       &&op_rec_int, &&op_rec_str, &&op_exit,    &&op_agg,     &&op_count0,
-      &&op_commit,  &&op_ret,
+      &&op_commit,  &&op_stack,   &&op_rec_stack, &&op_ret,
   };
   static_assert(sizeof L / sizeof L[0] == OP_RET + 1, "label per Op, in order");
   i64 st[kStackDepth];
@@ -613,6 +615,21 @@ op_var:
 op_strlen:
   st[sp - 1] = (i64)strlen((const char *)(uintptr_t)st[sp - 1]);
   NEXT;
+op_stack: {
+  // The frame count, then the PCs, in a scratch buffer (kStrSize bytes
+  // hold kMaxStackFrames and the count).
+  u64 *buf = (u64 *)(void *)ts->scratch[depth][nscratch++];
+  const ProbeFrame *pf = probe_frame();
+  buf[0] = opts_.code && pf ? unwind(*opts_.code, *pf, buf + 1, in->a) : 0;
+  st[sp++] = (i64)(uintptr_t)buf;
+  NEXT;
+}
+op_rec_stack: {
+  const u64 *buf = (const u64 *)(uintptr_t)st[--sp];
+  std::memcpy(rec + roff, buf, 8 * (1 + buf[0]));
+  roff += 8 * (1 + buf[0]);
+  NEXT;
+}
 op_add: BINARY((i64)((u64)a + (u64)b));
 op_sub: BINARY((i64)((u64)a - (u64)b));
 op_mul: BINARY((i64)((u64)a * (u64)b));
@@ -784,6 +801,12 @@ op_agg: {
     u8 *key = ts->keybuf[depth];
     u32 len = 0;
     for (u32 k = 0; k < in->b; k++) {
+      if (d.keys[k] == Type::Stack) {
+        const u64 *buf = (const u64 *)(uintptr_t)st[sp + k];
+        std::memcpy(key + len, buf, 8 * (1 + buf[0]));
+        len += 8 * (1 + (u32)buf[0]);
+        continue;
+      }
       if (d.keys[k] == Type::String) {
         const char *s = (const char *)(uintptr_t)st[sp + k];
         if ((in->c & (1u << k)) && !((uintptr_t)s & 1)) {
@@ -894,7 +917,7 @@ void Consumer::drain() {
                    [](const Item &a, const Item &b) { return a.ts < b.ts; });
   std::string out;
   for (const Item &it : items)
-    process(it.bytes.data(), out);
+    process(it.bytes.data(), it.state, out);
   flush(out);
   // Drops since the last drain, as DTrace reports them.
   for (u32 i = 0; i < used; i++) {
@@ -923,7 +946,15 @@ void Consumer::drain() {
   }
 }
 
-void Consumer::process(const u8 *rec, std::string &out) {
+std::string Consumer::stack_value(const u64 *pcs, u64 n) const {
+  std::vector<std::string> frames;
+  for (u64 i = 0; i < n; i++)
+    frames.push_back(opts_.code ? opts_.code->symbolize(pcs[i])
+                                : strf("0x%llx", (unsigned long long)pcs[i]));
+  return stack_text(frames);
+}
+
+void Consumer::process(const u8 *rec, u32 state, std::string &out) {
   const auto *hdr = (const RecHeader *)rec;
   const u8 *p = rec + sizeof(RecHeader);
   if (hdr->epid == 0) {
@@ -947,7 +978,23 @@ void Consumer::process(const u8 *rec, std::string &out) {
   const EcbInfo &e = *ep;
   const CompiledClause &c = prog_->clauses[e.clause];
   bool quiet = opts_.quiet;
-  if (!quiet) {
+  if (!quiet && opts_.flowindent) {
+    // DTrace's flow indent, per CPU buffer: an entry prints at the depth so
+    // far and deepens it, a return shallows it first.
+    if (!header_done_) {
+      out += flow_header();
+      header_done_ = true;
+    }
+    if (indent_.size() <= state)
+      indent_.resize(state + 1, 0);
+    int &depth = indent_[state];
+    const Flow flow = flow_of(e.probe.name);
+    if (flow == Flow::Return && depth > 0)
+      depth -= 2;
+    out += flow_prefix(hdr->cpu, depth, flow, e.probe.function, e.probe.name);
+    if (flow == Flow::Entry)
+      depth += 2;
+  } else if (!quiet) {
     if (!header_done_) {
       out += record_header();
       header_done_ = true;
@@ -957,7 +1004,14 @@ void Consumer::process(const u8 *rec, std::string &out) {
   auto value = [&](Type t) {
     Value v;
     v.type = t;
-    if (t == Type::String) {
+    if (t == Type::Stack) {
+      u64 n;
+      std::memcpy(&n, p, 8);
+      std::vector<u64> pcs(n);
+      std::memcpy(pcs.data(), p + 8, 8 * n);
+      v.s = stack_value(pcs.data(), n);
+      p += 8 * (1 + n);
+    } else if (t == Type::String) {
       u32 len;
       std::memcpy(&len, p, 4);
       v.s.assign((const char *)p + 8, len);
@@ -972,7 +1026,9 @@ void Consumer::process(const u8 *rec, std::string &out) {
     switch (a.kind) {
     case Action::Trace: {
       Value v = value(a.types[0]);
-      if (v.type == Type::String)
+      if (v.type == Type::Stack)
+        out += v.s;
+      else if (v.type == Type::String)
         out += quiet ? v.s : strf("  %-33s", v.s.c_str());
       else if (v.type == Type::Int32)
         out += strf(quiet ? "%d" : " %8d", (int)v.i);
@@ -1029,7 +1085,14 @@ std::vector<AggRow> Consumer::merged(u32 agg) const {
       for (Type t : d.keys) {
         Value v;
         v.type = t;
-        if (t == Type::String && (*p & 1)) { // by address (see OP_AGG)
+        if (t == Type::Stack) {
+          u64 n;
+          std::memcpy(&n, p, 8);
+          std::vector<u64> pcs(n);
+          std::memcpy(pcs.data(), p + 8, 8 * n);
+          v.s = stack_value(pcs.data(), n);
+          p += 8 * (1 + n);
+        } else if (t == Type::String && (*p & 1)) { // by address (see OP_AGG)
           u64 w;
           std::memcpy(&w, p, 8);
           const char *str = (const char *)(uintptr_t)(w & ~(u64)1);
@@ -1042,7 +1105,7 @@ std::vector<AggRow> Consumer::merged(u32 agg) const {
           std::memcpy(&v.i, p, 8);
           p += 8;
         }
-        if (t == Type::String)
+        if (t == Type::String || t == Type::Stack)
           canon.append(v.s).push_back('\0');
         else
           canon.append((const char *)&v.i, 8);

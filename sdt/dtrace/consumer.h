@@ -96,7 +96,10 @@ private:
              u32 kind, u64 addr, int depth);
   i64 *agg_lookup(ThreadState *ts, u32 agg, const u8 *key, u32 len);
   std::vector<AggRow> merged(u32 agg) const;
-  void process(const u8 *rec, std::string &out);
+  // `state`: the thread state (CPU buffer) the record came from.
+  void process(const u8 *rec, u32 state, std::string &out);
+  // A recorded stack as it prints.
+  std::string stack_value(const u64 *pcs, u64 n) const;
   void flush(std::string &out);
 
   std::unique_ptr<Program> prog_;
@@ -143,6 +146,7 @@ private:
 
   // Drain side.
   bool header_done_ = false;
+  std::vector<int> indent_; // -F: call depth per thread state
   std::vector<bool> printed_; // aggregations printed with printa( )
   std::atomic<u64> records_{0};
 };

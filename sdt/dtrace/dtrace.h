@@ -31,6 +31,7 @@
 
 namespace mk {
 class Kernel;
+class CodeMap;
 } // namespace mk
 
 namespace mk::dt {
@@ -44,12 +45,16 @@ constexpr u32 kStackDepth = 32;   // interpreter value stack
 constexpr u32 kMaxScratch = 8;    // strings copied in by one clause
 constexpr int kQuantBuckets = 127; // DTrace's quantize(): -2^62 .. 2^62
 constexpr int kQuantZero = 63;    // the bucket of 0
+constexpr u32 kStackFrames = 20;  // stack( ) without a count, as DTrace's
+constexpr u32 kMaxStackFrames = 31; // a stack and its count fill a scratch
+                                    // string's kStrSize bytes
 
 // ---- types and the syntax tree --------------------------------------------------
 
 // D values: 4- and 8-byte integers (how trace() and default printing size
-// them) and strings.
-enum class Type : u8 { Int32, Int64, String };
+// them), strings, and kernel stacks (stack( ): traced, or an aggregation
+// key).
+enum class Type : u8 { Int32, Int64, String, Stack };
 
 enum class Builtin : u8 {
   Timestamp, WallTimestamp, Cpu, Id, Epid, Tid,
@@ -77,7 +82,7 @@ struct Expr {
     Unary,   // op, kids[0]
     Binary,  // op, kids[0..1]
     Ternary, // kids[0] ? kids[1] : kids[2]
-    Call,    // name(kids...): stringof, copyinstr, strlen
+    Call,    // name(kids...): stringof, copyinstr, strlen, stack
   } kind;
   ExprOp op = X_ADD; // Unary, Binary
   i64 ival = 0;
@@ -153,7 +158,8 @@ struct Format {
 // Parse a printf format; errors name the bad conversion.
 Result<Format> parse_format(const std::string &fmt);
 
-// One argument to format.
+// One argument to format.  A stack is its text as DTrace prints it (one
+// line per frame after a newline), made when the record is read.
 struct Value {
   Type type = Type::Int64;
   i64 i = 0;
@@ -198,6 +204,8 @@ enum Op : u8 {
                // program (literals, probe names): a bit per key
   OP_COUNT0,   // a = aggregation: a keyless count(), the fast path
   OP_COMMIT,
+  OP_STACK,     // a = frames: walk the probe's stack into scratch, push it
+  OP_REC_STACK, // pop a stack into the record
   OP_RET,
 };
 
@@ -261,6 +269,16 @@ compile(ProgramAst &ast, const std::vector<std::vector<ProbeInfo>> &matched);
 std::string record_prefix(int cpu, u32 probe, const std::string &func,
                           const std::string &name);
 std::string record_header(); // "CPU     ID                    FUNCTION:NAME\n"
+// -F: DTrace's flow indent.  An entry probe (named entry or ...-entry)
+// indents what follows it on its CPU, a return outdents.
+enum class Flow : u8 { None, Entry, Return };
+Flow flow_of(const std::string &probe_name);
+std::string flow_header(); // "CPU FUNCTION\n"
+std::string flow_prefix(int cpu, int indent, Flow flow, const std::string &func,
+                        const std::string &name);
+// A stack as stack( ) prints it: a newline, then each frame's name
+// ("module`function+0x1a") on a line of its own, indented.
+std::string stack_text(const std::vector<std::string> &frames);
 
 // A merged aggregation entry.
 struct AggRow {
@@ -298,6 +316,9 @@ struct ConsumerOptions {
   bool quiet = false;
   unsigned threads = 0; // thread states to preallocate (0: 16); a thread
                         // beyond them has its firings dropped and counted
+  const CodeMap *code = nullptr; // stack( ): what to walk and name it by
+                                 // (nullptr: stacks are empty)
+  bool flowindent = false;       // -F: entry and return lines by call depth
 };
 
 class Consumer;

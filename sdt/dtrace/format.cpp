@@ -7,6 +7,11 @@
 //   aggregation rows      keys " %16lld" / " %8d" / "  %-50s", then the value
 //                         " %16lld", or for quantize/lquantize a histogram:
 //                         "\n%16s %41s %-9s\n" and rows "%16lld |@@@...   %-9lld"
+//   stack( )              "\n", then per frame "%*s%s\n" indented 14
+//                         (module`function+0xoff), traced or as a key
+//   -F flow indent        "%3s %-41s\n" (CPU FUNCTION) and "%3d %-41s " with
+//                         the function after " -> " or " <- ", indented by
+//                         call depth
 //
 // and printf( ) with C's conversions over D's integers and strings.
 #include "dtrace.h"
@@ -104,10 +109,10 @@ Result<Format> parse_format(const std::string &fmt) {
     char k = fmt[i];
     if (strchr("eEfFgGaA", k))
       return bad("is not supported: D here has no floating point");
-    if (!strchr("diuxXocsp", k))
-      return bad("is not valid (use %d %i %u %x %X %o %c %s %p)");
-    if (k == 's' && c.size)
-      return bad("is not valid: %s takes no size");
+    if (!strchr("diuxXocspk", k))
+      return bad("is not valid (use %d %i %u %x %X %o %c %s %p %k)");
+    if ((k == 's' || k == 'k') && c.size)
+      return bad(strf("is not valid: %%%c takes no size", k));
     c.conv = k;
     c.before = lit;
     lit.clear();
@@ -146,8 +151,8 @@ std::string format(const Format &f, const std::vector<Value> &args) {
       spec += std::to_string(width);
     if (prec >= 0 && c.conv != 'c' && c.conv != 'p')
       spec += "." + std::to_string(prec);
-    if (v.type == Type::String) {
-      // A string (or, in printa, a histogram for %@).
+    if (v.type == Type::String || v.type == Type::Stack) {
+      // A string or a stack (or, in printa, a histogram for %@).
       if (c.agg) {
         out += v.s;
         continue;
@@ -208,6 +213,37 @@ std::string record_prefix(int cpu, u32 probe, const std::string &func,
   return vfmt("%3d %6u %32s ", cpu, probe, fn.c_str());
 }
 
+std::string flow_header() { return vfmt("%3s %-41s\n", "CPU", "FUNCTION"); }
+
+std::string flow_prefix(int cpu, int indent, Flow flow, const std::string &func,
+                        const std::string &name) {
+  std::string what = std::string((size_t)std::max(indent, 0), ' ');
+  if (flow == Flow::Entry)
+    what += " -> " + func;
+  else if (flow == Flow::Return)
+    what += " <- " + func;
+  else
+    what += "| " + func + ":" + name;
+  return vfmt("%3d %-41s ", cpu, what.c_str());
+}
+
+Flow flow_of(const std::string &name) {
+  // "entry" or "...-entry" (method-entry), "return" or "...-return".
+  auto ends = [&](const char *w) {
+    size_t n = std::strlen(w);
+    return name.size() >= n && name.compare(name.size() - n, n, w) == 0 &&
+           (name.size() == n || name[name.size() - n - 1] == '-');
+  };
+  return ends("entry") ? Flow::Entry : ends("return") ? Flow::Return : Flow::None;
+}
+
+std::string stack_text(const std::vector<std::string> &frames) {
+  std::string out = "\n";
+  for (const std::string &f : frames)
+    out += vfmt("%14s%s\n", "", f.c_str());
+  return out;
+}
+
 // ---- aggregations ------------------------------------------------------------------
 
 int quantize_bucket(i64 v) {
@@ -264,7 +300,7 @@ long double sort_value(const AggDef &a, const std::vector<i64> &v) {
 
 int compare_keys(const std::vector<Value> &a, const std::vector<Value> &b) {
   for (size_t i = 0; i < a.size() && i < b.size(); i++) {
-    if (a[i].type == Type::String) {
+    if (a[i].type == Type::String || a[i].type == Type::Stack) {
       int c = a[i].s.compare(b[i].s);
       if (c)
         return c < 0 ? -1 : 1;
@@ -315,6 +351,8 @@ std::string histogram(const AggDef &a, const std::vector<i64> &data) {
 }
 
 std::string key_text(const AggDef &a, const Value &k) {
+  if (k.type == Type::Stack)
+    return k.s; // its lines, as DTrace prints a stack key
   if (k.type == Type::String)
     return vfmt("  %-50s", k.s.c_str());
   if (k.type == Type::Int32)

@@ -8,9 +8,11 @@
 //               | trace '(' expr ')' | exit '(' expr ')'
 //               | printf '(' string { ',' expr } ')'
 //               | printa '(' [ string ',' ] '@'name ')'
+//               | stack '(' [ integer ] ')'
 //   expr       := C's operators and precedence, ?: down to unary - ! ~,
 //                 primaries: integers, "strings", 'c', builtin variables,
-//                 argN, args[N], stringof(), copyinstr(), strlen(), ( expr )
+//                 argN, args[N], stringof(), copyinstr(), strlen(),
+//                 stack(), ( expr )
 //
 // A probe description is lexed raw (globs and '-' are part of it), as
 // DTrace's lexer does at the start of a clause.  Inside a predicate a '/'
@@ -116,6 +118,8 @@ private:
   Result<ExprPtr> unary();
   Result<ExprPtr> primary();
   Result<std::vector<ExprPtr>> call_args();
+  // stack( ) or stack(N), the '(' next; `t` names it.
+  Result<ExprPtr> stack_call(const Token &t);
 
   ExprPtr node(Expr::Kind k, const Token &at) {
     auto e = std::make_unique<Expr>();
@@ -523,6 +527,24 @@ Result<void> Parser::clause(ProgramAst &prog) {
   return {};
 }
 
+Result<ExprPtr> Parser::stack_call(const Token &t) {
+  auto args = call_args();
+  if (!args)
+    return args.take_error();
+  if (args->size() > 1)
+    return err_at(t, strf("stack( ) takes 0 or 1 argument, %zu given",
+                          args->size()));
+  if (args->size() == 1 &&
+      ((*args)[0]->kind != Expr::Int || (*args)[0]->ival < 1 ||
+       (*args)[0]->ival > (i64)kMaxStackFrames))
+    return err_at(t, strf("stack( ) takes a number of frames, 1..%u",
+                          kMaxStackFrames));
+  auto e = node(Expr::Call, t);
+  e->name = "stack";
+  e->ival = args->empty() ? kStackFrames : (*args)[0]->ival;
+  return e;
+}
+
 Result<std::vector<ExprPtr>> Parser::call_args() {
   std::vector<ExprPtr> args;
   MK_TRY(expect(T_LPAREN, "'('"));
@@ -648,6 +670,16 @@ Result<void> Parser::stmt(ClauseAst &c) {
     c.stmts.push_back(std::move(s));
     return {};
   }
+  if (name.sval == "stack") {
+    // The stack( ) action traces the stack( ) value.
+    s.kind = Stmt::Trace;
+    auto e = stack_call(name);
+    if (!e)
+      return e.take_error();
+    s.args.push_back(std::move(*e));
+    c.stmts.push_back(std::move(s));
+    return {};
+  }
   if (name.sval == "trace" || name.sval == "exit") {
     s.kind = name.sval == "trace" ? Stmt::Trace : Stmt::Exit;
     auto args = call_args();
@@ -660,7 +692,7 @@ Result<void> Parser::stmt(ClauseAst &c) {
     c.stmts.push_back(std::move(s));
     return {};
   }
-  return err_at(name, "unknown action (trace, printf, printa, exit)");
+  return err_at(name, "unknown action (trace, printf, printa, exit, stack)");
 }
 
 Result<ExprPtr> Parser::expr() { return ternary(); }
@@ -797,11 +829,13 @@ Result<ExprPtr> Parser::primary() {
   }
   MK_TRY(advance());
   const std::string &n = t.sval;
+  if (is(T_LPAREN) && n == "stack")
+    return stack_call(t);
   if (is(T_LPAREN)) {
     if (n != "stringof" && n != "copyinstr" && n != "strlen") {
       if (n == "trace" || n == "printf" || n == "printa" || n == "exit")
         return err_at(t, n + "( ) is an action, not a value");
-      return err_at(t, "unknown function (stringof, copyinstr, strlen)");
+      return err_at(t, "unknown function (stringof, copyinstr, strlen, stack)");
     }
     auto e = node(Expr::Call, t);
     e->name = n;

@@ -5,7 +5,10 @@
 // relocation, and adds a record of the site to a `set_sdt_sites_set`
 // section whose one relocation the final link resolves.  At boot the kernel
 // walks that linker set: the probes of the core image come from it, and the
-// kernel binary contains no call to a __dtrace_* symbol.
+// kernel binary contains no call to a __dtrace_* symbol.  Calls of the
+// function-entry hooks (__fentry__, mcount: the object was built with -pg)
+// get the same treatment: each becomes a NOP and a record in
+// `set_fbt_sites_set` (the fbt provider's).
 //
 // The record references the function that holds the site (or its section),
 // never a section offset alone, so static functions, -ffunction-sections
@@ -14,6 +17,11 @@
 // its records with it.
 //
 //   sdt-record IN.o OUT.o     (OUT may be IN)
+//   sdt-record --mcount-loc IN.o OUT.o
+//       for a module built by a compiler that cannot list its entry sites
+//       itself (clang has no -mrecord-mcount on x86): only the entry hooks'
+//       calls, each made a NOP and listed in an __mcount_loc section, as gcc
+//       -mrecord-mcount -mnop-mcount would have.
 #include "../../linker/object.h"
 #include "../site.h"
 #include "../site_record.h"
@@ -26,6 +34,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
+#include <functional>
 #include <map>
 #include <unistd.h>
 
@@ -41,6 +50,7 @@ struct Site {
   u32 sym;      // symbol the record's relocation names
   i64 addend;   // site offset from that symbol
   std::string provider, name, function;
+  EntryStyle style = EntryStyle::AtEntry; // an entry site's
   size_t rel_section_index; // the relocation section holding the entry
   size_t rel_index;         // its index there
 };
@@ -53,9 +63,10 @@ int fail(const std::string &msg) {
 } // namespace
 
 int main(int argc, char **argv) {
-  if (argc != 3)
-    return fail("usage: sdt-record IN.o OUT.o");
-  std::string in = argv[1], out = argv[2];
+  bool mcount_loc = argc == 4 && std::strcmp(argv[1], "--mcount-loc") == 0;
+  if (argc != 3 && !mcount_loc)
+    return fail("usage: sdt-record [--mcount-loc] IN.o OUT.o");
+  std::string in = argv[argc - 2], out = argv[argc - 1];
 
   // Find the sites with the loader's own reader: validated, REL and RELA
   // alike.
@@ -71,41 +82,62 @@ int main(int argc, char **argv) {
     for (size_t k = 0; k < rs.relocs.size(); k++) {
       const Reloc &r = rs.relocs[k];
       const Symbol &sym = obj.symbols[r.sym];
-      if (sym.shndx != 0 || !is_probe_symbol(sym.name))
+      const bool entry = is_entry_symbol(sym.name);
+      if (sym.shndx != 0 || (!entry && (mcount_loc || !is_probe_symbol(sym.name))))
         continue;
-      // The loader's own site model: the same instruction check, the same
-      // holding function.
-      auto found = find_site(obj, rs.target, r, text.data);
-      if (!found)
-        return fail(found.error().message);
       std::string where = strf("%s:(%s+0x%llx)", obj.name.c_str(),
                                text.name.c_str(), (unsigned long long)r.offset);
-      if (found->address_load)
-        return fail(where + ": probe site " + sym.name.str() +
-                    " loads the probe function's address; the kernel image "
-                    "must call it");
       Site s;
       s.section = rs.target;
-      s.insn_off = found->insn_off;
-      s.len = found->len;
-      s.kind = found->kind;
-      s.provider = found->probe.provider;
-      s.name = found->probe.name;
       s.rel_section_index = obj.relocs[ri].index;
       s.rel_index = k;
+      if (entry) {
+        // A function-entry hook's call: the same check the loader makes.
+        auto found = find_entry_call(obj, rs.target, r, text.data);
+        if (!found)
+          return fail(found.error().message);
+        s.insn_off = found->insn_off;
+        s.len = found->len;
+        s.kind = SiteKind::Entry;
+      } else {
+        // The loader's own site model: the same instruction check, the same
+        // holding function.
+        auto found = find_site(obj, rs.target, r, text.data);
+        if (!found)
+          return fail(found.error().message);
+        if (found->address_load)
+          return fail(where + ": probe site " + sym.name.str() +
+                      " loads the probe function's address; the kernel image "
+                      "must call it");
+        s.insn_off = found->insn_off;
+        s.len = found->len;
+        s.kind = found->kind;
+        s.provider = found->probe.provider;
+        s.name = found->probe.name;
+      }
       // The record's relocation names the function holding the site (or
       // its section), so section garbage collection keeps them together.
       const SiteHolder h = find_holder(obj, s.section, s.insn_off);
       if (h.sym == 0)
-        return fail(where + ": no symbol to anchor the probe site to");
+        return fail(where + ": no symbol to anchor the site to");
       s.sym = h.sym;
       s.function = h.function;
       s.addend = (i64)(s.insn_off - h.value);
-      if (s.provider.size() >= SDT_SITE_PROVIDER_MAX ||
-          s.name.size() >= SDT_SITE_NAME_MAX ||
-          s.function.size() >= SDT_SITE_FUNC_MAX)
+      if (entry) {
+        const Symbol &hs = obj.symbols[h.sym];
+        const u64 fsize = hs.type == STT_FUNC && hs.size ? hs.size
+                                                         : text.size - h.value;
+        auto style = entry_style(text.data + h.value, fsize, s.insn_off - h.value,
+                                 is64, obj.name + ": " + h.function);
+        if (!style)
+          return fail(style.error().message);
+        s.style = *style;
+      } else if (s.provider.size() >= SDT_SITE_PROVIDER_MAX ||
+                 s.name.size() >= SDT_SITE_NAME_MAX ||
+                 s.function.size() >= SDT_SITE_FUNC_MAX) {
         return fail(where + ": probe or function name too long for a site "
                             "record");
+      }
       sites.push_back(s);
     }
   }
@@ -132,8 +164,7 @@ int main(int argc, char **argv) {
 
   // Copy every section, keeping indices.
   std::vector<std::vector<u8>> owned; // buffers the new file's data live in
-  owned.reserve(obj.sections.size() * 2 + sites.size() * 2 + 4);
-  std::map<size_t, Elf_Data *> shstr_extra;
+  owned.reserve(obj.sections.size() * 2 + sites.size() * 2 + 8);
   Elf_Scn *scn = nullptr;
   std::vector<Elf_Scn *> dscn(obj.sections.size(), nullptr);
   while ((scn = elf_nextscn(src, scn))) {
@@ -173,10 +204,6 @@ int main(int argc, char **argv) {
     }
   }
 
-  // One record section (and its relocations) per text section with sites.
-  std::map<u32, std::vector<const Site *>> by_section;
-  for (const Site &s : sites)
-    by_section[s.section].push_back(&s);
   auto add_name = [&](const std::string &n) -> u32 {
     Elf_Scn *ss = dscn[shstrndx];
     GElf_Shdr sh;
@@ -195,19 +222,23 @@ int main(int argc, char **argv) {
     return off;
   };
   const char *rel_prefix = obj.arch->uses_rela() ? ".rela" : ".rel";
-  u32 name_set = add_name("set_sdt_sites_set");
-  u32 name_rel = add_name(std::string(rel_prefix) + "set_sdt_sites_set");
-  for (auto &[secidx, list] : by_section) {
-    std::vector<u8> recs(list.size() * sizeof(sdt_site_record), 0);
+
+  // A record section (and its relocations) holding one fixed-size record
+  // per site of `list`: `make` writes a record, whose word at offset 0 the
+  // relocation fills with the site's address.  `link` (a text section, or
+  // 0) ties the section to the code it describes.
+  auto emit = [&](u32 name_off, u32 rel_name_off,
+                  const std::vector<const Site *> &list, size_t recsize,
+                  size_t align, u32 link,
+                  const std::function<void(const Site &, u8 *)> &make) {
+    std::vector<u8> recs(list.size() * recsize, 0);
     for (size_t i = 0; i < list.size(); i++) {
-      sdt_site_record r{};
-      r.site = obj.arch->uses_rela() ? 0 : (u64)(u32)list[i]->addend;
-      r.kind = (u32)list[i]->kind;
-      r.len = list[i]->len;
-      std::strncpy(r.provider, list[i]->provider.c_str(), sizeof r.provider - 1);
-      std::strncpy(r.name, list[i]->name.c_str(), sizeof r.name - 1);
-      std::strncpy(r.function, list[i]->function.c_str(), sizeof r.function - 1);
-      std::memcpy(recs.data() + i * sizeof r, &r, sizeof r);
+      make(*list[i], recs.data() + i * recsize);
+      // REL: the addend is the field's contents.
+      if (!obj.arch->uses_rela()) {
+        const u32 a = (u32)list[i]->addend;
+        std::memcpy(recs.data() + i * recsize, &a, 4);
+      }
     }
     owned.push_back(std::move(recs));
     Elf_Scn *set = elf_newscn(dst);
@@ -215,13 +246,13 @@ int main(int argc, char **argv) {
     sd->d_buf = owned.back().data();
     sd->d_size = owned.back().size();
     sd->d_type = ELF_T_BYTE;
-    sd->d_align = 8;
+    sd->d_align = align;
     GElf_Shdr sh{};
-    sh.sh_name = name_set;
+    sh.sh_name = name_off;
     sh.sh_type = SHT_PROGBITS;
-    sh.sh_flags = SHF_ALLOC | SHF_WRITE | SHF_LINK_ORDER;
-    sh.sh_link = secidx; // discarded together with its text section
-    sh.sh_addralign = 8;
+    sh.sh_flags = SHF_ALLOC | (link ? SHF_WRITE | SHF_LINK_ORDER : 0);
+    sh.sh_link = link; // discarded together with its text section
+    sh.sh_addralign = align;
     sh.sh_size = sd->d_size;
     gelf_update_shdr(set, &sh);
 
@@ -236,7 +267,7 @@ int main(int argc, char **argv) {
     rd->d_type = obj.arch->uses_rela() ? ELF_T_RELA : ELF_T_REL;
     rd->d_align = is64 ? 8 : 4;
     for (size_t i = 0; i < list.size(); i++) {
-      u64 off = i * sizeof(sdt_site_record) + offsetof(sdt_site_record, site);
+      u64 off = i * recsize;
       if (obj.arch->uses_rela()) {
         GElf_Rela r{off, GELF_R_INFO(list[i]->sym, R_X86_64_64),
                     list[i]->addend};
@@ -247,7 +278,7 @@ int main(int argc, char **argv) {
       }
     }
     GElf_Shdr rh{};
-    rh.sh_name = name_rel;
+    rh.sh_name = rel_name_off;
     rh.sh_type = obj.arch->uses_rela() ? SHT_RELA : SHT_REL;
     rh.sh_flags = SHF_INFO_LINK;
     rh.sh_link = obj.symtab_index;
@@ -256,6 +287,51 @@ int main(int argc, char **argv) {
     rh.sh_entsize = entsz;
     rh.sh_size = rd->d_size;
     gelf_update_shdr(rel, &rh);
+  };
+
+  // The records, one record section per text section with sites of the
+  // kind.
+  std::map<u32, std::vector<const Site *>> probes, entries;
+  for (const Site &s : sites)
+    (s.kind == SiteKind::Entry ? entries : probes)[s.section].push_back(&s);
+  if (mcount_loc) {
+    // One __mcount_loc, as gcc writes it: a pointer per site.
+    std::vector<const Site *> all;
+    for (auto &[sec, list] : entries)
+      all.insert(all.end(), list.begin(), list.end());
+    if (!all.empty())
+      emit(add_name("__mcount_loc"),
+           add_name(std::string(rel_prefix) + "__mcount_loc"), all,
+           is64 ? 8 : 4, is64 ? 8 : 4, 0, [](const Site &, u8 *) {});
+  } else {
+    if (!probes.empty()) {
+      u32 name_set = add_name("set_sdt_sites_set");
+      u32 name_rel = add_name(std::string(rel_prefix) + "set_sdt_sites_set");
+      for (auto &[secidx, list] : probes)
+        emit(name_set, name_rel, list, sizeof(sdt_site_record), 8, secidx,
+             [](const Site &s, u8 *out) {
+               sdt_site_record r{};
+               r.kind = (u32)s.kind;
+               r.len = s.len;
+               std::strncpy(r.provider, s.provider.c_str(), sizeof r.provider - 1);
+               std::strncpy(r.name, s.name.c_str(), sizeof r.name - 1);
+               std::strncpy(r.function, s.function.c_str(),
+                            sizeof r.function - 1);
+               std::memcpy(out, &r, sizeof r);
+             });
+    }
+    if (!entries.empty()) {
+      u32 name_set = add_name("set_fbt_sites_set");
+      u32 name_rel = add_name(std::string(rel_prefix) + "set_fbt_sites_set");
+      for (auto &[secidx, list] : entries)
+        emit(name_set, name_rel, list, sizeof(fbt_site_record), 8, secidx,
+             [](const Site &s, u8 *out) {
+               fbt_site_record r{};
+               r.len = s.len;
+               r.style = (u32)s.style;
+               std::memcpy(out, &r, sizeof r);
+             });
+    }
   }
 
   if (elf_update(dst, ELF_C_WRITE) < 0)

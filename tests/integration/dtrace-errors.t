@@ -4,11 +4,11 @@
 # reports them, without stopping the trace.
 # status: 1
 minikern> dtrace
-dtrace: usage: dtrace [-lqSvZ] [-b size] [-x opt[=val]] [-n desc] [-s file] [-P prov] [-m mod] [-f func] [-i id] [-c cmd] [&] | -j | -o id | -k id
+dtrace: usage: dtrace [-FlqSvZ] [-b size] [-x opt[=val]] [-n desc] [-s file] [-P prov] [-m mod] [-f func] [-i id] [-c cmd] [&] | -j | -o id | -k id
 minikern> dtrace -y
-dtrace: illegal option -- y (usage: dtrace [-lqSvZ] [-b size] [-x opt[=val]] [-n desc] [-s file] [-P prov] [-m mod] [-f func] [-i id] [-c cmd] [&] | -j | -o id | -k id)
+dtrace: illegal option -- y (usage: dtrace [-FlqSvZ] [-b size] [-x opt[=val]] [-n desc] [-s file] [-P prov] [-m mod] [-f func] [-i id] [-c cmd] [&] | -j | -o id | -k id)
 minikern> dtrace -n
-dtrace: option requires an argument -- n (usage: dtrace [-lqSvZ] [-b size] [-x opt[=val]] [-n desc] [-s file] [-P prov] [-m mod] [-f func] [-i id] [-c cmd] [&] | -j | -o id | -k id)
+dtrace: option requires an argument -- n (usage: dtrace [-FlqSvZ] [-b size] [-x opt[=val]] [-n desc] [-s file] [-P prov] [-m mod] [-f func] [-i id] [-c cmd] [&] | -j | -o id | -k id)
 minikern> dtrace -n 'x(y)'
 dtrace: invalid probe description "x(y)": invalid character '('
 minikern> dtrace -n 'a:b:c:d:e'
@@ -18,7 +18,7 @@ dtrace: description 'nosuch:::' matched 0 probes
 minikern> dtrace -n 'BEGIN { trace(1) '
 dtrace: syntax error at end of input: expected ';' or '}' after a statement
 minikern> dtrace -n 'BEGIN { foo(1); }'
-dtrace: syntax error near "foo": unknown action (trace, printf, printa, exit)
+dtrace: syntax error near "foo": unknown action (trace, printf, printa, exit, stack)
 minikern> dtrace -n 'BEGIN { trace(nosuchvar); }'
 dtrace: syntax error near "nosuchvar": undefined variable
 minikern> dtrace -n 'BEGIN { printf("%s\n", arg0); }'

@@ -17,17 +17,37 @@ minikern> dtrace -l -P dtt
 {{ *[0-9]+}}        dtt     dtrace_probes                         dtt_value value
 {{ *[0-9]+}}        dtt     dtrace_probes                          dtt_word word
 {{ *[0-9]+}}        dtt     dtrace_probes                           dtt_hot hot
+minikern> # A module's probes of every provider: its function-boundary
+minikern> # probes (fbt) too, for each function it has.
 minikern> dtrace -l -m dtrace_probes -n BEGIN
    ID   PROVIDER            MODULE                          FUNCTION NAME
 {{ *[0-9]+}}        dtt     dtrace_probes                          dtt_tick tick
 {{ *[0-9]+}}        dtt     dtrace_probes                         dtt_value value
 {{ *[0-9]+}}        dtt     dtrace_probes                          dtt_word word
 {{ *[0-9]+}}        dtt     dtrace_probes                           dtt_hot hot
+{{ *[0-9]+}}        fbt     dtrace_probes                          dtt_tick entry
+{{ *[0-9]+}}        fbt     dtrace_probes                          dtt_tick return
+{{ *[0-9]+}}        fbt     dtrace_probes                        dtt_thread entry
+{{ *[0-9]+}}        fbt     dtrace_probes                        dtt_thread return
+{{ *[0-9]+}}        fbt     dtrace_probes                         dtt_value entry
+{{ *[0-9]+}}        fbt     dtrace_probes                         dtt_value return
+{{ *[0-9]+}}        fbt     dtrace_probes                          dtt_word entry
+{{ *[0-9]+}}        fbt     dtrace_probes                          dtt_word return
+{{ *[0-9]+}}        fbt     dtrace_probes                           dtt_hot entry
+{{ *[0-9]+}}        fbt     dtrace_probes                           dtt_hot return
+{{ *[0-9]+}}        fbt     dtrace_probes                           dtt_cmd entry
+{{ *[0-9]+}}        fbt     dtrace_probes                           dtt_cmd return
     1     dtrace                                                     BEGIN
 minikern> dtrace -l -f dtt_t* -f dtrace_probes:dtt_word
    ID   PROVIDER            MODULE                          FUNCTION NAME
 {{ *[0-9]+}}        dtt     dtrace_probes                          dtt_tick tick
+{{ *[0-9]+}}        fbt     dtrace_probes                          dtt_tick entry
+{{ *[0-9]+}}        fbt     dtrace_probes                          dtt_tick return
+{{ *[0-9]+}}        fbt     dtrace_probes                        dtt_thread entry
+{{ *[0-9]+}}        fbt     dtrace_probes                        dtt_thread return
 {{ *[0-9]+}}        dtt     dtrace_probes                          dtt_word word
+{{ *[0-9]+}}        fbt     dtrace_probes                          dtt_word entry
+{{ *[0-9]+}}        fbt     dtrace_probes                          dtt_word return
 minikern> dtrace -l -n 'dtt::dtt_[tv]*:'
    ID   PROVIDER            MODULE                          FUNCTION NAME
 {{ *[0-9]+}}        dtt     dtrace_probes                          dtt_tick tick

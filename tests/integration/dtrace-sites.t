@@ -11,7 +11,7 @@ minikern> dtrace -S -n dtt:::tick -n dtt:::word
 [x86_64]             {{[0-9a-f]+}}:  0f 1f 44 00 00        nopl (%rax, %rax)
 [i386]             {{[0-9a-f]+}}:  0f 1f 44 00 00        nopl (%eax, %eax)
 {{ *[0-9]+}}        dtt     dtrace_probes                          dtt_word word
-        0x{{[0-9a-f]+}} dtt_word+0x0: tail call site, 5 bytes, disabled
+        0x{{[0-9a-f]+}} dtt_word+0x{{[0-9a-f]+}}: tail call site, 5 bytes, disabled
 [x86_64]             {{[0-9a-f]+}}:  c3                    retq
 [x86_64]             {{[0-9a-f]+}}:  0f 1f 40 00           nopl (%rax)
 [i386]             {{[0-9a-f]+}}:  c3                    retl
@@ -23,7 +23,7 @@ minikern> dtrace -q -n 'dtt:::tick, dtt:::word' -c 'dtrace -S -n dtt:::tick -n d
 [x86_64]             {{[0-9a-f]+}}:  e8 {{(?:[0-9a-f][0-9a-f] )+}}       callq 0x{{[0-9a-f]+}}
 [i386]             {{[0-9a-f]+}}:  e8 {{(?:[0-9a-f][0-9a-f] )+}}       calll 0x{{[0-9a-f]+}}
 {{ *[0-9]+}}        dtt     dtrace_probes                          dtt_word word
-        0x{{[0-9a-f]+}} dtt_word+0x0: tail call site, 5 bytes, enabled
+        0x{{[0-9a-f]+}} dtt_word+0x{{[0-9a-f]+}}: tail call site, 5 bytes, enabled
 [x86_64]             {{[0-9a-f]+}}:  e9 {{(?:[0-9a-f][0-9a-f] )+}}       jmp 0x{{[0-9a-f]+}}
 [i386]             {{[0-9a-f]+}}:  e9 {{(?:[0-9a-f][0-9a-f] )+}}       jmp 0x{{[0-9a-f]+}}
 minikern> dtrace -q -n dtt:::tick &

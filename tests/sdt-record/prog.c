@@ -6,8 +6,11 @@
  * `set_sdt_sites_set` and checks that every site is recorded exactly once,
  * holds its NOP sled, and lies inside the function it names.  A record keeps
  * its function alive unless the link uses -z start-stop-gc; then the
- * discarded function's record must be gone too (argument "gc").  Prints
- * "ok N sites" or the first problem, and exits non-zero on a problem.
+ * discarded function's record must be gone too (argument "gc").  Built
+ * with -pg -mfentry as well (the kernel's objects are), it checks its
+ * `set_fbt_sites_set` the same way: one record per function, at the
+ * function's first byte, holding a NOP.  Prints "ok N sites, M entry
+ * sites" or the first problem, and exits non-zero on a problem.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -23,6 +26,8 @@ SDT_PROBE_DEFINE0(test, , , unused__probe);
 
 extern const struct sdt_site_record __start_set_sdt_sites_set[] __attribute__((weak));
 extern const struct sdt_site_record __stop_set_sdt_sites_set[] __attribute__((weak));
+extern const struct fbt_site_record __start_set_fbt_sites_set[] __attribute__((weak));
+extern const struct fbt_site_record __stop_set_fbt_sites_set[] __attribute__((weak));
 
 static int __attribute__((noinline)) static_worker(int x)
 {
@@ -126,6 +131,38 @@ int main(int argc, char **argv)
 			printf("FAIL: no site recorded for %s:%s\n", want[i].function, want[i].name);
 			return 1;
 		}
-	printf("ok %d sites\n", n);
+	/* Entry sites (-pg -mfentry): each function's first byte, once; the
+	 * discarded function's (which cannot be named here) only where no
+	 * start-stop-gc took it away (ld.lld does so by default). */
+	static const uint8_t nop6[] = {0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00};
+	uintptr_t funcs[] = {(uintptr_t)static_worker, (uintptr_t)global_worker,
+	    (uintptr_t)tail_worker, (uintptr_t)main};
+	int seen[4] = {0}, other = 0, m = 0;
+	for (const struct fbt_site_record *r = __start_set_fbt_sites_set;
+	    r && r < __stop_set_fbt_sites_set; r++, m++) {
+		const uint8_t *p = (const uint8_t *)(uintptr_t)r->site;
+		int i;
+		if (!((r->len == 5 && memcmp(p, nop5, 5) == 0) ||
+		    (r->len == 6 && memcmp(p, nop6, 6) == 0)) || r->style != 0) {
+			printf("FAIL: entry site at %p (%u bytes, style %u) does not "
+			    "hold its NOP\n", (void *)p, r->len, r->style);
+			return 1;
+		}
+		for (i = 0; i < 4 && funcs[i] != r->site; i++)
+			;
+		if (i == 4)
+			other++;
+		else if (seen[i]++) {
+			printf("FAIL: two entry sites for function %d\n", i);
+			return 1;
+		}
+	}
+	if (m && (seen[0] + seen[1] + seen[2] + seen[3] != 4 ||
+	    other > (expect_gc ? 0 : 1))) {
+		printf("FAIL: entry sites %d %d %d %d, %d others\n", seen[0],
+		    seen[1], seen[2], seen[3], other);
+		return 1;
+	}
+	printf("ok %d sites, %d entry sites\n", n, m);
 	return 0;
 }

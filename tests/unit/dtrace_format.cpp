@@ -69,9 +69,10 @@ TEST_CASE("dtrace format: bad conversions") {
     return r ? std::string() : r.error().message;
   };
   CHECK(msg("%f") == "conversion \"%f\" is not supported: D here has no floating point");
-  CHECK(msg("%k") == "conversion \"%k\" is not valid (use %d %i %u %x %X %o %c %s %p)");
+  CHECK(msg("%y") == "conversion \"%y\" is not valid (use %d %i %u %x %X %o %c %s %p %k)");
   CHECK(msg("abc %") == "format ends inside conversion \"%\"");
   CHECK(msg("%ls") == "conversion \"%ls\" is not valid: %s takes no size");
+  CHECK(msg("%lk") == "conversion \"%lk\" is not valid: %k takes no size");
 }
 
 TEST_CASE("dtrace format: the default record line") {

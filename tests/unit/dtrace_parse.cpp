@@ -133,7 +133,7 @@ TEST_CASE("dtrace parse: errors name the token and the cause") {
   CHECK(parse_error("BEGIN { trace(1)") ==
         "syntax error at end of input: expected ';' or '}' after a statement");
   CHECK(parse_error("BEGIN { foo(1); }") ==
-        "syntax error near \"foo\": unknown action (trace, printf, printa, exit)");
+        "syntax error near \"foo\": unknown action (trace, printf, printa, exit, stack)");
   CHECK(parse_error("BEGIN { trace(nosuch); }") ==
         "syntax error near \"nosuch\": undefined variable");
   CHECK(parse_error("BEGIN { trace(1 / ); }") ==

@@ -294,7 +294,8 @@ __attribute__((noinline)) void from_b(void *, uintptr_t, uintptr_t, uintptr_t,
   g_from_b = (uintptr_t)__builtin_return_address(0);
 }
 // A handler that fires a probe itself: the trampoline it reaches is
-// entered inside a read-side section and must nest.
+// entered inside a read-side section, in probe context, where nothing
+// fires (a handler never re-enters itself).
 std::atomic<int> g_nested{0};
 Counter g_inner;
 __attribute__((noinline)) void refire(void *, uintptr_t w, uintptr_t seq,
@@ -331,10 +332,17 @@ TEST_CASE("handlers: a lone handler is called by its probe's trampoline") {
     CHECK(k.arena().contains(g_from_a));
   }).join();
   CHECK(k.probes().detach(from_a, nullptr, "a"));
-  // Firing from inside a handler: the inner firing nests.
+  // Firing from inside a handler: the inner firing returns at once, from
+  // the inline path (a lone handler) and from the registry's loop.
   REQUIRE(k.probes().attach(hot, false, spec(refire, nullptr, 10, "r")));
   fire_hot(0, 4);
-  CHECK(g_nested == 1001);
+  CHECK(g_nested == 1);
+  CHECK_FALSE(mk::in_probe_context());
+  REQUIRE(k.probes().attach(hot, false, spec(from_b, nullptr, 5, "b")));
+  fire_hot(0, 5);
+  CHECK(g_nested == 2);
+  CHECK_FALSE(mk::in_probe_context());
+  CHECK(k.probes().detach(from_b, nullptr, "b"));
   CHECK(k.probes().detach(refire, nullptr, "r"));
   k.probes().synchronize();
 }

@@ -1,0 +1,248 @@
+// The code map (see codemap.h).
+#include "codemap.h"
+
+#include "site.h"
+#include "unwind.h"
+
+#include <algorithm>
+#include <elf.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <link.h>
+#include <unistd.h>
+
+namespace mk {
+
+// ---- one image ------------------------------------------------------------------------
+
+const CodeImage::Func *CodeImage::function_at(u64 pc) const {
+  auto it = std::upper_bound(funcs.begin(), funcs.end(), pc,
+                             [](u64 a, const Func &f) { return a < f.addr; });
+  // Aliases share a start; a few steps back covers them.
+  for (int n = 0; n < 8 && it != funcs.begin(); n++) {
+    --it;
+    if (pc < it->addr + std::max<u64>(it->size, 1))
+      return &*it;
+  }
+  return nullptr;
+}
+
+const CodeImage::Fde *CodeImage::fde_at(u64 pc) const {
+  auto it = std::upper_bound(fdes.begin(), fdes.end(), pc,
+                             [](u64 a, const Fde &f) { return a < f.lo; });
+  if (it == fdes.begin())
+    return nullptr;
+  --it;
+  return pc < it->hi ? &*it : nullptr;
+}
+
+namespace {
+
+void sort_image(CodeImage &img) {
+  std::sort(img.funcs.begin(), img.funcs.end(),
+            [](const CodeImage::Func &a, const CodeImage::Func &b) {
+              return a.addr < b.addr;
+            });
+  std::sort(img.fdes.begin(), img.fdes.end(),
+            [](const CodeImage::Fde &a, const CodeImage::Fde &b) {
+              return a.lo < b.lo;
+            });
+}
+
+void add_function(CodeImage &img, u64 addr, u64 size, std::string_view name) {
+  img.funcs.push_back(
+      CodeImage::Func{addr, size, (u32)img.names.size(), (u32)name.size()});
+  img.names.append(name);
+}
+
+// The executable's code segment and PT_GNU_EH_FRAME table.
+struct ExeSearch {
+  u64 base = 0, lo = 0, hi = 0;
+  const u8 *eh_frame_hdr = nullptr;
+};
+
+int find_exe(struct dl_phdr_info *info, size_t, void *data) {
+  auto *s = (ExeSearch *)data;
+  s->base = info->dlpi_addr;
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const auto &ph = info->dlpi_phdr[i];
+    if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X) && !s->lo) {
+      s->lo = info->dlpi_addr + ph.p_vaddr;
+      s->hi = s->lo + ph.p_memsz;
+    } else if (ph.p_type == PT_GNU_EH_FRAME) {
+      s->eh_frame_hdr = (const u8 *)(uintptr_t)(info->dlpi_addr + ph.p_vaddr);
+    }
+  }
+  return 1; // the first object is the executable
+}
+
+// The function symbols of the ELF file at `path` that lie in [lo, hi).
+Result<void> read_functions(CodeImage &img, const std::string &path, u64 base) {
+  elf_version(EV_CURRENT);
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return error(path + ": cannot open to read the kernel's symbols");
+  Elf *e = elf_begin(fd, ELF_C_READ, nullptr);
+  Elf_Scn *scn = nullptr;
+  while (e && (scn = elf_nextscn(e, scn))) {
+    GElf_Shdr sh;
+    if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
+      continue;
+    Elf_Data *d = elf_getdata(scn, nullptr);
+    const size_t n = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+    for (size_t i = 0; d && i < n; i++) {
+      GElf_Sym s;
+      if (!gelf_getsym(d, (int)i, &s) || GELF_ST_TYPE(s.st_info) != STT_FUNC ||
+          !s.st_value)
+        continue;
+      const u64 addr = base + s.st_value;
+      if (addr < img.lo || addr >= img.hi)
+        continue;
+      const char *name = elf_strptr(e, sh.sh_link, s.st_name);
+      add_function(img, addr, s.st_size, name ? name : "");
+    }
+  }
+  if (e)
+    elf_end(e);
+  close(fd);
+  return {};
+}
+
+} // namespace
+
+// ---- the map --------------------------------------------------------------------------
+
+CodeMap::~CodeMap() { live_.store(nullptr); }
+
+void CodeMap::publish(std::vector<std::shared_ptr<const CodeImage>> images) {
+  std::sort(images.begin(), images.end(),
+            [](auto &a, auto &b) { return a->lo < b->lo; });
+  auto snap = std::make_shared<Snapshot>();
+  snap->images = std::move(images);
+  live_.store(snap.get(), std::memory_order_release);
+  if (current_)
+    retired_.push_back(std::move(current_));
+  current_ = std::move(snap);
+}
+
+Result<void> CodeMap::init_kernel(const std::string &path) {
+  ExeSearch s;
+  dl_iterate_phdr(find_exe, &s);
+  if (!s.lo)
+    return error("sdt: cannot find the kernel's text segment");
+  auto img = std::make_shared<CodeImage>();
+  img->name = "kernel";
+  img->lo = s.lo, img->hi = s.hi;
+  img->is64 = sizeof(void *) == 8;
+  MK_TRY(read_functions(*img, path, s.base));
+  // Without a table the kernel's own frames cannot be walked; that is not
+  // worth refusing to boot over.
+  if (s.eh_frame_hdr)
+    (void)parse_eh_frame_hdr(*img, s.eh_frame_hdr);
+  sort_image(*img);
+  MutexLock g(mu_);
+  std::vector<std::shared_ptr<const CodeImage>> images;
+  if (current_)
+    for (auto &i : current_->images)
+      if (i->owner)
+        images.push_back(i);
+  images.push_back(std::move(img));
+  publish(std::move(images));
+  return {};
+}
+
+void CodeMap::add_module(const void *owner, const std::string &name,
+                         const ObjectFile &obj, const Placement &pl, u64 base,
+                         u64 size) {
+  auto img = std::make_shared<CodeImage>();
+  img->owner = owner;
+  img->name = name;
+  img->lo = base, img->hi = base + size;
+  img->is64 = obj.arch->elf_class() == ELFCLASS64;
+  for (size_t i = 1; i < obj.symbols.size(); i++) {
+    const Symbol &s = obj.symbols[i];
+    if (s.type != STT_FUNC || s.shndx == SHN_UNDEF ||
+        s.shndx >= pl.sec_addr.size() || !pl.sec_addr[s.shndx])
+      continue;
+    add_function(*img, pl.sec_addr[s.shndx] + s.value, s.size, s.name);
+  }
+  for (size_t i = 0; i < obj.sections.size(); i++)
+    if (obj.sections[i].name == ".eh_frame" && pl.sec_addr[i])
+      (void)parse_eh_frame(*img, (const u8 *)(uintptr_t)pl.sec_addr[i],
+                           obj.sections[i].size);
+  sort_image(*img);
+  MutexLock g(mu_);
+  std::vector<std::shared_ptr<const CodeImage>> images;
+  if (current_)
+    images = current_->images;
+  images.push_back(std::move(img));
+  publish(std::move(images));
+}
+
+void CodeMap::remove_module(const void *owner) {
+  MutexLock g(mu_);
+  if (!current_)
+    return;
+  std::vector<std::shared_ptr<const CodeImage>> images;
+  for (auto &i : current_->images)
+    if (i->owner != owner)
+      images.push_back(i);
+  if (images.size() != current_->images.size())
+    publish(std::move(images));
+}
+
+void CodeMap::reclaim() {
+  MutexLock g(mu_);
+  retired_.clear();
+}
+
+size_t CodeMap::retired() const {
+  MutexLock g(mu_);
+  return retired_.size();
+}
+
+const CodeImage *CodeMap::image_at(u64 pc) const {
+  const Snapshot *s = live_.load(std::memory_order_acquire);
+  if (!s)
+    return nullptr;
+  auto it = std::upper_bound(
+      s->images.begin(), s->images.end(), pc,
+      [](u64 a, const std::shared_ptr<const CodeImage> &i) { return a < i->lo; });
+  if (it == s->images.begin())
+    return nullptr;
+  --it;
+  return pc < (*it)->hi ? it->get() : nullptr;
+}
+
+std::shared_ptr<const CodeImage> CodeMap::kernel() const {
+  MutexLock g(mu_);
+  if (current_)
+    for (auto &i : current_->images)
+      if (!i->owner)
+        return i;
+  return nullptr;
+}
+
+std::string CodeMap::symbolize(u64 pc) const {
+  std::shared_ptr<const Snapshot> s;
+  {
+    MutexLock g(mu_);
+    s = current_;
+  }
+  if (s)
+    for (auto &img : s->images) {
+      if (pc < img->lo || pc >= img->hi)
+        continue;
+      const CodeImage::Func *f = img->function_at(pc);
+      if (!f)
+        return strf("%s`0x%llx", img->name.c_str(), (unsigned long long)pc);
+      const std::string fn = pretty_function(img->name_of(*f));
+      if (pc == f->addr)
+        return img->name + "`" + fn;
+      return strf("%s`%s+0x%llx", img->name.c_str(), fn.c_str(),
+                  (unsigned long long)(pc - f->addr));
+    }
+  return strf("0x%llx", (unsigned long long)pc);
+}
+
+} // namespace mk

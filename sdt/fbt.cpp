@@ -1,0 +1,999 @@
+// The fbt provider (see fbt.h): the trampolines, the shadow stack, the
+// loader hooks and enabling.  Built without function-entry sites (the
+// Makefile's notrace list), like everything a firing runs.
+#include "fbt.h"
+
+#include "../linker/code.h"
+#include "registry.h"
+#include "site_record.h"
+#include "x86.h"
+
+#include <algorithm>
+#include <capstone/capstone.h>
+#include <cstring>
+#include <elf.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+extern "C" {
+extern const struct fbt_site_record __start_set_fbt_sites_set[]
+    __attribute__((weak));
+extern const struct fbt_site_record __stop_set_fbt_sites_set[]
+    __attribute__((weak));
+}
+
+namespace mk {
+
+// One traced function: what its stub hands the entry trampoline.
+struct FbtFunc {
+  // What mk_fbt_enter() reads on every call.
+  const ProbeSlot *entry = nullptr, *ret = nullptr;
+  std::atomic<bool> hijack{false}; // the return probe is enabled, call mode
+  EntryStyle style = EntryStyle::AtEntry;
+
+  // The provider's (changed with the registry's lock held).
+  u64 func = 0, size = 0; // the function
+  u64 site = 0;           // its entry site
+  u8 len = 5;
+  u8 disabled[8] = {};
+  u64 stub = 0;
+  enum Mode : u8 { Off, Call, Trap };
+  Mode entry_mode = Off, ret_mode = Off;
+  struct Ret {
+    u64 addr;
+    u8 len;
+    u8 bytes[2]; // as it was: c3, or f3 c3
+  };
+  std::vector<Ret> rets; // its `ret`s, once breakpoint mode wanted them
+  bool rets_found = false;
+  std::string function;
+  bool kernel = false; // a site in the kernel image (shared by every
+                       // kernel booted in the process)
+  int refs = 0; // probes that include it (its entry's and return's)
+  struct Block *block = nullptr;
+};
+
+// The functions one add_sites() made, allocated together (enabling every
+// probe walks them all) and freed together when the last one goes.
+struct Block {
+  std::unique_ptr<FbtFunc[]> funcs;
+  size_t live = 0;
+};
+
+namespace {
+
+struct FbtProbe : ProbeData {
+  bool is_return = false;
+  std::vector<FbtFunc *> funcs; // several functions may share a name
+};
+
+FbtProbe &data_of(const Probe &p) { return *static_cast<FbtProbe *>(p.data.get()); }
+
+constexpr size_t kWord = sizeof(uintptr_t);
+// Whether the entry code can take a return over by calling the function
+// (x86_64, whose sites are jumps; see the trampolines).
+#if defined(__x86_64__)
+constexpr bool kCallThrough = true;
+#else
+constexpr bool kCallThrough = false;
+#endif
+
+} // namespace
+
+// ---- the trampolines ----------------------------------------------------------------
+//
+// A stub (per function, in the arena: within rel32 reach of its site) puts
+// the function's FbtFunc where the common entry code finds it (%r11 on
+// x86_64, pushed on i386) and jumps there.  The common code saves the
+// argument registers and leaves this frame for mk_fbt_enter():
+//
+//   frame[0]  the site's frame pointer (%rbp/%ebp)
+//   frame[1]  the FbtFunc; on x86_64 mk_fbt_enter() puts the address to
+//             resume the function at there (its site + the site's length)
+//   x86_64: the site is a jmp, so frame[2] on is the function's stack at
+//           the site (at its first instruction, its return address)
+//   i386:   the site is a call: frame[2] is the return address into the
+//           function, frame[3] on its stack at the site
+//
+// Taking over a return, x86_64, a function whose site is its first
+// instruction: the real return address goes to the shadow stack, its slot
+// is cleared, and the common code *calls* the function's body with the
+// stack as the function expects it, so the function returns into the
+// code after that call (mk_fbt_return_call) with every return predicted:
+// the return-stack buffer saw a call for each ret.  It fires the return
+// and `ret`s to the real address, which the caller's own call predicted.
+// Otherwise (i386; x86_64 functions whose site follows a frame-pointer
+// prologue, -pg's mcount) the slot is overwritten with the address of
+// mk_fbt_return, which the function's ret reaches mispredicted; that one
+// leaves by an indirect jump, keeping the buffer in step for the callers.
+// Both leave frame[0] = the caller's frame pointer, frame[1] = a slot for
+// the real return address (the very slot the function returned from), and
+// call mk_fbt_exit(), which writes the real return address there.
+
+extern "C" void mk_fbt_entry_common();
+extern "C" void mk_fbt_return();
+extern "C" void mk_fbt_return_call();
+extern "C" void mk_fbt_mcount();
+
+#if defined(__x86_64__)
+asm(R"(
+  # The return trampolines' body: save the return registers, have
+  # mk_fbt_exit() fire the return and put the real return address in the
+  # slot above the saved %rbp, restore.  %rsp: the caller's, after the
+  # function's ret.
+  .macro fbt_return_body
+  sub $8, %rsp            # where the real return address goes
+  push %rbp
+  mov %rsp, %rbp
+  sub $96, %rsp
+  and $-16, %rsp
+  mov %rax, 0(%rsp)
+  mov %rdx, 8(%rsp)
+  movaps %xmm0, 16(%rsp)
+  movaps %xmm1, 32(%rsp)
+  # A long double (or complex long double) comes back on the x87 stack;
+  # keep what is there.  The stack holds (8 - TOP) mod 8 values (TOP:
+  # status word bits 11-13), at most the two a return leaves; fxam would
+  # tell too, but costs a microcode assist on an empty register.
+  fnstsw %ax
+  movzwl %ax, %ecx
+  shr $11, %ecx
+  neg %ecx
+  and $7, %ecx
+  cmp $2, %ecx
+  jbe 0f
+  mov $2, %ecx
+0:
+  jecxz 1f
+  fstpt 48(%rsp)
+  cmp $1, %ecx
+  je 1f
+  fstpt 64(%rsp)
+1:
+  mov %ecx, 80(%rsp)
+  mov %rbp, %rdi
+  mov %rsp, %rsi
+  call mk_fbt_exit
+  mov 80(%rsp), %ecx
+  cmp $2, %ecx
+  jb 2f
+  fldt 64(%rsp)
+2:
+  cmp $1, %ecx
+  jb 3f
+  fldt 48(%rsp)
+3:
+  movaps 16(%rsp), %xmm0
+  movaps 32(%rsp), %xmm1
+  mov 0(%rsp), %rax
+  mov 8(%rsp), %rdx
+  mov %rbp, %rsp
+  pop %rbp
+  .endm
+
+  .text
+  .p2align 4
+  .globl mk_fbt_entry_common
+  .type mk_fbt_entry_common, @function
+mk_fbt_entry_common:
+  .cfi_startproc
+  push %r11
+  .cfi_adjust_cfa_offset 8
+  push %rbp
+  .cfi_adjust_cfa_offset 8
+  .cfi_offset %rbp, -24
+  mov %rsp, %rbp
+  .cfi_def_cfa_register %rbp
+  # The argument registers (rax: vector registers used by varargs; r10:
+  # static chain) and the SSE argument registers.
+  sub $208, %rsp
+  and $-16, %rsp
+  movq $0, 192(%rsp)      # mk_fbt_enter: 1 to call the function
+  mov %rdi, 0(%rsp)
+  mov %rsi, 8(%rsp)
+  mov %rdx, 16(%rsp)
+  mov %rcx, 24(%rsp)
+  mov %r8, 32(%rsp)
+  mov %r9, 40(%rsp)
+  mov %rax, 48(%rsp)
+  mov %r10, 56(%rsp)
+  movaps %xmm0, 64(%rsp)
+  movaps %xmm1, 80(%rsp)
+  movaps %xmm2, 96(%rsp)
+  movaps %xmm3, 112(%rsp)
+  movaps %xmm4, 128(%rsp)
+  movaps %xmm5, 144(%rsp)
+  movaps %xmm6, 160(%rsp)
+  movaps %xmm7, 176(%rsp)
+  mov %r11, %rdi
+  mov %rsp, %rsi
+  mov %rbp, %rdx
+  call mk_fbt_enter
+  cmpq $0, 192(%rsp)      # (the movs, pops and lea below keep the flags)
+  movaps 64(%rsp), %xmm0
+  movaps 80(%rsp), %xmm1
+  movaps 96(%rsp), %xmm2
+  movaps 112(%rsp), %xmm3
+  movaps 128(%rsp), %xmm4
+  movaps 144(%rsp), %xmm5
+  movaps 160(%rsp), %xmm6
+  movaps 176(%rsp), %xmm7
+  mov 0(%rsp), %rdi
+  mov 8(%rsp), %rsi
+  mov 16(%rsp), %rdx
+  mov 24(%rsp), %rcx
+  mov 32(%rsp), %r8
+  mov 40(%rsp), %r9
+  mov 48(%rsp), %rax
+  mov 56(%rsp), %r10
+  mov %rbp, %rsp
+  pop %rbp
+  .cfi_def_cfa %rsp, 16
+  pop %r11                # where to resume the function
+  .cfi_def_cfa_offset 8
+  jne 4f                  # the return taken over by calling the function?
+  jmp *%r11
+4:
+  lea 8(%rsp), %rsp       # its return address is on the shadow stack
+  call *%r11
+  .cfi_endproc
+  .size mk_fbt_entry_common, .-mk_fbt_entry_common
+
+  .globl mk_fbt_return_call
+  .type mk_fbt_return_call, @function
+mk_fbt_return_call:
+  .cfi_startproc
+  .cfi_undefined %rip
+  fbt_return_body
+  ret                     # predicted: the caller's call pushed it
+  .cfi_endproc
+  .size mk_fbt_return_call, .-mk_fbt_return_call
+
+  .p2align 4
+  .globl mk_fbt_return
+  .type mk_fbt_return, @function
+mk_fbt_return:
+  .cfi_startproc
+  .cfi_undefined %rip
+  fbt_return_body
+  # An indirect jump, not a ret: the function's ret into this code
+  # consumed its return-stack-buffer entry, so a ret here would be
+  # mispredicted and leave every caller's ret above mispredicted too.
+  pop %r11
+  jmp *%r11
+  .cfi_endproc
+  .size mk_fbt_return, .-mk_fbt_return
+
+  .globl mk_fbt_mcount
+  .type mk_fbt_mcount, @function
+mk_fbt_mcount:
+  ret
+  .size mk_fbt_mcount, .-mk_fbt_mcount
+)");
+#else
+asm(R"(
+  .text
+  .p2align 4
+  .globl mk_fbt_entry_common
+  .type mk_fbt_entry_common, @function
+mk_fbt_entry_common:
+  .cfi_startproc
+  .cfi_def_cfa %esp, 8
+  .cfi_offset %eip, -4
+  push %ebp
+  .cfi_adjust_cfa_offset 4
+  .cfi_offset %ebp, -12
+  mov %esp, %ebp
+  .cfi_def_cfa_register %ebp
+  # eax, edx, ecx carry arguments of regparm functions (and the static
+  # chain); xmm0-2 vector arguments.
+  push %eax
+  push %ecx
+  push %edx
+  sub $76, %esp
+  and $-16, %esp
+  movups %xmm0, 16(%esp)
+  movups %xmm1, 32(%esp)
+  movups %xmm2, 48(%esp)
+  mov 4(%ebp), %eax
+  mov %eax, 0(%esp)
+  lea -12(%ebp), %eax
+  mov %eax, 4(%esp)
+  mov %ebp, 8(%esp)
+  call mk_fbt_enter
+  movups 16(%esp), %xmm0
+  movups 32(%esp), %xmm1
+  movups 48(%esp), %xmm2
+  mov -4(%ebp), %eax
+  mov -8(%ebp), %ecx
+  mov -12(%ebp), %edx
+  mov %ebp, %esp
+  pop %ebp
+  .cfi_def_cfa %esp, 8
+  lea 4(%esp), %esp
+  .cfi_def_cfa_offset 4
+  ret
+  .cfi_endproc
+  .size mk_fbt_entry_common, .-mk_fbt_entry_common
+
+  .p2align 4
+  .globl mk_fbt_return
+  .type mk_fbt_return, @function
+mk_fbt_return:
+  .cfi_startproc
+  .cfi_undefined %eip
+  sub $4, %esp            # where the real return address goes
+  push %ebp
+  mov %esp, %ebp
+  push %edx               # -4(%ebp): the value's high half
+  push %eax               # -8(%ebp): its low half
+  sub $88, %esp
+  and $-16, %esp
+  movups %xmm0, 16(%esp)
+  # Floating-point values come back on the x87 stack (see x86_64's).
+  fnstsw %ax
+  movzwl %ax, %ecx
+  shr $11, %ecx
+  neg %ecx
+  and $7, %ecx
+  cmp $2, %ecx
+  jbe 0f
+  mov $2, %ecx
+0:
+  jecxz 1f
+  fstpt 32(%esp)
+  cmp $1, %ecx
+  je 1f
+  fstpt 48(%esp)
+1:
+  mov %ecx, 64(%esp)
+  mov %ebp, 0(%esp)
+  lea -8(%ebp), %eax
+  mov %eax, 4(%esp)
+  call mk_fbt_exit
+  mov 64(%esp), %ecx
+  cmp $2, %ecx
+  jb 2f
+  fldt 48(%esp)
+2:
+  cmp $1, %ecx
+  jb 3f
+  fldt 32(%esp)
+3:
+  movups 16(%esp), %xmm0
+  mov -8(%ebp), %eax
+  mov -4(%ebp), %edx
+  mov %ebp, %esp
+  pop %ebp
+  # A jump, not a ret (see x86_64's).
+  pop %ecx
+  jmp *%ecx
+  .cfi_endproc
+  .size mk_fbt_return, .-mk_fbt_return
+
+  # i386 takes every return over by overwriting it.
+  .globl mk_fbt_return_call
+  .set mk_fbt_return_call, mk_fbt_return
+
+  .globl mk_fbt_mcount
+  .type mk_fbt_mcount, @function
+mk_fbt_mcount:
+  ret
+  .size mk_fbt_mcount, .-mk_fbt_mcount
+)");
+#endif
+
+namespace {
+
+// ---- the shadow stack ---------------------------------------------------------------
+//
+// Per thread: the real return addresses of the traced calls in flight,
+// innermost last, each with the stack slot it was taken from (which
+// identifies it: a call's slot lies below its caller's).  Mapped on the
+// first taken-over return of a thread (address space only, touched as it
+// deepens) and unmapped when the thread exits.
+
+struct ShadowEntry {
+  uintptr_t ret;             // the real return address
+  uintptr_t *slot;           // where it was on the stack
+  const ProbeSlot *ret_slot; // the return probe to fire (nullptr: its
+                             // kernel is gone)
+};
+
+struct ShadowStack {
+  size_t depth;
+  size_t cap;
+  ShadowEntry e[1];
+};
+
+constexpr size_t kShadowBytes = 1u << 20;
+
+__thread ShadowStack *t_shadow = nullptr;
+std::atomic<u64> g_missed{0};
+
+// Unmaps the thread's shadow stack when the thread exits (registered on
+// its first use, never from a signal handler: mk_fbt_enter runs in
+// threads' normal flow).
+struct ShadowOwner {
+  bool armed = false;
+  ~ShadowOwner() {
+    if (t_shadow) {
+      munmap(t_shadow, kShadowBytes);
+      t_shadow = nullptr;
+    }
+  }
+};
+thread_local ShadowOwner t_owner;
+
+MK_NOTRACE ShadowStack *shadow() {
+  if (__builtin_expect(t_shadow != nullptr, 1))
+    return t_shadow;
+  void *m = mmap(nullptr, kShadowBytes, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (m == MAP_FAILED)
+    return nullptr;
+  auto *s = (ShadowStack *)m;
+  s->depth = 0;
+  s->cap = (kShadowBytes - offsetof(ShadowStack, e)) / sizeof(ShadowEntry);
+  t_owner.armed = true;
+  t_shadow = s;
+  return s;
+}
+
+[[noreturn]] MK_NOTRACE void lost_return(uintptr_t *slot) {
+  // Nothing to return to: a traced frame was left in a way the shadow
+  // stack cannot follow.  Say so with write(2) only, then stop.
+  char msg[128] = "fbt: return through the trampoline with no shadow-stack "
+                  "entry for slot 0x";
+  size_t n = std::strlen(msg);
+  for (int sh = (int)kWord * 8 - 4; sh >= 0; sh -= 4)
+    msg[n++] = "0123456789abcdef"[((uintptr_t)slot >> sh) & 15];
+  msg[n++] = '\n';
+  if (write(2, msg, n) < 0) {
+  }
+  abort();
+}
+
+// Whether `ra` is one of the return trampolines.
+inline bool is_trampoline(uintptr_t ra) {
+  return ra == (uintptr_t)&mk_fbt_return || ra == (uintptr_t)&mk_fbt_return_call;
+}
+
+// Take the return at `slot` over: by a call of the function's body
+// (`call_through`: the entry code's call will write the slot), or by
+// overwriting it.  False: not taken over (the shadow stack is full).
+MK_NOTRACE bool take_return(const FbtFunc *f, uintptr_t *slot,
+                            bool call_through) {
+  ShadowStack *s = shadow();
+  if (!s) {
+    g_missed.fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
+  // Entries of frames a longjmp left behind lie below this call's slot.
+  size_t d = s->depth;
+  while (d && s->e[d - 1].slot < slot)
+    d--;
+  if (d == s->cap) {
+    s->depth = d;
+    g_missed.fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
+  s->e[d] = ShadowEntry{*slot, slot, f->ret};
+  // The entry is complete before the stack says so, and the stack before
+  // the return address changes: a timer signal walking this stack between
+  // two of these stores still finds what it needs.
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  s->depth = d + 1;
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  if (!call_through)
+    *slot = (uintptr_t)&mk_fbt_return;
+  return true;
+}
+
+} // namespace
+
+// `regs`: the saved argument registers (x86_64; regs[24]: set to 1 to have
+// the entry code call the function, its return taken over).
+extern "C" MK_NOTRACE void mk_fbt_enter(const FbtFunc *f, uintptr_t *regs,
+                                         uintptr_t *frame) {
+#if defined(__x86_64__)
+  // Where the entry code resumes the function (its site is a jmp).
+  frame[1] = f->site + f->len;
+  uintptr_t *const at_site = frame + 2;
+#else
+  uintptr_t *const at_site = frame + 3;
+#endif
+  if (in_probe_context())
+    return;
+  const bool at_entry = f->style == EntryStyle::AtEntry;
+  uintptr_t *slot = at_entry ? at_site : (uintptr_t *)frame[0] + 1; // above the saved fp
+  if (f->entry->handlers.load(std::memory_order_relaxed)) {
+    ProbeFrame pf;
+    pf.pc = *slot;
+    pf.pc_loc = (uintptr_t)slot;
+    pf.sp = (uintptr_t)(slot + 1);
+    pf.fp = f->style == EntryStyle::AtEntry ? frame[0]
+                                            : *(const uintptr_t *)frame[0];
+#if defined(__x86_64__)
+    ProbeRegistry::fire(f->entry, regs, &pf);
+#else
+    (void)regs;
+    ProbeRegistry::fire(f->entry, slot + 1, &pf); // the stack arguments
+#endif
+  }
+  if (f->hijack.load(std::memory_order_relaxed) &&
+      f->ret->handlers.load(std::memory_order_relaxed) &&
+      take_return(f, slot, kCallThrough && at_entry) && kCallThrough &&
+      at_entry)
+    regs[24] = 1;
+}
+
+extern "C" MK_NOTRACE void mk_fbt_exit(uintptr_t *frame,
+                                        const uintptr_t *regs) {
+  uintptr_t *slot = frame + 1;
+  ShadowStack *s = t_shadow;
+  size_t d = s ? s->depth : 0;
+  while (d && s->e[d - 1].slot < slot) // frames a longjmp skipped
+    d--;
+  if (!d || s->e[d - 1].slot != slot)
+    lost_return(slot);
+  const ShadowEntry e = s->e[d - 1];
+  s->depth = d - 1;
+  *slot = e.ret;
+  if (!in_probe_context() && e.ret_slot &&
+      e.ret_slot->handlers.load(std::memory_order_relaxed)) {
+    // Which `ret` the function took is not known here: arg0 is 0, an
+    // offset no ret can have (the entry site is there).
+    const uintptr_t args[6] = {0, regs[0], regs[1], 0, 0, 0};
+    ProbeFrame pf;
+    pf.pc = e.ret;
+    pf.pc_loc = (uintptr_t)slot;
+    pf.sp = (uintptr_t)(slot + 1);
+    pf.fp = frame[0];
+    ProbeRegistry::fire(e.ret_slot, args, &pf);
+  }
+}
+
+MK_NOTRACE uintptr_t fbt_real_return(uintptr_t ra, uintptr_t loc) {
+  if (!is_trampoline(ra))
+    return ra;
+  const ShadowStack *s = t_shadow;
+  // Several entries share a slot when traced functions tail-called each
+  // other: the innermost holds the trampoline again, the outermost the
+  // real address.
+  for (size_t d = s ? s->depth : 0; d > 0; d--) {
+    const ShadowEntry &e = s->e[d - 1];
+    if ((uintptr_t)e.slot == loc && !is_trampoline(e.ret))
+      return e.ret;
+  }
+  return ra;
+}
+
+u64 fbt_missed_returns() { return g_missed.load(std::memory_order_relaxed); }
+
+// ---- probes -------------------------------------------------------------------------
+
+FbtProvider::~FbtProvider() {
+  // A traced frame of this thread may still return through the trampoline
+  // after this kernel is gone (its main() was traced): it returns, but no
+  // longer fires a probe of the freed registry.  The kernel's other
+  // threads have ended by now.
+  if (ShadowStack *s = t_shadow)
+    for (size_t d = 0; d < s->depth; d++)
+      s->e[d].ret_slot = nullptr;
+  MutexLock g(mu_);
+  if (reg_)
+    for (const Chunk &c : chunks_)
+      reg_->arena().release(ModuleArena::Block{c.addr, c.size});
+}
+
+void FbtProvider::add_sites(ProbeRegistry &r, const std::string &module,
+                            const void *owner, const std::vector<Site> &sites) {
+  if (sites.empty())
+    return;
+  auto *block = new Block;
+  block->funcs = std::make_unique<FbtFunc[]>(sites.size());
+  block->live = sites.size();
+  size_t k = 0;
+  for (const Site &s : sites) {
+    FbtFunc *f = &block->funcs[k++];
+    f->block = block;
+    f->kernel = owner == nullptr;
+    f->style = s.style;
+    f->func = s.func, f->size = s.size;
+    f->site = s.addr, f->len = s.len;
+    x86::disabled_bytes(SiteKind::Entry, s.len, f->disabled);
+    f->function = s.function;
+    int i = 0;
+    for (const char *name : {"entry", "return"}) {
+      Probe *p = r.create(*this, "fbt", module, s.function, name, owner);
+      if (!p->data) {
+        auto d = std::make_unique<FbtProbe>();
+        d->is_return = i == 1;
+        p->data = std::move(d);
+      }
+      data_of(*p).funcs.push_back(f);
+      (i == 0 ? f->entry : f->ret) = p->slot;
+      f->refs++;
+      i++;
+    }
+  }
+}
+
+Result<void> FbtProvider::provide(ProbeRegistry &r) {
+  reg_ = &r;
+  auto kernel = r.code().kernel();
+  std::vector<Site> sites;
+  for (const fbt_site_record *rec = __start_set_fbt_sites_set;
+       rec && rec < __stop_set_fbt_sites_set; rec++) {
+    Site s;
+    s.addr = rec->site;
+    s.len = (u8)rec->len;
+    s.style = (EntryStyle)rec->style;
+    const CodeImage::Func *fn = kernel ? kernel->function_at(s.addr) : nullptr;
+    if (fn) {
+      s.func = fn->addr, s.size = fn->size;
+      s.function = pretty_function(kernel->name_of(*fn));
+    } else {
+      s.function = strf("0x%llx", (unsigned long long)s.addr);
+    }
+    // The recorder wrote the NOP into the object; check it is there.
+    u8 want[8], live[8];
+    x86::disabled_bytes(SiteKind::Entry, s.len, want);
+    if (s.len < 5 || s.len > 6 || !r.patcher().read(s.addr, live, s.len) ||
+        std::memcmp(live, want, s.len) != 0)
+      return error(strf("fbt: kernel entry site of %s at 0x%llx does not hold "
+                        "its NOP",
+                        s.function.c_str(), (unsigned long long)s.addr));
+    sites.push_back(std::move(s));
+  }
+  add_sites(r, "kernel", nullptr, sites);
+  return {};
+}
+
+// ---- modules ------------------------------------------------------------------------
+//
+// While a module is linked: the entry hooks bind to a `ret` of their own
+// (code may take their address), and each relocation against one is an
+// entry site, rewritten into its NOP in the module's writable image.  Once
+// linked: the sites the compiler listed itself (__mcount_loc,
+// __patchable_function_entries), each patch area made one 5-byte NOP
+// before the module's code first runs; then the probes.
+
+class FbtModuleProbes final : public ModuleProbes {
+public:
+  FbtModuleProbes(FbtProvider &prov, std::string module)
+      : prov_(prov), module_(std::move(module)) {}
+
+  std::optional<Result<u64>> bind(const std::string &n) override {
+    if (!is_entry_symbol(n))
+      return std::nullopt;
+    return Result<u64>((u64)(uintptr_t)&mk_fbt_mcount);
+  }
+
+  bool claims(const Symbol &s) const override { return is_entry_symbol(s.name); }
+
+  Result<bool> take(const SiteContext &c) override {
+    auto f = find_entry_call(c.obj, c.section, c.rel, c.section_mem);
+    if (!f)
+      return f.take_error();
+    u8 nop[8];
+    x86::disabled_bytes(SiteKind::Entry, f->len, nop);
+    code::copy(c.section_mem + f->insn_off, nop, f->len);
+    found_.push_back(Found{c.section, f->insn_off, f->len, false});
+    return true;
+  }
+
+  Result<void> provide(ProbeRegistry &r, const ModuleImage &m) override {
+    const ObjectFile &obj = m.obj;
+    const Placement &pl = m.pl;
+    const bool is64 = obj.arch->elf_class() == ELFCLASS64;
+    // The compiler's own lists: pointers to patch areas.
+    for (size_t i = 0; i < obj.sections.size(); i++) {
+      const Section &sec = obj.sections[i];
+      if ((sec.name != "__mcount_loc" &&
+           sec.name != "__patchable_function_entries") ||
+          !pl.sec_mem[i])
+        continue;
+      const unsigned psize = is64 ? 8 : 4;
+      for (u64 k = 0; k + psize <= sec.size; k += psize) {
+        const u64 addr = read_field(pl.sec_mem[i] + k, psize);
+        u32 text = 0;
+        for (size_t j = 1; j < obj.sections.size() && !text; j++)
+          if ((obj.sections[j].flags & SHF_EXECINSTR) && pl.sec_addr[j] &&
+              addr >= pl.sec_addr[j] &&
+              addr + 5 <= pl.sec_addr[j] + obj.sections[j].size)
+            text = (u32)j;
+        if (!text)
+          return error(strf("%s: %s entry %llu (0x%llx) is not an address in "
+                            "the module's code",
+                            obj.name.c_str(), sec.name.c_str(),
+                            (unsigned long long)(k / psize),
+                            (unsigned long long)addr));
+        found_.push_back(Found{text, addr - pl.sec_addr[text], 5, true});
+      }
+    }
+    std::sort(found_.begin(), found_.end(), [](const Found &a, const Found &b) {
+      return a.section != b.section ? a.section < b.section : a.off < b.off;
+    });
+    std::vector<FbtProvider::Site> sites;
+    const HolderIndex holders(obj);
+    for (size_t k = 0; k < found_.size(); k++) {
+      const Found &fd = found_[k];
+      if (k && fd.section == found_[k - 1].section && fd.off == found_[k - 1].off)
+        continue; // listed and called: one site
+      const Section &sec = obj.sections[fd.section];
+      u8 *at = pl.sec_mem[fd.section] + fd.off;
+      const std::string where = strf("%s:(%s+0x%llx)", obj.name.c_str(),
+                                     sec.name.c_str(), (unsigned long long)fd.off);
+      if (fd.area) {
+        // One instruction, so that patching it is safe while threads run
+        // it; nobody runs the module yet, so a plain write does.
+        if (!is_nop_area(at, 5)) {
+          std::string bytes;
+          for (int b = 0; b < 5; b++)
+            bytes += strf("%s%02x", b ? " " : "", at[b]);
+          return error(strf("%s: the patch area is not 5 bytes of NOPs (%s); "
+                            "build with -fpatchable-function-entry=5",
+                            where.c_str(), bytes.c_str()));
+        }
+        u8 nop[8];
+        x86::disabled_bytes(SiteKind::Entry, 5, nop);
+        code::copy(at, nop, 5);
+      }
+      const SiteHolder h = holders.find(fd.section, fd.off);
+      const bool is_func = h.sym && obj.symbols[h.sym].type == STT_FUNC;
+      const u64 fsize = is_func && obj.symbols[h.sym].size
+                            ? obj.symbols[h.sym].size
+                            : sec.size - h.value;
+      auto style = entry_style(pl.sec_mem[fd.section] + h.value, fsize,
+                               fd.off - h.value, is64,
+                               where + ": " + h.function);
+      if (!style)
+        return style.take_error();
+      FbtProvider::Site s;
+      s.addr = pl.sec_addr[fd.section] + fd.off;
+      s.len = fd.len;
+      s.style = *style;
+      s.func = pl.sec_addr[fd.section] + h.value;
+      s.size = fsize;
+      s.function = pretty_function(h.function);
+      sites.push_back(std::move(s));
+    }
+    prov_.add_sites(r, m.name, m.owner, sites);
+    return {};
+  }
+
+private:
+  struct Found {
+    u32 section;
+    u64 off;
+    u8 len;
+    bool area; // a compiler-listed patch area (made one NOP here)
+  };
+  FbtProvider &prov_;
+  std::string module_;
+  std::vector<Found> found_;
+};
+
+std::unique_ptr<ModuleProbes>
+FbtProvider::begin_module(const std::string &name) {
+  return std::make_unique<FbtModuleProbes>(*this, name);
+}
+
+// ---- enabling -----------------------------------------------------------------------
+
+Result<u64> FbtProvider::stub_for(FbtFunc &f) {
+  if (f.stub)
+    return f.stub;
+  MutexLock g(mu_);
+  constexpr u64 kStub = 16, kChunk = 64 * 1024;
+  u64 at;
+  if (!free_stubs_.empty()) {
+    at = free_stubs_.back();
+    free_stubs_.pop_back();
+  } else {
+    if (chunks_.empty() || used_ + kStub > chunks_.back().size) {
+      auto b = reg_->arena().allocate(kChunk, 0);
+      if (!b)
+        return error("fbt: no memory for trampolines: " + b.error().message);
+      reg_->arena().protect(b->addr, b->size, Protect::ReadExec);
+      chunks_.push_back(Chunk{b->addr, b->size});
+      used_ = 0;
+    }
+    at = chunks_.back().addr + used_;
+    used_ += kStub;
+  }
+  u8 code[kStub];
+  size_t n = 0;
+  const u64 common = (u64)(uintptr_t)&mk_fbt_entry_common;
+#if defined(__x86_64__)
+  code[n++] = 0x49, code[n++] = 0xbb; // movabs $f, %r11
+  const u64 rec = (u64)(uintptr_t)&f;
+  std::memcpy(code + n, &rec, 8), n += 8;
+#else
+  code[n++] = 0x68; // push $f
+  const u32 rec = (u32)(uintptr_t)&f;
+  std::memcpy(code + n, &rec, 4), n += 4;
+#endif
+  code[n++] = 0xe9; // jmp mk_fbt_entry_common
+  const u32 rel = (u32)(common - (at + n + 4));
+  std::memcpy(code + n, &rel, 4), n += 4;
+  while (n < kStub)
+    code[n++] = 0xcc;
+  code::copy(reg_->arena().alias(at), code, kStub);
+  f.stub = at;
+  return at;
+}
+
+namespace {
+
+// The function's `ret` instructions (c3, and f3 c3), for breakpoint mode.
+std::vector<FbtFunc::Ret> find_rets(u64 func, u64 size) {
+  std::vector<FbtFunc::Ret> out;
+  csh cs;
+  if (cs_open(CS_ARCH_X86, sizeof(void *) == 8 ? CS_MODE_64 : CS_MODE_32, &cs) !=
+      CS_ERR_OK)
+    return out;
+  cs_insn *insn = nullptr;
+  const size_t n =
+      cs_disasm(cs, (const u8 *)(uintptr_t)func, size, func, 0, &insn);
+  for (size_t i = 0; i < n; i++) {
+    const cs_insn &in = insn[i];
+    if (in.size == 1 && in.bytes[0] == 0xc3)
+      out.push_back(FbtFunc::Ret{in.address, 1, {0xc3, 0}});
+    else if (in.size == 2 && in.bytes[0] == 0xf3 && in.bytes[1] == 0xc3)
+      out.push_back(FbtFunc::Ret{in.address, 2, {0xf3, 0xc3}});
+  }
+  if (n)
+    cs_free(insn, n);
+  cs_close(&cs);
+  return out;
+}
+
+// The patches that bring `f`'s entry site and `ret`s to its modes.
+void ops_for(const FbtFunc &f, std::vector<PatchOp> &ops) {
+  PatchOp op{f.site, f.len, {}};
+  if (f.entry_mode == FbtFunc::Trap) {
+    x86::breakpoint_bytes(f.disabled, f.len, op.bytes);
+    op.fire = f.entry;
+    op.then = x86::Emul::Skip;
+    op.args = x86::TrapArgs::Entry;
+  } else if (f.entry_mode == FbtFunc::Call || f.ret_mode == FbtFunc::Call) {
+    x86::enabled_bytes(SiteKind::Entry, f.len, f.site, f.stub, op.bytes);
+  } else {
+    std::memcpy(op.bytes, f.disabled, f.len);
+  }
+  ops.push_back(op);
+  for (const FbtFunc::Ret &r : f.rets) {
+    PatchOp rop{r.addr, r.len, {r.bytes[0], r.bytes[1]}};
+    if (f.ret_mode == FbtFunc::Trap) {
+      rop.bytes[0] = 0xcc;
+      rop.fire = f.ret;
+      rop.then = x86::Emul::Ret;
+      rop.args = x86::TrapArgs::Return;
+      rop.func = f.func;
+    }
+    ops.push_back(rop);
+  }
+}
+
+} // namespace
+
+Result<void> FbtProvider::enable(const std::vector<Probe *> &probes,
+                                 PatchMode mode) {
+  const bool trap = mode == PatchMode::Breakpoint;
+  // Everything that can refuse first: a refusal changes nothing.  What to
+  // change is gathered on the way (a function and whether its return).
+  std::vector<std::pair<FbtFunc *, bool>> work;
+  work.reserve(probes.size());
+  for (Probe *p : probes) {
+    const FbtProbe &d = data_of(*p);
+    for (FbtFunc *f : d.funcs) {
+      work.emplace_back(f, d.is_return);
+      // The kernel image's text is one per process; another kernel booted
+      // in the same process (the tests do that) may have patched a site.
+      u8 now[8];
+      if (f->kernel && f->entry_mode == FbtFunc::Off &&
+          f->ret_mode == FbtFunc::Off &&
+          reg_->patcher().read(f->site, now, f->len) &&
+          std::memcmp(now, f->disabled, f->len) != 0)
+        return error(strf("probe %s: its site at 0x%llx is enabled by another "
+                          "kernel in this process",
+                          p->full().c_str(), (unsigned long long)f->site));
+      if ((trap && !d.is_return && f->ret_mode == FbtFunc::Call) ||
+          (!trap && d.is_return && f->entry_mode == FbtFunc::Trap))
+        return error(strf("fbt: %s: entry and return share the entry site; "
+                          "enable them in the same patch mode",
+                          f->function.c_str()));
+      if (!trap)
+        MK_TRY(stub_for(*f));
+      else if (d.is_return && !f->rets_found) {
+        f->rets = find_rets(f->func, f->size);
+        f->rets_found = true;
+      }
+    }
+  }
+  std::vector<FbtFunc *> touched;
+  touched.reserve(work.size());
+  for (auto [f, is_return] : work) {
+    (is_return ? f->ret_mode : f->entry_mode) =
+        trap ? FbtFunc::Trap : FbtFunc::Call;
+    f->hijack.store(f->ret_mode == FbtFunc::Call, std::memory_order_relaxed);
+    touched.push_back(f);
+  }
+  apply(touched);
+  return {};
+}
+
+void FbtProvider::apply(std::vector<FbtFunc *> &touched) {
+  // A function's entry and return are two probes and one site: one patch.
+  std::sort(touched.begin(), touched.end());
+  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+  std::vector<PatchOp> ops;
+  ops.reserve(touched.size());
+  for (FbtFunc *f : touched)
+    ops_for(*f, ops);
+  reg_->patcher().apply(ops);
+}
+
+void FbtProvider::disable(const std::vector<Probe *> &probes) {
+  std::vector<FbtFunc *> touched;
+  for (Probe *p : probes) {
+    const FbtProbe &d = data_of(*p);
+    for (FbtFunc *f : d.funcs) {
+      (d.is_return ? f->ret_mode : f->entry_mode) = FbtFunc::Off;
+      f->hijack.store(f->ret_mode == FbtFunc::Call, std::memory_order_relaxed);
+      touched.push_back(f);
+    }
+  }
+  apply(touched);
+}
+
+std::vector<std::string> FbtProvider::argtypes(const Probe &p) const {
+  (void)p;
+  return {}; // no type information: arguments are plain integers
+}
+
+std::vector<SiteInfo> FbtProvider::sites(const Probe &p) const {
+  std::vector<SiteInfo> out;
+  const FbtProbe &d = data_of(p);
+  for (const FbtFunc *f : d.funcs) {
+    SiteInfo i;
+    i.addr = f->site;
+    i.len = f->len;
+    i.kind = d.is_return ? "return via entry" : "entry";
+    i.function = f->function;
+    i.func_addr = f->func;
+    u8 now[8];
+    i.enabled = reg_->patcher().read(f->site, now, f->len) &&
+                std::memcmp(now, f->disabled, f->len) != 0;
+    out.push_back(i);
+    if (d.is_return && f->ret_mode == FbtFunc::Trap)
+      for (const FbtFunc::Ret &r : f->rets) {
+        SiteInfo ri = i;
+        ri.addr = r.addr;
+        ri.len = r.len;
+        ri.kind = "ret";
+        ri.enabled = true;
+        out.push_back(ri);
+      }
+  }
+  return out;
+}
+
+void FbtProvider::destroy(Probe &p) {
+  if (!p.data)
+    return;
+  for (FbtFunc *f : data_of(p).funcs)
+    if (--f->refs == 0) {
+      if (f->stub) {
+        MutexLock g(mu_);
+        free_stubs_.push_back(f->stub);
+      }
+      if (--f->block->live == 0)
+        delete f->block;
+    }
+}
+
+} // namespace mk

@@ -1,0 +1,109 @@
+// The fbt provider: function-boundary tracing.  fbt:MODULE:FUNCTION:entry
+// and :return for every function of the kernel and of the modules that was
+// compiled with a function-entry site (site.h: -pg -mfentry, -pg,
+// __mcount_loc, __patchable_function_entries).
+//
+// Entry.  The module loader turns each compiler-marked entry into one NOP
+// instruction as it links the module (the hooks below; for the kernel
+// image the site recorder did it at build time, its records are the
+// `fbt_sites_set` linker set).  Enabling a function's entry or return
+// patches its site into a jump (i386: a call) to a small per-function stub
+// in the module arena, which hands the function's record to the common
+// entry trampoline: it saves the argument registers (and the SSE ones),
+// calls mk_fbt_enter(), restores them and resumes the function, which
+// never notices.  arg0..arg5 are the function's arguments: the argument
+// registers on x86_64, the stack on i386.
+//
+// Return, without a trap (Linux's function-graph tracer's way): when the
+// function's return probe is enabled, mk_fbt_enter() keeps the function's
+// return address on the thread's shadow stack and has the function return
+// into a return trampoline: on x86_64, for a site at the function's first
+// instruction, by calling the function's body from the entry trampoline
+// (every ret then has its call, and is predicted); otherwise by
+// overwriting the return address.  The trampoline saves the return
+// registers (rax/rdx, xmm0/1, the x87 stack), fires the return probe
+// (arg1 = the value, arg2 = its high half: rdx, or edx of a 64-bit value on
+// i386; arg0 = 0: which `ret` it took is not known, and no ret is at offset
+// 0, where the entry site is) and resumes the caller.  So a return fires
+// exactly once per entry whose return was taken over: a recursive function stacks
+// one entry per call; a function that tail-calls another leaves its entry
+// under the callee's, and returns through the trampoline twice; an entry
+// taken over before the probe is disabled still returns through the
+// trampoline afterwards (it stays mapped as long as the kernel).
+// Entries whose frames a longjmp skipped are dropped when a shallower
+// frame returns or enters.  Return addresses read off the stack
+// (unwind.h, stack()) go through fbt_real_return().
+//
+// Breakpoint mode (the registry's PatchMode::Breakpoint) is FreeBSD fbt's
+// way, for comparison: int3 on the entry site and on every `ret` of the
+// function, the SIGTRAP handler firing the probes (arg0 of a return is
+// then the offset of its `ret`).
+//
+// The per-thread guard: mk_fbt_enter() does nothing on a thread that runs
+// probe handlers (in_probe_context()), so a handler may call traced
+// functions (printf, malloc) without re-entering itself.
+#pragma once
+
+#include "../linker/sync.h"
+#include "provider.h"
+#include "site.h"
+
+namespace mk {
+
+struct FbtFunc;
+
+class FbtProvider final : public Provider {
+public:
+  FbtProvider() = default;
+  ~FbtProvider() override;
+  const char *name() const override { return "fbt"; }
+  // The kernel image's functions, from the site recorder's linker set.
+  Result<void> provide(ProbeRegistry &r) override;
+  std::unique_ptr<ModuleProbes> begin_module(const std::string &name) override;
+  Result<void> enable(const std::vector<Probe *> &probes,
+                      PatchMode mode) override;
+  void disable(const std::vector<Probe *> &probes) override;
+  std::vector<std::string> argtypes(const Probe &p) const override;
+  std::vector<SiteInfo> sites(const Probe &p) const override;
+  void destroy(Probe &p) override;
+
+  // One entry site, found by the loader hooks or from a site record.
+  struct Site {
+    u64 addr = 0; // its first byte
+    u8 len = 5;
+    EntryStyle style = EntryStyle::AtEntry;
+    u64 func = 0, size = 0; // the function holding it
+    std::string function;   // its name as probes show it
+  };
+  // Make the entry and return probes of each site's function.
+  void add_sites(ProbeRegistry &r, const std::string &module,
+                 const void *owner, const std::vector<Site> &sites);
+
+private:
+  friend class FbtModuleProbes;
+  // The function's stub, made on first use.  Probes' state (FbtFunc's
+  // modes) changes with the registry's lock held; the stubs' memory has
+  // its own lock.
+  Result<u64> stub_for(FbtFunc &f) EXCLUDES(mu_);
+  // Patch the functions' sites (and rets) to their probes' modes.
+  void apply(std::vector<FbtFunc *> &touched);
+  ProbeRegistry *reg_ = nullptr; // set by provide(), at boot
+  struct Chunk {
+    u64 addr, size;
+  };
+  Mutex mu_;
+  std::vector<Chunk> chunks_ GUARDED_BY(mu_); // ReadExec arena blocks
+  u64 used_ GUARDED_BY(mu_) = 0;              // in the last chunk
+  std::vector<u64> free_stubs_ GUARDED_BY(mu_);
+};
+
+// The real return address for `ra`, read from the stack at `loc`: `ra`
+// itself, unless it is the return trampoline's, whose real one the calling
+// thread's shadow stack keeps.  Probe-context safe.
+uintptr_t fbt_real_return(uintptr_t ra, uintptr_t loc);
+
+// Returns not traced because a thread's shadow stack was full (deeper than
+// its capacity of nested traced calls), since boot.
+u64 fbt_missed_returns();
+
+} // namespace mk

@@ -1,0 +1,66 @@
+// The profile provider: probes that fire on a timer, DTrace's
+//
+//   profile:::profile-N   N times a second on every CPU (N Hz, or an
+//                         interval: profile-250us), arg0 the PC the CPU
+//                         thread was interrupted at when it was running
+//                         kernel or module code (else 0), arg1 the PC
+//                         otherwise (libc, waiting for work; else 0)
+//   profile:::tick-N      the same on one CPU only (the first)
+//
+// with DTrace's units: ns nsec us usec ms msec s sec m min h hour d day hz
+// (none: hz), at most 5000 a second (an interval of at least 200 us, as
+// DTrace's profile provider allows).  DTrace's usual set exists from boot
+// (profile-97 ... profile-4999, tick-1 ... tick-5000); any other appears
+// when a description names it (provide_matching), as in DTrace.
+//
+// A CPU is a thread here, so interrupting one is a per-thread timer: each
+// enabled probe has a POSIX timer per CPU thread (timer_create with
+// SIGEV_THREAD_ID) that sends SIGPROF to that thread; the signal handler
+// fires the probe with the interrupted context's PC and frame (stack()
+// walks the interrupted code).  The handler is async-signal-safe: it fires
+// only on threads already registered as probe threads (the CPU threads
+// are), takes no lock, and restores errno.
+#pragma once
+
+#include "provider.h"
+
+#include <functional>
+#include <optional>
+
+namespace mk {
+
+// A CPU: its number and its thread's id (gettid).
+struct CpuThread {
+  int cpu = 0;
+  int tid = 0;
+};
+using CpuThreads = std::function<std::vector<CpuThread>()>;
+
+class ProfileProvider final : public Provider {
+public:
+  // `cpus` lists the CPU threads when a probe is enabled.
+  explicit ProfileProvider(CpuThreads cpus) : cpus_(std::move(cpus)) {}
+  const char *name() const override { return "profile"; }
+  Result<void> provide(ProbeRegistry &r) override;
+  void provide_matching(ProbeRegistry &r, const ProbeDesc &d) override;
+  Result<void> enable(const std::vector<Probe *> &probes,
+                      PatchMode mode) override;
+  void disable(const std::vector<Probe *> &probes) override;
+  std::vector<std::string> argtypes(const Probe &p) const override;
+  void destroy(Probe &p) override;
+
+private:
+  CpuThreads cpus_;
+  ProbeRegistry *reg_ = nullptr;
+};
+
+// What a profile probe's name asks for.
+struct ProfileRate {
+  bool tick = false;   // tick-N: one CPU; profile-N: every CPU
+  u64 interval_ns = 0; // between firings
+};
+// "profile-997", "tick-1s", "profile-250us" ...; nullopt if the name is
+// not one, or asks for more than 5000 firings a second.
+std::optional<ProfileRate> parse_profile_name(const std::string &name);
+
+} // namespace mk

@@ -1,0 +1,45 @@
+// Walking the stack of the thread a probe fires on, from the probe's frame
+// (ProbeFrame), with the call-frame information compilers emit for every
+// function (.eh_frame: DWARF CFI) of the kernel image and the modules
+// (CodeMap).  No frame pointers are needed, and a frame interrupted
+// anywhere (a timer signal in a prologue) unwinds exactly.
+//
+// Probe-context safe: no lock, no allocation, no system call; it reads the
+// thread's own stack and the CodeMap's tables, and stops at the first
+// frame outside the kernel and its modules (libc, the thread's start; that
+// one is left out) or after one whose unwind rule it does not follow.  A return address the fbt return
+// trampoline put on the stack reads as the real one (fbt.h).
+//
+// Shared by stack() and by anything else that wants a backtrace (a panic):
+// current_frame() starts from the caller.
+#pragma once
+
+#include "codemap.h"
+#include "probe.h"
+
+namespace mk {
+
+// The program counters of up to `max` frames, the probe's frame first.
+size_t unwind(const CodeMap &code, const ProbeFrame &from, u64 *pcs,
+              size_t max);
+
+// The frame of the function that calls this, at the call: what a
+// backtrace from here starts with.  (mk_current_frame reports the frame of
+// its own caller, which current_frame() is inlined into.)
+extern "C" void mk_current_frame(ProbeFrame *out);
+__attribute__((always_inline)) inline ProbeFrame current_frame() {
+  ProbeFrame f;
+  mk_current_frame(&f);
+  return f;
+}
+
+// ---- reading call-frame information (CodeMap builds its tables with these)
+
+// Add the FDEs of the .eh_frame section loaded at [at, at + size) to
+// `img.fdes` (unsorted); false if it is malformed.
+bool parse_eh_frame(CodeImage &img, const u8 *at, u64 size);
+// Add the FDEs the binary-search table of a PT_GNU_EH_FRAME segment at
+// `hdr` lists; false if it is malformed or not a table.
+bool parse_eh_frame_hdr(CodeImage &img, const u8 *hdr);
+
+} // namespace mk

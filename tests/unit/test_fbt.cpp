@@ -1,0 +1,388 @@
+// Function-boundary tracing (sdt/fbt.h) and what it rests on: entry sites as
+// the loader and the site recorder find them (site.h), hand-built modules
+// whose functions become probes in a live kernel, the per-thread guard,
+// the stack walker (unwind.h) and profile probe names (profile.h).  The
+// kernel's own objects in this binary are built like the kernel's, with
+// entry sites; this file's are not.
+#include "support.h"
+
+#include "../../kernel/kernel.h"
+#include "../../sdt/profile.h"
+#include "../../sdt/registry.h"
+#include "../../sdt/site.h"
+#include "../../sdt/unwind.h"
+
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <cstdio>
+#include <fstream>
+#include <thread>
+#include <unistd.h>
+
+using namespace mkt;
+
+namespace {
+
+#if defined(__x86_64__)
+constexpr Target kNative = Target::X86_64;
+#else
+constexpr Target kNative = Target::I386;
+#endif
+
+const std::vector<u8> kNop5 = {0x0f, 0x1f, 0x44, 0x00, 0x00};
+
+// A call of `hook` at the start of .text, then `tail`: the object, and its
+// .text section.
+struct EntryObject {
+  ObjBuilder b{kNative};
+  u32 text = 0;
+  EntryObject(const std::string &hook, std::vector<u8> insn,
+              std::vector<u8> tail) {
+    std::vector<u8> code = insn;
+    code.insert(code.end(), tail.begin(), tail.end());
+    text = b.text(code);
+    b.symbol("f", text, 0, code.size(), STB_GLOBAL, STT_FUNC);
+    u32 s = b.undef(hook);
+    if (kNative == Target::X86_64) {
+      b.rela(text, 1, R_X86_64_PLT32, s, -4);
+    } else {
+      b.rel(text, 1, R_386_PC32, s); // the addend, -4, is in the bytes
+    }
+  }
+};
+
+const std::vector<u8> kCall = {0xe8, 0xfc, 0xff, 0xff, 0xff};
+const std::vector<u8> kJmp = {0xe9, 0xfc, 0xff, 0xff, 0xff};
+
+// A module path that disappears with the test.
+class ModuleDir {
+public:
+  ModuleDir() {
+    char tmpl[] = "/tmp/mk-fbt-XXXXXX";
+    REQUIRE(mkdtemp(tmpl) != nullptr);
+    path_ = tmpl;
+  }
+  ~ModuleDir() {
+    for (const auto &f : files_)
+      std::remove(f.c_str());
+    rmdir(path_.c_str());
+  }
+  void write(const std::string &name, const ObjBuilder &b) {
+    const std::string p = path_ + "/" + name;
+    std::vector<u8> bytes = b.build();
+    std::ofstream(p, std::ios::binary)
+        .write((const char *)bytes.data(), (std::streamsize)bytes.size());
+    files_.push_back(p);
+  }
+  const std::string &path() const { return path_; }
+
+private:
+  std::string path_;
+  std::vector<std::string> files_;
+};
+
+mk::Options options(const std::string &dir) {
+  mk::Options o;
+  o.cpus = 1;
+  o.quiet = true;
+  o.arena_mib = 64;
+  o.module_path = {dir};
+  return o;
+}
+
+// f(x) = x + 1, after its entry site: the code after the site.
+std::vector<u8> add_one() {
+  if (kNative == Target::X86_64)
+    return {0x48, 0x8d, 0x47, 0x01, 0xc3}; // lea 1(%rdi),%rax; ret
+  return {0x8b, 0x44, 0x24, 0x04, 0x40, 0xc3}; // mov 4(%esp),%eax; inc; ret
+}
+
+struct Seen {
+  std::vector<std::vector<uintptr_t>> entries, returns;
+  u32 entry_id = 0;
+};
+
+void record(void *ctx, u32 id, const uintptr_t *args) {
+  auto *s = (Seen *)ctx;
+  (id == s->entry_id ? s->entries : s->returns)
+      .push_back(std::vector<uintptr_t>(args, args + 3));
+}
+
+std::vector<u32> ids_of(mk::Kernel &k, const std::string &desc) {
+  std::vector<u32> ids;
+  for (const auto &p : k.probes().match(mk::ProbeDesc::parse(desc)))
+    ids.push_back(p.id);
+  return ids;
+}
+
+} // namespace
+
+TEST_CASE("fbt site model: calls of the entry hooks") {
+  auto obj = parse(EntryObject("__fentry__", kCall, add_one()).b);
+  REQUIRE_OK(obj);
+  const mk::RelocSection &rs = obj->relocs.at(0);
+  auto f = mk::find_entry_call(*obj, rs.target, rs.relocs[0],
+                               obj->sections[rs.target].data);
+  REQUIRE_OK(f);
+  CHECK(f->insn_off == 0);
+  CHECK(f->len == 5);
+  CHECK(mk::is_entry_symbol("__fentry__"));
+  CHECK(mk::is_entry_symbol("mcount"));
+  CHECK(!mk::is_entry_symbol("__dtrace_sdt_x___y"));
+
+  // A jump to the hook is no call: the message names the place and a way out.
+  auto bad = parse(EntryObject("mcount", kJmp, add_one()).b);
+  REQUIRE_OK(bad);
+  const mk::RelocSection &brs = bad->relocs.at(0);
+  CHECK(message_of(mk::find_entry_call(*bad, brs.target, brs.relocs[0],
+                                       bad->sections[brs.target].data)) ==
+        std::string("t.o:(.text+0x1): function-entry hook mcount is not called "
+                    "here (") +
+            (kNative == Target::X86_64 ? "R_X86_64_PLT32" : "R_386_PC32") +
+            ", bytes e9 fc ff ff ff); build the module with FBT=patchable");
+}
+
+TEST_CASE("fbt site model: NOP areas and where a site sits") {
+  const u8 gcc5[] = {0x90, 0x90, 0x90, 0x90, 0x90};
+  const u8 clang64[] = {0x0f, 0x1f, 0x44, 0x00, 0x08};
+  const u8 clang32[] = {0x66, 0x90, 0x66, 0x90, 0x90};
+  const u8 long6[] = {0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00};
+  const u8 not_nop[] = {0x90, 0x90, 0xcc, 0x90, 0x90};
+  const u8 cut[] = {0x90, 0x0f, 0x1f, 0x44, 0x00};
+  CHECK(mk::is_nop_area(gcc5, 5));
+  CHECK(mk::is_nop_area(clang64, 5));
+  CHECK(mk::is_nop_area(clang32, 5));
+  CHECK(mk::is_nop_area(long6, 6));
+  CHECK(!mk::is_nop_area(not_nop, 5));
+  CHECK(!mk::is_nop_area(cut, 5)); // a NOP running past the area
+
+  const bool is64 = kNative == Target::X86_64;
+  const u8 plain[] = {0x0f, 0x1f, 0x44, 0x00, 0x00, 0xc3};
+  const u8 endbr[] = {0xf3, 0x0f, 0x1e, (u8)(is64 ? 0xfa : 0xfb), 0x90, 0xc3};
+  const u8 frame64[] = {0x55, 0x48, 0x89, 0xe5, 0x53, 0xe8, 0, 0, 0, 0};
+  const u8 frame32[] = {0x55, 0x89, 0xe5, 0x53, 0xe8, 0, 0, 0, 0};
+  auto style = [&](const u8 *f, u64 n, u64 at) {
+    auto r = mk::entry_style(f, n, at, is64, "m.ko: f");
+    return r ? std::string(*r == mk::EntryStyle::AtEntry ? "entry" : "frame")
+             : r.error().message;
+  };
+  CHECK(style(plain, sizeof plain, 0) == "entry");
+  CHECK(style(endbr, sizeof endbr, 4) == "entry");
+  if (is64)
+    CHECK(style(frame64, sizeof frame64, 5) == "frame");
+  else
+    CHECK(style(frame32, sizeof frame32, 4) == "frame");
+  CHECK(style(plain, sizeof plain, 1) ==
+        "m.ko: f: entry site at +0x1 is neither the function's first "
+        "instruction nor after a frame-pointer prologue");
+}
+
+TEST_CASE("fbt: a module's function: entry arguments, return value, once each") {
+  ModuleDir dir;
+  dir.write("fm.ko", EntryObject("__fentry__", kCall, add_one()).b);
+  mk::Kernel k(options(dir.path()));
+  REQUIRE(k.boot());
+  auto file = k.linker().load("fm");
+  REQUIRE_OK(file);
+  auto fn = (long (*)(long))(uintptr_t)(*file)->address; // .text comes first
+  // Loaded, the call is a NOP: the function runs as if it had none.
+  CHECK(std::vector<u8>((u8 *)(*file)->address, (u8 *)(*file)->address + 5) ==
+        kNop5);
+  CHECK(fn(1) == 2);
+
+  Seen seen;
+  auto entry = ids_of(k, "fbt:fm:f:entry"), ret = ids_of(k, "fbt:fm:f:return");
+  REQUIRE(entry.size() == 1);
+  REQUIRE(ret.size() == 1);
+  seen.entry_id = entry[0];
+  auto e = k.probes().enable({entry[0], ret[0]}, record, &seen);
+  REQUIRE_OK(e);
+  CHECK(fn(41) == 42);
+  CHECK(fn(7) == 8);
+  k.probes().disable(*e);
+  CHECK(fn(3) == 4);
+  REQUIRE(seen.entries.size() == 2);
+  REQUIRE(seen.returns.size() == 2);
+  CHECK(seen.entries[0][0] == 41);
+  CHECK(seen.entries[1][0] == 7);
+  CHECK(seen.returns[0][0] == 0); // which ret: not known
+  CHECK(seen.returns[0][1] == 42);
+  CHECK(seen.returns[1][1] == 8);
+
+  // The same in breakpoint mode (FreeBSD's): arg0 of a return is the
+  // offset of its ret.
+  Seen trap;
+  trap.entry_id = entry[0];
+  auto b = k.probes().enable({entry[0], ret[0]}, record, &trap,
+                             mk::PatchMode::Breakpoint);
+  REQUIRE_OK(b);
+  CHECK(fn(5) == 6);
+  k.probes().disable(*b);
+  REQUIRE(trap.entries.size() == 1);
+  REQUIRE(trap.returns.size() == 1);
+  CHECK(trap.entries[0][0] == 5);
+  CHECK(trap.returns[0][0] == 5 + add_one().size() - 1);
+  CHECK(trap.returns[0][1] == 6);
+  CHECK(std::vector<u8>((u8 *)(*file)->address, (u8 *)(*file)->address + 5) ==
+        kNop5);
+  REQUIRE_OK(k.linker().unload(*file));
+}
+
+TEST_CASE("fbt: patch areas become one NOP; bad lists are refused") {
+  ModuleDir dir;
+  const bool is64 = kNative == Target::X86_64;
+  // gcc's -fpatchable-function-entry=5: five 1-byte NOPs, listed.
+  {
+    ObjBuilder b(kNative);
+    std::vector<u8> code = {0x90, 0x90, 0x90, 0x90, 0x90};
+    for (u8 c : add_one())
+      code.push_back(c);
+    u32 text = b.text(code);
+    u32 list = b.section("__patchable_function_entries", SHT_PROGBITS,
+                         SHF_ALLOC | SHF_WRITE, is64 ? 8 : 4, zeros(is64 ? 8 : 4));
+    u32 tsym = b.section_symbol(text);
+    b.symbol("g", text, 0, code.size(), STB_GLOBAL, STT_FUNC);
+    if (is64)
+      b.rela(list, 0, R_X86_64_64, tsym, 0);
+    else
+      b.rel(list, 0, R_386_32, tsym);
+    dir.write("pm.ko", b);
+  }
+  // An __mcount_loc entry that points at no NOP area.
+  {
+    ObjBuilder b(kNative);
+    std::vector<u8> code = add_one();
+    u32 text = b.text(code);
+    u32 list = b.section("__mcount_loc", SHT_PROGBITS, SHF_ALLOC,
+                         is64 ? 8 : 4, zeros(is64 ? 8 : 4));
+    u32 tsym = b.section_symbol(text);
+    b.symbol("h", text, 0, code.size(), STB_GLOBAL, STT_FUNC);
+    if (is64)
+      b.rela(list, 0, R_X86_64_64, tsym, 0);
+    else
+      b.rel(list, 0, R_386_32, tsym);
+    dir.write("bad.ko", b);
+  }
+  mk::Kernel k(options(dir.path()));
+  REQUIRE(k.boot());
+  const u64 used = k.arena().used();
+  auto pm = k.linker().load("pm");
+  REQUIRE_OK(pm);
+  CHECK(std::vector<u8>((u8 *)(*pm)->address, (u8 *)(*pm)->address + 5) == kNop5);
+  CHECK(ids_of(k, "fbt:pm:g:").size() == 2);
+  REQUIRE_OK(k.linker().unload(*pm));
+
+  auto bad = k.linker().load("bad");
+  CHECK(message_of(bad) ==
+        std::string("bad.ko:(.text+0x0): the patch area is not 5 bytes of NOPs (") +
+            (is64 ? "48 8d 47 01 c3" : "8b 44 24 04 40") +
+            "); build with -fpatchable-function-entry=5");
+  // Nothing of it is left behind.
+  CHECK(k.linker().find("bad.ko") == nullptr);
+  CHECK(ids_of(k, "fbt:bad::").empty());
+  CHECK(k.arena().used() == used);
+}
+
+namespace {
+std::atomic<int> g_guard_calls{0};
+void calls_traced_code(void *, u32, const uintptr_t *) {
+  g_guard_calls++;
+  // The kernel's own strf has an entry site and its probe is enabled: a
+  // handler calling it must not fire it again.
+  (void)mk::strf("%d", 1);
+}
+} // namespace
+
+TEST_CASE("fbt: a handler calling traced code does not re-enter itself") {
+  ModuleDir dir;
+  mk::Kernel k(options(dir.path()));
+  REQUIRE(k.boot());
+  auto ids = ids_of(k, "fbt:kernel:strf?abi*:entry");
+  REQUIRE(ids.size() == 1);
+  g_guard_calls = 0;
+  auto e = k.probes().enable(ids, calls_traced_code, nullptr);
+  REQUIRE_OK(e);
+  (void)mk::strf("%d", 2);
+  (void)mk::strf("%d", 3);
+  k.probes().disable(*e);
+  CHECK(g_guard_calls == 2);
+}
+
+namespace {
+// Three frames to walk; noinline and an asm barrier keep them frames.
+__attribute__((noinline)) size_t walk_c(const mk::CodeMap &c, u64 *pcs) {
+  size_t n = mk::unwind(c, mk::current_frame(), pcs, 8);
+  __asm__ volatile("" ::: "memory");
+  return n;
+}
+__attribute__((noinline)) size_t walk_b(const mk::CodeMap &c, u64 *pcs) {
+  size_t n = walk_c(c, pcs);
+  __asm__ volatile("" ::: "memory");
+  return n;
+}
+__attribute__((noinline)) size_t walk_a(const mk::CodeMap &c, u64 *pcs) {
+  size_t n = walk_b(c, pcs);
+  __asm__ volatile("" ::: "memory");
+  return n;
+}
+} // namespace
+
+TEST_CASE("unwind: the caller's frames, named as stack() prints them") {
+  ModuleDir dir;
+  mk::Kernel k(options(dir.path()));
+  REQUIRE(k.boot());
+  u64 pcs[8];
+  size_t n = walk_a(k.probes().code(), pcs);
+  REQUIRE(n >= 3);
+  auto name = [&](size_t i) {
+    std::string s = k.probes().code().symbolize(pcs[i]);
+    return s.substr(0, s.find('+'));
+  };
+  CHECK(name(0) == "kernel`walk_c");
+  CHECK(name(1) == "kernel`walk_b");
+  CHECK(name(2) == "kernel`walk_a");
+  CHECK(k.probes().code().symbolize(1) == "0x1");
+}
+
+TEST_CASE("profile: probe names, units and the rate limit") {
+  auto ns = [](const char *n) -> long long {
+    auto r = mk::parse_profile_name(n);
+    return r ? (long long)r->interval_ns * (r->tick ? -1 : 1) : 0;
+  };
+  CHECK(ns("profile-997") == 1000000000ll / 997);
+  CHECK(ns("profile-97hz") == 1000000000ll / 97);
+  CHECK(ns("profile-250us") == 250000);
+  CHECK(ns("profile-5ms") == 5000000);
+  CHECK(ns("tick-1s") == -1000000000ll);
+  CHECK(ns("tick-1sec") == -1000000000ll);
+  CHECK(ns("tick-2min") == -120000000000ll);
+  CHECK(ns("tick-5000") == -200000);
+  CHECK(ns("tick-5001") == 0);       // faster than DTrace allows
+  CHECK(ns("profile-100us") == 0);   // the same
+  CHECK(ns("profile-0") == 0);
+  CHECK(ns("profile-10parsecs") == 0);
+  CHECK(ns("profile-") == 0);
+  CHECK(ns("tock-1") == 0);
+}
+
+TEST_CASE("profile: a timer fires on the CPU thread, on demand") {
+  ModuleDir dir;
+  mk::Kernel k(options(dir.path()));
+  REQUIRE(k.boot());
+  CHECK(ids_of(k, "profile:::profile-997").size() == 1); // DTrace's set
+  auto ids = ids_of(k, "profile-1234"); // made as it is named
+  REQUIRE(ids.size() == 1);
+  CHECK(ids_of(k, "profile:::profile-*").size() == 8);
+  static std::atomic<int> fired;
+  fired = 0;
+  auto e = k.probes().enable(
+      ids, [](void *, u32, const uintptr_t *) { fired++; }, nullptr);
+  REQUIRE_OK(e);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  k.probes().disable(*e);
+  const int n = fired;
+  CHECK(n > 50); // 1234 Hz for 0.2 s on a busy machine: well above this
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  CHECK(fired == n); // disabled: no more
+}
