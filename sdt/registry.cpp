@@ -603,14 +603,18 @@ void ProbeRegistry::set_handlers(Probe *p, std::vector<HandlerList *> &retired) 
   // Rebuild the probe's handler list from the enablings that include it:
   // higher priority first, then in the order they were made.
   std::vector<Handler> &hs = gather_;
-  hs.clear();
-  std::vector<int> prio;
+  std::vector<int> &prio = gather_prio_;
+  hs.clear(), prio.clear();
   for (const Enabling &e : enablings_) // (each one's probes are sorted)
     if (std::binary_search(e.probes.begin(), e.probes.end(), p->id)) {
+      const Handler h{e.fn, e.mfn, e.ctx, e.id};
+      if (prio.empty() || prio.back() >= e.prio) {
+        hs.push_back(h), prio.push_back(e.prio);
+        continue;
+      }
       auto at = std::upper_bound(prio.begin(), prio.end(), e.prio,
                                  std::greater<int>());
-      hs.insert(hs.begin() + (at - prio.begin()),
-                Handler{e.fn, e.mfn, e.ctx, e.id});
+      hs.insert(hs.begin() + (at - prio.begin()), h);
       prio.insert(at, e.prio);
     }
   auto same = [](const Handler &a, const Handler &b) {

@@ -296,6 +296,7 @@ private:
   // set_handlers()'s: the handlers being gathered, and the list it made
   // last, which the next probe with the same handlers shares.
   std::vector<Handler> gather_ GUARDED_BY(mu_);
+  std::vector<int> gather_prio_ GUARDED_BY(mu_); // their priorities
   HandlerList *last_list_ GUARDED_BY(mu_) = nullptr;
   int next_enabling_ GUARDED_BY(mu_) = 1;
   // Modules that attached a handler since they loaded: their code waits
