@@ -50,7 +50,10 @@ int main(int argc, char **argv) {
        "load only modules signed by a trusted certificate")
       ("trusted-cert", po::value<std::vector<std::string>>(&opts.trusted_certs),
        "X.509 certificate (PEM or DER) whose key may sign modules "
-       "(repeatable)");
+       "(repeatable)")
+      ("poison-freed-code", po::bool_switch(&opts.poison_freed_code),
+       "fill freed module memory with int3 and never reuse it (tests: a "
+       "call into an unloaded module traps)");
 
   po::variables_map vm;
   try {

@@ -201,7 +201,7 @@ const char *fault_text(u32 f) {
 
 Consumer::Consumer(std::unique_ptr<Program> prog, std::vector<EcbInfo> ecbs,
                    ConsumerOptions o, Sink &sink, u32 begin, u32 end, u32 error)
-    : prog_(std::move(prog)), ecbs_(std::move(ecbs)), opts_(o), sink_(sink),
+    : prog_(std::move(prog)), ecbs_(ecbs.begin(), ecbs.end()), opts_(o), sink_(sink),
       begin_id_(begin), end_id_(end), error_id_(error), pid_(getpid()),
       gen_(g_next_gen.fetch_add(1)) {
   if (prog_->pragmas.quiet)
@@ -211,19 +211,27 @@ Consumer::Consumer(std::unique_ptr<Program> prog, std::vector<EcbInfo> ecbs,
   if (prog_->pragmas.aggsize)
     opts_.aggsize = prog_->pragmas.aggsize;
   printed_.assign(prog_->aggs.size(), false);
+  MutexLock g(ecbs_mu_);
+  publish_table();
+}
+
+void Consumer::publish_table() {
   // The runtime table: per probe id, its ECBs in EPID order.
+  auto t = std::make_unique<Table>();
   u32 maxid = std::max({begin_id_, end_id_, error_id_});
   for (const EcbInfo &e : ecbs_)
     maxid = std::max(maxid, e.probe.id);
-  by_probe_.resize(maxid + 1);
-  std::vector<EcbInfo *> sorted;
-  for (EcbInfo &e : ecbs_)
-    sorted.push_back(&e);
+  t->by_probe.resize(maxid + 1);
+  std::vector<const EcbInfo *> sorted;
+  retired_.resize(ecbs_.size());
+  for (const EcbInfo &e : ecbs_)
+    if (!retired_[e.epid - 1])
+      sorted.push_back(&e);
   std::stable_sort(sorted.begin(), sorted.end(), [](auto *a, auto *b) {
     return a->probe.id < b->probe.id;
   });
-  rt_.reserve(ecbs_.size());
-  for (EcbInfo *e : sorted) {
+  t->rt.reserve(ecbs_.size());
+  for (const EcbInfo *e : sorted) {
     EcbRt r;
     const CompiledClause &cc = prog_->clauses[e->clause];
     r.code = cc.code.data();
@@ -236,16 +244,50 @@ Consumer::Consumer(std::unique_ptr<Program> prog, std::vector<EcbInfo> ecbs,
     r.pstr[1] = e->probe.module.c_str();
     r.pstr[2] = e->probe.function.c_str();
     r.pstr[3] = e->probe.name.c_str();
-    rt_.push_back(r);
+    t->rt.push_back(r);
   }
-  for (size_t i = 0; i < rt_.size(); i++) {
+  for (size_t i = 0; i < t->rt.size(); i++) {
     u32 id = sorted[i]->probe.id;
-    if (!by_probe_[id].n)
-      by_probe_[id].ecbs = &rt_[i];
-    by_probe_[id].n++;
+    if (!t->by_probe[id].n)
+      t->by_probe[id].ecbs = &t->rt[i];
+    t->by_probe[id].n++;
   }
-  probes_ = by_probe_.data();
-  nprobes_ = (u32)by_probe_.size();
+  table_.store(t.get(), std::memory_order_release);
+  tables_.push_back(std::move(t));
+}
+
+bool Consumer::add_probe(const ProbeInfo &p,
+                         const std::vector<std::vector<ProbeDesc>> &descs) {
+  MutexLock g(ecbs_mu_);
+  // Ids are reused: ECBs of an earlier probe with this id are for a probe
+  // that is gone.
+  retired_.resize(ecbs_.size());
+  for (const EcbInfo &e : ecbs_)
+    if (e.probe.id == p.id)
+      retired_[e.epid - 1] = true;
+  bool added = false;
+  for (size_t c = 0; c < descs.size() && c < prog_->clauses.size(); c++) {
+    bool match = false;
+    for (const ProbeDesc &d : descs[c])
+      match |= d.matches(p);
+    if (!match)
+      continue;
+    EcbInfo e;
+    e.epid = (u32)ecbs_.size() + 1;
+    e.clause = (u32)c;
+    e.probe = p;
+    e.full = p.full();
+    ecbs_.push_back(std::move(e));
+    added = true;
+  }
+  if (added)
+    publish_table();
+  return added;
+}
+
+const EcbInfo *Consumer::ecb(u32 epid) const {
+  MutexLock g(ecbs_mu_);
+  return epid >= 1 && epid <= ecbs_.size() ? &ecbs_[epid - 1] : nullptr;
 }
 
 Consumer::~Consumer() {
@@ -289,6 +331,7 @@ Result<void> Consumer::init() {
 }
 
 std::vector<u32> Consumer::sdt_probes() const {
+  MutexLock g(ecbs_mu_);
   std::vector<u32> ids;
   for (const EcbInfo &e : ecbs_)
     if (e.probe.provider != "dtrace" &&
@@ -346,9 +389,10 @@ void consumer_fire(void *ctx, u32 probe, const uintptr_t *args) {
 void Consumer::fire(u32 probe, const uintptr_t *args) {
   if (__builtin_expect(activity_.load(std::memory_order_relaxed) != Active, 0))
     return;
-  if (__builtin_expect(probe >= nprobes_, 0))
+  const Table *t = table_.load(std::memory_order_acquire);
+  if (__builtin_expect(probe >= t->by_probe.size(), 0))
     return;
-  const ProbeEcbs &pe = probes_[probe];
+  const ProbeEcbs &pe = t->by_probe[probe];
   // The fast path: one clause, `@ = count()` alone, the thread known and
   // its entry made.  No register is saved, no call made.
   TlsSlot &c = t_states[gen_ & 3];
@@ -382,7 +426,8 @@ void Consumer::fire_slow(const ProbeEcbs &pe, u32 probe, const uintptr_t *args) 
 }
 
 void Consumer::fire_special(u32 probe) {
-  if (probe >= by_probe_.size() || !by_probe_[probe].n)
+  const Table *t = table_.load(std::memory_order_acquire);
+  if (probe >= t->by_probe.size() || !t->by_probe[probe].n)
     return;
   const uintptr_t args[6] = {};
   ThreadState *ts = thread_state();
@@ -390,7 +435,7 @@ void Consumer::fire_special(u32 probe) {
     unclaimed_drops_[0].fetch_add(1);
     return;
   }
-  const ProbeEcbs &pe = by_probe_[probe];
+  const ProbeEcbs &pe = t->by_probe[probe];
   for (u32 i = 0; i < pe.n; i++)
     run(pe.ecbs[i], ts, args, probe, 0);
 }
@@ -467,10 +512,12 @@ void Consumer::fault(const EcbRt &e, ThreadState *ts, u32 probe, int action,
     ts->head.store(h + size, std::memory_order_release);
   }
   // The program's own dtrace:::ERROR clauses, as DTrace fires them.
-  if (depth == 0 && error_id_ < by_probe_.size() && by_probe_[error_id_].n) {
+  const Table *tbl = table_.load(std::memory_order_acquire);
+  if (depth == 0 && error_id_ < tbl->by_probe.size() &&
+      tbl->by_probe[error_id_].n) {
     const uintptr_t args[6] = {0, (uintptr_t)e.epid, (uintptr_t)action,
                                (uintptr_t)-1, (uintptr_t)kind, (uintptr_t)addr};
-    const ProbeEcbs &pe = by_probe_[error_id_];
+    const ProbeEcbs &pe = tbl->by_probe[error_id_];
     for (u32 i = 0; i < pe.n; i++)
       run(pe.ecbs[i], ts, args, error_id_, depth + 1);
   }
@@ -915,7 +962,7 @@ void Consumer::process(const u8 *rec, u32 state, std::string &out) {
   if (hdr->epid == 0) {
     ErrorData ed;
     std::memcpy(&ed, p, sizeof ed);
-    const EcbInfo *e = ed.epid >= 1 && ed.epid <= ecbs_.size() ? &ecbs_[ed.epid - 1] : nullptr;
+    const EcbInfo *e = ecb(ed.epid);
     std::string where = ed.action ? strf("in action #%d", ed.action) : "in predicate";
     std::string what = fault_text(ed.fault);
     if (ed.fault == FLT_BADADDR)
@@ -926,10 +973,11 @@ void Consumer::process(const u8 *rec, u32 state, std::string &out) {
                    what.c_str(), where.c_str()));
     return;
   }
-  if (hdr->epid > ecbs_.size())
+  const EcbInfo *ep = ecb(hdr->epid);
+  if (!ep)
     return;
   records_++;
-  const EcbInfo &e = ecbs_[hdr->epid - 1];
+  const EcbInfo &e = *ep;
   const CompiledClause &c = prog_->clauses[e.clause];
   bool quiet = opts_.quiet;
   if (!quiet && opts_.flowindent) {
