@@ -205,22 +205,25 @@ bool parse_cie(const u8 *p, const u8 *limit, Cie &c) {
   return true;
 }
 
-// An FDE at `p` (`limit` ends its section): its CIE, code range and
-// instructions.
+// An FDE at `p` (its section is [start, limit); start null: a table the
+// kernel's own link wrote): its CIE, code range and instructions.  The
+// CIE pointer comes from the file: it must point back into the section.
 struct Fde {
   Cie cie;
   u64 lo = 0, hi = 0;
   const u8 *insns = nullptr, *insns_end = nullptr;
 };
 
-bool parse_fde(const u8 *p, const u8 *limit, Fde &f) {
+bool parse_fde(const u8 *start, const u8 *p, const u8 *limit, Fde &f) {
   const u8 *body, *end;
   if (!entry_at(p, limit, body, end))
     return false;
   const u32 id = rd<u32>(body);
   if (id == 0)
     return false; // a CIE
-  const u8 *cie = body - id;
+  if ((uintptr_t)body - (uintptr_t)start < id)
+    return false; // before the section (or the address space)
+  const u8 *cie = (const u8 *)((uintptr_t)body - id);
   if (!parse_cie(cie, limit, f.cie))
     return false;
   const u8 *q = body + 4;
@@ -398,7 +401,7 @@ bool rules_at(const u8 *fde_at, u64 pc, State &s) {
   // The CIE and FDE lie in one loaded section; the length fields bound
   // every read, so no section end is needed here.
   const u8 *limit = (const u8 *)UINTPTR_MAX;
-  if (!parse_fde(fde_at, limit, f) || pc < f.lo || pc >= f.hi)
+  if (!parse_fde(nullptr, fde_at, limit, f) || pc < f.lo || pc >= f.hi)
     return false;
   State initial;
   if (!run_cfa(f.cie, f.cie.insns, f.cie.insns_end, f.lo, ~0ull, initial,
@@ -421,7 +424,7 @@ bool parse_eh_frame(CodeImage &img, const u8 *at, u64 size) {
       return avail(p, limit) < 4 || rd<u32>(p) == 0; // the terminator, or the end
     if (rd<u32>(body) != 0) {
       Fde f;
-      if (!parse_fde(p, limit, f))
+      if (!parse_fde(at, p, limit, f))
         return false;
       if (f.hi > f.lo) // a zero-length FDE: a discarded function's
         img.fdes.push_back(CodeImage::Fde{f.lo, f.hi, p});
@@ -452,7 +455,7 @@ bool parse_eh_frame_hdr(CodeImage &img, const u8 *hdr) {
         !encoded(p, end, hdr[3], (u64)(uintptr_t)hdr, fde))
       return false;
     Fde f;
-    if (!parse_fde((const u8 *)(uintptr_t)fde, end, f))
+    if (!parse_fde(nullptr, (const u8 *)(uintptr_t)fde, end, f))
       return false;
     if (f.hi > f.lo)
       img.fdes.push_back(CodeImage::Fde{f.lo, f.hi, (const u8 *)(uintptr_t)fde});

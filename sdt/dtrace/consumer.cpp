@@ -1010,7 +1010,8 @@ void Consumer::process(const u8 *rec, u32 state, std::string &out) {
       u64 n;
       std::memcpy(&n, p, 8);
       std::vector<u64> pcs(n);
-      std::memcpy(pcs.data(), p + 8, 8 * n);
+      if (n) // an empty stack: no frames to copy (and no buffer)
+        std::memcpy(pcs.data(), p + 8, 8 * n);
       v.s = stack_value(pcs.data(), n);
       p += 8 * (1 + n);
     } else if (t == Type::String) {
