@@ -19,6 +19,7 @@
 #pragma once
 
 #include "dtrace.h"
+#include "bpfgen.h"
 
 #include <atomic>
 #include <mutex>
@@ -37,6 +38,8 @@ struct EcbInfo {
 struct AggEntry;
 struct ThreadState;
 struct EcbRt;
+struct BpfLane;
+struct BpfRuntime;
 
 class Consumer {
 public:
@@ -68,10 +71,16 @@ public:
   int exit_status() const { return exit_status_.load(); }
 
   u64 records() const { return records_.load(); }
+  // The engine clauses run on, and (BPF) clause i's linked program.
+  DEngine engine() const { return opts_.engine; }
+  const BpfClause *bpf_clause(u32 i) const {
+    return i < bclauses_.size() ? &bclauses_[i] : nullptr;
+  }
   u64 drops() const; // records dropped, every thread
 
 private:
   friend void consumer_fire(void *, u32, const uintptr_t *);
+  friend struct BpfRuntime;
   enum Activity : u32 { Active, Exiting, Stopped };
   struct ProbeEcbs;
   ThreadState *thread_state();
@@ -81,6 +90,9 @@ private:
   void fire_special(u32 probe);
   void run(const EcbRt &e, ThreadState *ts, const uintptr_t *args, u32 probe,
            int depth);
+  void run_bpf(const EcbRt &e, ThreadState *ts, const uintptr_t *args,
+               u32 probe, int depth);
+  Result<void> init_bpf();
   void fault(const EcbRt &e, ThreadState *ts, u32 probe, int action,
              u32 kind, u64 addr, int depth);
   i64 *agg_lookup(ThreadState *ts, u32 agg, const u8 *key, u32 len);
@@ -122,6 +134,15 @@ private:
   std::atomic<u32> activity_{Active};
   std::atomic<bool> exit_{false};
   std::atomic<int> exit_status_{0};
+
+  // D variables (both engines) and the BPF engine's state.
+  bool bpf_ = false;
+  bpf::Env env_;
+  std::vector<std::unique_ptr<bpf::Map>> maps_; // by BpfMapIndex
+  std::vector<BpfClause> bclauses_;
+  std::vector<std::unique_ptr<BpfLane>> lanes_;
+  std::atomic<u64> dyndrops_{0};
+  u64 dyndrops_seen_ = 0;
 
   // Drain side.
   bool header_done_ = false;
