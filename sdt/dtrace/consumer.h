@@ -71,6 +71,10 @@ public:
   int exit_status() const { return exit_status_.load(); }
 
   u64 records() const { return records_.load(); }
+  // D variables stored now (dt_vars' entries).
+  u32 variables() const {
+    return maps_.size() > M_VARS && maps_[M_VARS] ? maps_[M_VARS]->count() : 0;
+  }
   // The engine clauses run on, and (BPF) clause i's linked program.
   DEngine engine() const { return opts_.engine; }
   const BpfClause *bpf_clause(u32 i) const {
