@@ -134,9 +134,16 @@ private:
 
 Result<void> Lowering::run() {
   const std::vector<dt::Insn> &bc = c_.code;
-  bool scratch = false;
-  for (const dt::Insn &in : bc)
+  bool scratch = false, ctx = false;
+  for (const dt::Insn &in : bc) {
     scratch |= in.op == OP_STRARG || in.op == OP_STRINGOF || in.op == OP_STACK;
+    // What reads r6: arguments, the probe's fields, a thread-local's key.
+    ctx |= in.op == OP_ARG || in.op == OP_STRARG ||
+           (in.op == OP_VAR && (Builtin)in.a != Builtin::Timestamp &&
+            (Builtin)in.a != Builtin::WallTimestamp) ||
+           ((in.op == OP_LDVAR || in.op == OP_STVAR) &&
+            (VarScope)in.a == VarScope::Thread);
+  }
   // Depth before each bytecode instruction.
   std::vector<int> depth(bc.size() + 1, -1);
   {
@@ -162,7 +169,8 @@ Result<void> Lowering::run() {
   }
   std::vector<u32> at(bc.size() + 1, 0);
   // Entry: the context, clause-locals zeroed, the scratch space.
-  put(mov64(R_CTX, 1));
+  if (ctx)
+    put(mov64(R_CTX, 1));
   for (u32 j = 0; j < c_.nlocals; j++)
     put(st(kDW, 10, local(j), 0));
   if (scratch) {

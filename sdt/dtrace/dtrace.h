@@ -6,6 +6,9 @@
 //   compile.cpp         syntax tree + the probes each clause matched ->
 //                       a Program: per-clause bytecode, record layouts,
 //                       aggregation and printf descriptions
+//   bpfgen.cpp          a clause's bytecode -> an eBPF program linked with
+//                       the D library, verified and loaded (the default
+//                       engine; the bytecode interpreter is -x engine=interp)
 //   consumer.cpp        the firing path (per-thread buffers and aggregation
 //                       tables, the bytecode interpreter) and the draining
 //                       side (records in time order, drops, errors, merged
