@@ -6,11 +6,26 @@
 #   make bench           build and run the benchmarks
 #   make ARCH=i386       the same for the i386 kernel
 #   make -C <minikern> M=<dir>   build the module in <dir> out of tree
+#   make SDT_STYLE=asmgoto   probe sites as asm goto (kernel image and
+#                        modules, into build/ARCH-asmgoto; with M=, the module)
 #
 ARCH ?= x86_64
 VERSION := 0.1.0
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
-BUILD := $(TOP)/build/$(ARCH)
+
+# The probe site style of <sys/sdt.h>: illumos call sites (the default) or
+# FreeBSD's asm-goto sites.  The kernel image's objects differ between the
+# styles, so an asm-goto build has a tree of its own; a module may pick its
+# own style (SDT_STYLE_<module> in a flags.mk).
+SDT_STYLE ?= call
+ifeq ($(SDT_STYLE),call)
+  BUILD := $(TOP)/build/$(ARCH)
+else ifeq ($(SDT_STYLE),asmgoto)
+  BUILD := $(TOP)/build/$(ARCH)-asmgoto
+else
+  $(error SDT_STYLE must be call or asmgoto)
+endif
+sdt_style_flags = $(if $(filter asmgoto,$(1)),-DSDT_STYLE_ASMGOTO)
 # The site recorder (sdt/record/): kernel objects and some modules pass
 # through it.
 SDT_RECORD := $(TOP)/build/tools/sdt-record
@@ -39,7 +54,8 @@ WARN := -Wall -Wextra -Wno-unused-parameter
 # The kernel is linked non-PIE at a fixed address, as a real kernel is: the
 # module arena is placed within reach of its text.
 CXXFLAGS := $(MFLAG) -std=c++20 -O2 -g $(WARN) -fno-pie -MMD -MP \
-            -I$(TOP)/kernel/include -DMINIKERN_VERSION='"$(VERSION)"'
+            -I$(TOP)/kernel/include -DMINIKERN_VERSION='"$(VERSION)"' \
+            $(call sdt_style_flags,$(SDT_STYLE))
 LDFLAGS := $(MFLAG) -no-pie
 
 # Modules: freestanding, the module ABI headers only, no PIC by default.
@@ -108,10 +124,10 @@ all: $(abspath $(M))/$(MNAME).ko
 $(abspath $(M))/$(MNAME).ko: $(MOBJS)
 	ld -r -m $(LDEMU) -o $@ $^
 $(abspath $(M))/%.o: $(abspath $(M))/%.c | $(SDT_RECORD)
-	$(CC) $(MOD_COMMON) $(MODULE_CFLAGS) $(call fbt_cflags,$(MNAME)) -c $< -o $@
+	$(CC) $(MOD_COMMON) $(call sdt_style_flags,$(SDT_STYLE)) $(MODULE_CFLAGS) $(call fbt_cflags,$(MNAME)) -c $< -o $@
 	$(call fbt_post,$(MNAME),$@)
 $(abspath $(M))/%.o: $(abspath $(M))/%.cc | $(SDT_RECORD)
-	$(CXX) $(MOD_COMMON) $(MOD_CXX) $(MODULE_CFLAGS) $(call fbt_cflags,$(MNAME)) -c $< -o $@
+	$(CXX) $(MOD_COMMON) $(MOD_CXX) $(call sdt_style_flags,$(SDT_STYLE)) $(MODULE_CFLAGS) $(call fbt_cflags,$(MNAME)) -c $< -o $@
 	$(call fbt_post,$(MNAME),$@)
 else
 all: kernel modules test-modules unit tools dlib
@@ -182,11 +198,11 @@ $(1)/$(2).ko: $(patsubst $(3)/%,$(1)/obj/$(2)/%.o,$(basename $(wildcard $(3)/*.c
 	ld -r -m $(LDEMU) -o $$@ $$^
 $(1)/obj/$(2)/%.o: $(3)/%.c | $(DEPS_STAMP) $(SDT_RECORD)
 	@mkdir -p $$(dir $$@)
-	$(CC) $(MOD_COMMON) $$(or $$(MODULE_CFLAGS_$(2)),$(MODULE_CFLAGS)) $$(call fbt_cflags,$(2)) -c $$< -o $$@
+	$(CC) $(MOD_COMMON) $$(call sdt_style_flags,$$(or $$(SDT_STYLE_$(2)),$(SDT_STYLE))) $$(or $$(MODULE_CFLAGS_$(2)),$(MODULE_CFLAGS)) $$(call fbt_cflags,$(2)) -c $$< -o $$@
 	$$(call fbt_post,$(2),$$@)
 $(1)/obj/$(2)/%.o: $(3)/%.cc | $(DEPS_STAMP) $(SDT_RECORD)
 	@mkdir -p $$(dir $$@)
-	$(CXX) $(MOD_COMMON) $(MOD_CXX) $$(or $$(MODULE_CFLAGS_$(2)),$(MODULE_CFLAGS)) $$(call fbt_cflags,$(2)) -c $$< -o $$@
+	$(CXX) $(MOD_COMMON) $(MOD_CXX) $$(call sdt_style_flags,$$(or $$(SDT_STYLE_$(2)),$(SDT_STYLE))) $$(or $$(MODULE_CFLAGS_$(2)),$(MODULE_CFLAGS)) $$(call fbt_cflags,$(2)) -c $$< -o $$@
 	$$(call fbt_post,$(2),$$@)
 $(1)/obj/$(2)/%.o: $(3)/%.S | $(DEPS_STAMP)
 	@mkdir -p $$(dir $$@)

@@ -8,7 +8,9 @@
 #include "kernel.h"
 
 #include "../linker/link.h"
+#include "../sdt/image_symbols.h"
 #include "../sdt/registry.h"
+#include "../sdt/site.h"
 
 #include <sys/module.h>
 #include <sys/sdt.h>
@@ -273,6 +275,31 @@ bool KernelLinker::add_atexit(u64 dso, void (*fn)(void *), void *arg) {
 
 std::string LinkerFile::module_name() const { return strip_ko(name); }
 
+std::string KernelLinker::symbolize(u64 addr) const {
+  const std::string hex = strf("0x%llx", (unsigned long long)addr);
+  LinkerFile *f = file_at(addr);
+  if (!f) {
+    ImageSymbols syms;
+    const std::string &self = k_.opts().self_path;
+    if (!syms.load(self.empty() ? "/proc/self/exe" : self))
+      return hex;
+    const ImageSymbols::Func *fn = syms.function_at(addr);
+    return fn ? pretty_function(fn->name) : hex;
+  }
+  auto obj = read_object(f->path);
+  if (!obj)
+    return hex;
+  for (size_t s = 0; s < obj->sections.size() && s < f->sec_addr.size(); s++) {
+    const u64 lo = f->sec_addr[s];
+    if (!lo || addr < lo || addr >= lo + obj->sections[s].size)
+      continue;
+    const SiteHolder h = find_holder(*obj, (u32)s, addr - lo);
+    if (h.sym && obj->symbols[h.sym].type == STT_FUNC)
+      return pretty_function(h.function);
+  }
+  return hex;
+}
+
 // ---- loading --------------------------------------------------------------------
 
 // A load in progress: the file being made and what to undo if it fails.
@@ -467,6 +494,7 @@ Result<void> KernelLinker::link(Load &l) {
     return linked.take_error();
   l.linked.emplace(std::move(*linked));
   f.relocs = l.linked->plan.reloc_count;
+  f.sec_addr = l.linked->pl.sec_addr;
   f.dso_handle = f.address;
   return {};
 }
@@ -609,6 +637,11 @@ void KernelLinker::teardown(LinkerFile &f) {
       m.data->evhand((module_t)&m, MOD_UNLOAD, m.data->priv);
     m.loaded = false;
   }
+  // Handlers it left attached come off before anything of it is torn
+  // down (they may use what its destructors free).
+  for (const HandlerInfo &h : k_.probes().detach_module_handlers(&f))
+    k_.printf("%s: handler %s detached from %s at unload\n", f.name.c_str(),
+              h.function.c_str(), h.key.c_str());
   // No new way in: its commands and sysctls.
   k_.shell().remove_owned_by(&f);
   k_.sysctl().remove_owned_by(&f);

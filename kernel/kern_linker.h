@@ -45,6 +45,8 @@ struct LinkerFile {
   std::vector<std::string> commands;
   u64 dso_handle = 0; // the value __dso_handle resolves to
   size_t relocs = 0;
+  std::vector<u64> sec_addr; // where each section of the file was placed
+                             // (0: not loaded), to name addresses later
   // The module's name as a probe's module field ("hello").
   std::string module_name() const;
 };
@@ -90,6 +92,10 @@ public:
   // C++ global destructors a module registers (__cxa_atexit), run when
   // the module whose __dso_handle is `dso` unloads; false for the kernel.
   bool add_atexit(u64 dso, void (*fn)(void *), void *arg) EXCLUDES(map_mu_);
+  // The name of the function at `addr` in a loaded file ("writecount_write"),
+  // read from the file's symbol table (rare: handler listings and
+  // messages); a hex address if there is none.
+  std::string symbolize(u64 addr) const EXCLUDES(map_mu_);
 
 private:
   struct Load;

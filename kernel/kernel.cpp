@@ -150,6 +150,7 @@ bool init_arena(Kernel &k) {
     k.error_line("kernel: " + a.error().message);
     return false;
   }
+  (*a)->set_poison_freed(k.opts().poison_freed_code);
   k.set_arena(std::move(*a));
   k.log("module arena: %llu MiB at 0x%llx (writable alias at %p)\n",
         (unsigned long long)mib, (unsigned long long)k.arena().base(),

@@ -30,6 +30,7 @@ struct Options {
   unsigned cpus = 1;
   bool quiet = false;
   u64 arena_mib = 0; // 0: the architecture's default
+  bool poison_freed_code = false; // a test option: ModuleArena::set_poison_freed
   std::string self_path; // the kernel executable, for its symbols
 };
 

@@ -42,7 +42,10 @@ int main(int argc, char **argv) {
       (",c", po::value<std::vector<std::string>>(&commands),
        "run these commands ('cmd; cmd') and exit")
       (",f", po::value<std::string>(&script), "run the commands in FILE and exit")
-      (",q", po::bool_switch(&opts.quiet), "quiet: no banner");
+      (",q", po::bool_switch(&opts.quiet), "quiet: no banner")
+      ("poison-freed-code", po::bool_switch(&opts.poison_freed_code),
+       "fill freed module memory with int3 and never reuse it (tests: a "
+       "call into an unloaded module traps)");
 
   po::variables_map vm;
   try {

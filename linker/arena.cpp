@@ -126,9 +126,23 @@ Result<ModuleArena::Block> ModuleArena::allocate(u64 size, u64 align,
                     (unsigned long long)size_));
 }
 
+void ModuleArena::set_poison_freed(bool on) {
+  MutexLock g(mu_);
+  poison_ = on;
+}
+
 void ModuleArena::release(Block b) {
   if (!b.size)
     return;
+  {
+    MutexLock g(mu_);
+    if (poison_) {
+      // Quarantined: int3 everywhere, executable, out of the free list.
+      std::memset(alias_ + (b.addr - base_), 0xcc, b.size);
+      mprotect((void *)(uintptr_t)b.addr, b.size, PROT_READ | PROT_EXEC);
+      return;
+    }
+  }
   mprotect((void *)(uintptr_t)b.addr, b.size, PROT_NONE);
   // Up to kKeepBytes of freed memory stays resident, as it is, so the next
   // load does not fault every page in afresh (allocate() zeroes it for a

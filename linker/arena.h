@@ -45,6 +45,11 @@ public:
                          Contents c = Contents::Zeroed) EXCLUDES(mu_);
   // Return the block's memory to the system and its range to the arena.
   void release(Block b) EXCLUDES(mu_);
+  // A test option: freed blocks are filled with int3 and left mapped
+  // read+execute, never reused, so a call into a module's freed code traps
+  // at once (SIGTRAP: "no probe site explains") instead of running
+  // whatever was loaded there next.
+  void set_poison_freed(bool on) EXCLUDES(mu_);
   void protect(u64 addr, u64 size, Protect p);
   // The writable alias of executing-view address `addr`.
   u8 *alias(u64 addr) const { return alias_ + (addr - base_); }
@@ -65,6 +70,7 @@ private:
   std::map<u64, u64> free_ GUARDED_BY(mu_); // addr -> size, coalesced
   u64 used_ GUARDED_BY(mu_) = 0;
   u64 kept_ GUARDED_BY(mu_) = 0; // freed bytes kept resident
+  bool poison_ GUARDED_BY(mu_) = false;
   static constexpr u64 kKeepBytes = 32ull << 20;
 };
 

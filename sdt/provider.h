@@ -15,6 +15,7 @@
 //   destroy         a probe goes (its module is unloading), after it has
 //                   been disabled and no thread can be inside its sites'
 //                   handlers
+//   remove_module   the module itself goes
 //
 // Consumers (the D consumer, handler modules) never see a provider: they
 // match, list and enable probes through the ProbeRegistry.
@@ -83,6 +84,9 @@ public:
   // The probe is disabled and unreachable; free what the provider holds
   // for it (its ProbeData goes with the probe).
   virtual void destroy(Probe &p) { (void)p; }
+  // The module is going (after its probes were destroyed): forget what the
+  // provider keeps about it besides probes.
+  virtual void remove_module(const void *owner) { (void)owner; }
 };
 
 } // namespace mk

@@ -8,7 +8,11 @@
 #include <urcu/urcu-memb.h>
 
 #include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstddef>
 #include <fnmatch.h>
+#include <thread>
 
 namespace mk {
 
@@ -52,6 +56,24 @@ void probe_thread_register() {
 
 // ---- the firing path --------------------------------------------------------------
 
+void ProbeRegistry::fire_locked(const ProbeSlot *slot, const uintptr_t *args,
+                                const ProbeFrame *frame) {
+  if (const HandlerList *hl = slot->handlers.load(std::memory_order_acquire)) {
+    detail::t_probe_context = true;
+    detail::t_probe_frame = frame;
+    const u32 id = slot->id;
+    for (u32 i = 0; i < hl->n; i++) {
+      const Handler &h = hl->h[i];
+      if (h.mfn)
+        h.mfn(h.ctx, args[0], args[1], args[2], args[3], args[4], args[5]);
+      else
+        h.fn(h.ctx, id, args);
+    }
+    detail::t_probe_frame = nullptr;
+    detail::t_probe_context = false;
+  }
+}
+
 void ProbeRegistry::fire(const ProbeSlot *slot, const uintptr_t *args,
                          const ProbeFrame *frame) {
   // A handler's own firings (it called traced code, or a timer signal
@@ -63,17 +85,9 @@ void ProbeRegistry::fire(const ProbeSlot *slot, const uintptr_t *args,
   // inside liburcu or the allocator).
   if (__builtin_expect(!t_reader, 0))
     probe_thread_register();
-  detail::t_probe_context = true;
-  detail::t_probe_frame = frame;
   urcu_memb_read_lock();
-  if (const HandlerList *hl = slot->handlers.load(std::memory_order_acquire)) {
-    const u32 id = slot->id;
-    for (u32 i = 0; i < hl->n; i++)
-      hl->h[i].fn(hl->h[i].ctx, id, args);
-  }
+  fire_locked(slot, args, frame);
   urcu_memb_read_unlock();
-  detail::t_probe_frame = nullptr;
-  detail::t_probe_context = false;
 }
 
 extern "C" void mk_probe_fire(const ProbeSlot *slot, const uintptr_t *args) {
@@ -81,9 +95,77 @@ extern "C" void mk_probe_fire(const ProbeSlot *slot, const uintptr_t *args) {
   ProbeRegistry::fire(slot, args, &f);
 }
 
+extern "C" void mk_probe_fire_locked(const ProbeSlot *slot,
+                                     const uintptr_t *args) {
+  const ProbeFrame f = x86::trampoline_frame(args);
+  ProbeRegistry::fire_locked(slot, args, &f);
+}
+
+// A trampoline's inline read-side unlock found a grace period waiting for
+// this thread: what _urcu_memb_read_unlock does then.
+extern "C" void mk_probe_rcu_wake() { urcu_common_wake_up_gp(&urcu_memb_gp); }
+
 u64 ProbeRegistry::fire_entry() { return (u64)(uintptr_t)&mk_probe_fire; }
 
-void ProbeRegistry::synchronize() { urcu_memb_synchronize_rcu(); }
+void ProbeRegistry::synchronize() {
+  // A thread inside a read-side section would wait for itself forever.
+  if (t_reader && urcu_memb_read_ongoing()) {
+    console_("sdt: synchronize called from a probe handler; not waiting\n");
+    return;
+  }
+  urcu_memb_synchronize_rcu();
+}
+
+namespace {
+
+// The trampolines' plan: where liburcu keeps what its inline read side
+// touches, so the trampolines can do the same.  The thread-local offsets
+// are measured on this thread and checked on another: they must be the
+// same everywhere (static TLS), else the trampolines keep to the generic
+// body.
+x86::TrampolinePlan trampoline_plan() {
+  static_assert(sizeof(rcu_head) <= sizeof(HandlerList::rcu_head),
+                "HandlerList has room for liburcu's rcu_head");
+  x86::TrampolinePlan p;
+  p.fire = (u64)(uintptr_t)&mk_probe_fire;
+  p.fire_locked = (u64)(uintptr_t)&mk_probe_fire_locked;
+  p.rcu_wake = (u64)(uintptr_t)&mk_probe_rcu_wake;
+  p.slot_list = (u32)offsetof(ProbeSlot, handlers);
+  p.list_n = (u32)offsetof(HandlerList, n);
+  p.list_mfn = (u32)(offsetof(HandlerList, h) + offsetof(Handler, mfn));
+  p.list_ctx = (u32)(offsetof(HandlerList, h) + offsetof(Handler, ctx));
+  p.gp_ctr = (u64)(uintptr_t)&urcu_memb_gp.ctr;
+  p.gp_futex = (u64)(uintptr_t)&urcu_memb_gp.futex;
+  auto offsets = [] {
+    uintptr_t tp;
+#if defined(__x86_64__)
+    __asm__("mov %%fs:0, %0" : "=r"(tp));
+#else
+    __asm__("mov %%gs:0, %0" : "=r"(tp));
+#endif
+    // Signed: thread-local data lies below the thread pointer on x86.
+    auto off = [tp](const void *v) { return (i64)(intptr_t)((uintptr_t)v - tp); };
+    return std::array<i64, 3>{off(&URCU_TLS(urcu_memb_reader).ctr),
+                              off(&t_reader), off(&detail::t_probe_context)};
+  };
+  const auto here = offsets();
+  std::array<i64, 3> there{};
+  std::thread([&] { there = offsets(); }).join();
+  bool fits = true;
+  for (i64 o : here)
+    fits = fits && o == (i32)o;
+  // liburcu's read side needs a full barrier where sys_membarrier is
+  // missing; the inline copy has none, so it is used only with it.
+  p.inline_rcu = here == there && fits && urcu_memb_has_sys_membarrier;
+  p.tls_ctr = (i32)here[0];
+  p.tls_reader = (i32)here[1];
+  p.tls_context = (i32)here[2];
+  return p;
+}
+
+void free_list(rcu_head *head) { ::operator delete((void *)head); }
+
+} // namespace
 
 // ---- probe descriptions -----------------------------------------------------------
 
@@ -173,6 +255,8 @@ ProbeRegistry::~ProbeRegistry() {
     if (p && p->prov)
       p->prov->destroy(*p);
   probes_.clear();
+  // Lists detach() left to call_rcu are freed before the registry goes.
+  urcu_memb_barrier();
 }
 
 Result<void> ProbeRegistry::init(
@@ -181,7 +265,7 @@ Result<void> ProbeRegistry::init(
   patcher_ = std::make_unique<PatchEngine>();
   MK_TRY(patcher_->init(arena_.base(), arena_.base() + arena_.size(),
                         arena_.alias(arena_.base())));
-  tramps_ = std::make_unique<TrampolineArea>(arena_, fire_entry());
+  tramps_ = std::make_unique<TrampolineArea>(arena_, trampoline_plan());
   probe_thread_register();
   providers_ = std::move(providers);
   {
@@ -295,6 +379,18 @@ std::vector<SiteInfo> ProbeRegistry::sites(u32 id) const {
   return p && p->prov ? p->prov->sites(*p) : std::vector<SiteInfo>{};
 }
 
+std::vector<u32> ProbeRegistry::find_probes(const void *owner,
+                                            const std::string &provider,
+                                            const std::string &name) const {
+  MutexLock g(mu_);
+  std::vector<u32> ids;
+  for (auto &p : probes_)
+    if (p && p->prov && p->owner == owner && p->provider == provider &&
+        p->name == name)
+      ids.push_back(p->id);
+  return ids;
+}
+
 size_t ProbeRegistry::live_probes() const {
   MutexLock g(mu_);
   return (size_t)std::count_if(probes_.begin(), probes_.end(),
@@ -331,15 +427,77 @@ Result<void> ProbeRegistry::provide_module(ModuleLoad &load,
       return r;
     }
   }
+  // Before the module's code first runs: retained enablings take its
+  // probes (dtrace -Z counts what MOD_LOAD fires).
+  join_retained(m.owner);
   return {};
+}
+
+void ProbeRegistry::join_retained(const void *owner) {
+  MutexLock g(mu_);
+  std::vector<Probe *> fresh; // from the name index, ordered by owner first
+  for (auto it = by_name_.lower_bound({owner, std::string()});
+       it != by_name_.end() && it->first.first == owner; ++it)
+    fresh.push_back(probes_[it->second - 1].get());
+  if (fresh.empty())
+    return;
+  std::vector<HandlerList *> retired;
+  for (Enabling &e : enablings_) {
+    if (e.retain.empty())
+      continue;
+    std::vector<Probe *> join, to_patch;
+    for (Probe *p : fresh) {
+      bool match = false;
+      for (const ProbeDesc &d : e.retain)
+        match |= d.matches(p->provider, p->module, p->function, p->name);
+      if (!match || (e.accept && !e.accept(info(*p))))
+        continue;
+      if (p->enable_count > 0 && p->mode != e.mode)
+        continue; // enabled in the other patch mode by another consumer
+      join.push_back(p);
+      if (p->enable_count == 0 && p->prov)
+        to_patch.push_back(p);
+    }
+    if (join.empty())
+      continue;
+    // Kept sorted (set_handlers() searches them); new probes may have
+    // reused low ids.
+    const std::vector<u32> before = e.probes;
+    for (Probe *p : join)
+      e.probes.push_back(p->id);
+    std::sort(e.probes.begin(), e.probes.end());
+    for (Probe *p : join)
+      set_handlers(p, retired);
+    if (auto r = patch(to_patch, true, e.mode); !r) {
+      console_(strf("sdt: enabling %d: could not enable %zu new probe%s: "
+                    "%s\n",
+                    e.id, join.size(), join.size() == 1 ? "" : "s",
+                    r.error().message.c_str()));
+      e.probes = before;
+      for (Probe *p : join)
+        set_handlers(p, retired);
+      continue;
+    }
+    for (Probe *p : join)
+      if (p->enable_count++ == 0)
+        p->mode = e.mode;
+  }
+  // Nothing fired the new probes yet: the replaced lists were empty.
+  retire_later(retired);
 }
 
 void ProbeRegistry::remove_module(const void *owner,
                                   const std::string &file_name) {
   std::vector<std::unique_ptr<Probe>> gone;
+  bool wait = false;
   code_.remove_module(owner); // freed after the next grace period
   {
     MutexLock g(mu_);
+    // A module that attached handlers may have code inside a handler on
+    // another thread even now (detach does not wait): a grace period
+    // before its memory goes (outside the lock: a handler may be waiting
+    // for it to detach itself).
+    wait = handler_owners_.erase(owner) > 0;
     // The module's probes, from the name index (ordered by owner first):
     // the kernel has thousands of its own.
     std::vector<Probe *> mine, enabled;
@@ -350,47 +508,72 @@ void ProbeRegistry::remove_module(const void *owner,
       if (p->enable_count > 0)
         enabled.push_back(p);
     }
-    if (mine.empty())
-      return;
-    // Restore the sites (the module's text is still mapped), then make the
-    // probes unreachable: no handler list, out of every enabling.
-    (void)patch(enabled, false, PatchMode::Call);
-    std::set<u32> ids;
-    for (Probe *p : mine)
-      ids.insert(p->id);
-    for (Enabling &e : enablings_) {
-      size_t before = e.probes.size();
-      e.probes.erase(std::remove_if(e.probes.begin(), e.probes.end(),
-                                    [&](u32 id) { return ids.count(id) > 0; }),
-                     e.probes.end());
-      if (size_t n = before - e.probes.size())
-        console_(strf("dtrace: enabling %d: %zu probe%s of %s removed at "
-                      "unload\n",
-                      e.id, n, n == 1 ? "" : "s", file_name.c_str()));
-    }
-    std::vector<HandlerList *> retired;
-    for (Probe *p : mine) {
-      p->enable_count = 0;
-      set_handlers(p, retired);
-      by_name_.erase({owner, p->full()});
-      gone.push_back(std::move(probes_[p->id - 1]));
-    }
-    // Wait for any handler still running, then nothing can reach them.
-    // None can be when none of its probes has handlers (never enabled, or
-    // disabled, which waited already): most modules unload so, and a grace
-    // period is most of an unload.  The code map's replaced snapshots wait
-    // for a later one, unless they pile up.
-    if (!enabled.empty() || !retired.empty() || code_.retired() >= 64)
-      free_retired(retired);
-    for (auto &p : gone) {
-      p->prov->destroy(*p);
-      free_ids_.insert(p->id);
-    }
-    while (!probes_.empty() && !probes_.back()) {
-      free_ids_.erase((u32)probes_.size());
-      probes_.pop_back();
+    if (!mine.empty()) {
+      // Restore the sites (the module's text is still mapped), then make
+      // the probes unreachable: no handler list, out of every enabling.
+      (void)patch(enabled, false, PatchMode::Call);
+      std::set<u32> ids;
+      for (Probe *p : mine)
+        ids.insert(p->id);
+      for (Enabling &e : enablings_) {
+        size_t before = e.probes.size();
+        e.probes.erase(std::remove_if(e.probes.begin(), e.probes.end(),
+                                      [&](u32 id) { return ids.count(id) > 0; }),
+                       e.probes.end());
+        size_t n = before - e.probes.size();
+        if (n && !e.mfn)
+          console_(strf("dtrace: enabling %d: %zu probe%s of %s removed at "
+                        "unload\n",
+                        e.id, n, n == 1 ? "" : "s", file_name.c_str()));
+      }
+      std::vector<HandlerList *> retired;
+      for (Probe *p : mine) {
+        p->enable_count = 0;
+        set_handlers(p, retired);
+        by_name_.erase({owner, p->full()});
+        gone.push_back(std::move(probes_[p->id - 1]));
+      }
+      // Wait for any handler still running, then nothing can reach them.
+      // None can be when none of its probes has handlers (never enabled,
+      // or disabled, which waited already): most modules unload so, and a
+      // grace period is most of an unload.  The code map's replaced
+      // snapshots wait for a later one, unless they pile up.
+      if (!enabled.empty() || !retired.empty() || code_.retired() >= 64) {
+        free_retired(retired);
+        wait = false;
+      }
+      for (auto &p : gone) {
+        p->prov->destroy(*p);
+        free_ids_.insert(p->id);
+      }
+      while (!probes_.empty() && !probes_.back()) {
+        free_ids_.erase((u32)probes_.size());
+        probes_.pop_back();
+      }
     }
   }
+  if (wait)
+    synchronize();
+  for (auto &prov : providers_)
+    prov->remove_module(owner);
+}
+
+std::vector<HandlerInfo>
+ProbeRegistry::detach_module_handlers(const void *owner) {
+  MutexLock g(mu_);
+  std::vector<HandlerInfo> out;
+  std::vector<HandlerList *> retired;
+  for (auto it = enablings_.begin(); it != enablings_.end();) {
+    if (it->mfn && it->owner == owner) {
+      out.push_back(handler_info(*it));
+      remove_enabling(it, retired);
+      it = enablings_.begin(); // remove_enabling erased it
+      continue;
+    }
+    ++it;
+  }
+  retire_later(retired);
+  return out;
 }
 
 // ---- enabling -----------------------------------------------------------------------------
@@ -405,23 +588,47 @@ void ProbeRegistry::free_retired(std::vector<HandlerList *> &retired) {
   code_.reclaim();
 }
 
+void ProbeRegistry::retire_later(std::vector<HandlerList *> &retired) {
+  if (retired.empty())
+    return;
+  // call_rcu wants a registered thread; the callbacks run on liburcu's
+  // own call_rcu thread once a grace period has passed.
+  probe_thread_register();
+  for (HandlerList *l : retired)
+    urcu_memb_call_rcu(reinterpret_cast<rcu_head *>(l->rcu_head), free_list);
+  retired.clear();
+}
+
 void ProbeRegistry::set_handlers(Probe *p, std::vector<HandlerList *> &retired) {
-  // Rebuild the probe's handler list from the enablings that include it.
+  // Rebuild the probe's handler list from the enablings that include it:
+  // higher priority first, then in the order they were made.
   std::vector<Handler> &hs = gather_;
-  hs.clear();
+  std::vector<int> &prio = gather_prio_;
+  hs.clear(), prio.clear();
   for (const Enabling &e : enablings_) // (each one's probes are sorted)
-    if (std::binary_search(e.probes.begin(), e.probes.end(), p->id))
-      hs.push_back(Handler{e.fn, e.ctx, e.id});
+    if (std::binary_search(e.probes.begin(), e.probes.end(), p->id)) {
+      const Handler h{e.fn, e.mfn, e.ctx, e.id};
+      if (prio.empty() || prio.back() >= e.prio) {
+        hs.push_back(h), prio.push_back(e.prio);
+        continue;
+      }
+      auto at = std::upper_bound(prio.begin(), prio.end(), e.prio,
+                                 std::greater<int>());
+      hs.insert(hs.begin() + (at - prio.begin()), h);
+      prio.insert(at, e.prio);
+    }
   auto same = [](const Handler &a, const Handler &b) {
-    return a.fn == b.fn && a.ctx == b.ctx && a.enabling == b.enabling;
+    return a.fn == b.fn && a.mfn == b.mfn && a.ctx == b.ctx &&
+           a.enabling == b.enabling;
   };
   HandlerList *nl = nullptr;
   if (!hs.empty() && last_list_ && last_list_->n == hs.size() &&
       std::equal(hs.begin(), hs.end(), last_list_->h, same)) {
     nl = last_list_;
   } else if (!hs.empty()) {
-    nl = (HandlerList *)::operator new(sizeof(HandlerList) +
-                                       sizeof(Handler) * hs.size());
+    void *mem = ::operator new(offsetof(HandlerList, h) +
+                               sizeof(Handler) * hs.size());
+    nl = new (mem) HandlerList;
     nl->n = (u32)hs.size();
     nl->refs = 0;
     std::copy(hs.begin(), hs.end(), nl->h);
@@ -462,54 +669,50 @@ Result<void> ProbeRegistry::patch(const std::vector<Probe *> &probes,
   return {};
 }
 
-Result<int> ProbeRegistry::enable(const std::vector<u32> &wanted,
-                                  ProbeCallback fn, void *ctx,
-                                  PatchMode mode) {
-  MutexLock g(mu_);
+Result<int> ProbeRegistry::add_enabling(Enabling en) {
   // Sorted and unique: an enabling may have every fbt probe, 100 000s of
   // them, and set_handlers() looks ids up in every enabling.
-  std::vector<u32> ids = wanted;
-  std::sort(ids.begin(), ids.end());
-  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  std::sort(en.probes.begin(), en.probes.end());
+  en.probes.erase(std::unique(en.probes.begin(), en.probes.end()),
+                  en.probes.end());
   std::vector<Probe *> to_patch;
-  for (u32 id : ids) {
+  for (u32 id : en.probes) {
     Probe *p = find(id);
     if (!p)
       return error(strf("probe %u does not exist", id));
-    if (p->enable_count > 0 && p->mode != mode)
+    if (p->enable_count > 0 && p->mode != en.mode)
       return error(strf("probe %s is already enabled in another patch mode",
                         p->full().c_str()));
     if (p->enable_count == 0 && p->prov)
       to_patch.push_back(p);
   }
   // Handlers first, so the first firing after the patch finds them.
-  const int eid = next_enabling_++;
-  enablings_.push_back(Enabling{eid, ids, fn, ctx, mode});
+  en.id = next_enabling_++;
+  const int id = en.id;
+  const std::vector<u32> ids = en.probes;
+  const PatchMode mode = en.mode;
+  enablings_.push_back(std::move(en));
   std::vector<HandlerList *> retired;
-  for (u32 id : ids)
-    set_handlers(find(id), retired);
+  for (u32 pid : ids)
+    set_handlers(find(pid), retired);
   if (auto r = patch(to_patch, true, mode); !r) {
     enablings_.pop_back();
-    for (u32 id : ids)
-      set_handlers(find(id), retired);
+    for (u32 pid : ids)
+      set_handlers(find(pid), retired);
     free_retired(retired);
     return r.take_error();
   }
-  for (u32 id : ids) {
-    Probe *p = find(id);
+  for (u32 pid : ids) {
+    Probe *p = find(pid);
     if (p->enable_count++ == 0)
       p->mode = mode;
   }
-  free_retired(retired);
-  return eid;
+  retire_later(retired);
+  return id;
 }
 
-void ProbeRegistry::disable(int enabling) {
-  MutexLock g(mu_);
-  auto it = std::find_if(enablings_.begin(), enablings_.end(),
-                         [&](const Enabling &e) { return e.id == enabling; });
-  if (it == enablings_.end())
-    return;
+void ProbeRegistry::remove_enabling(std::vector<Enabling>::iterator it,
+                                    std::vector<HandlerList *> &retired) {
   Enabling e = std::move(*it);
   enablings_.erase(it);
   std::vector<Probe *> to_patch;
@@ -520,13 +723,145 @@ void ProbeRegistry::disable(int enabling) {
     if (--p->enable_count == 0 && p->prov)
       to_patch.push_back(p);
   }
+  // The sites first: once restored, only threads already past them can
+  // still reach the old list.
   (void)patch(to_patch, false, PatchMode::Call);
-  std::vector<HandlerList *> retired;
   for (u32 id : e.probes)
     if (Probe *p = find(id))
       set_handlers(p, retired);
+}
+
+Result<int> ProbeRegistry::enable(const std::vector<u32> &ids,
+                                  ProbeCallback fn, void *ctx, PatchMode mode,
+                                  std::vector<ProbeDesc> retain,
+                                  NewProbeFilter accept) {
+  MutexLock g(mu_);
+  Enabling e;
+  e.probes = ids; // (add_enabling sorts them)
+  e.fn = fn;
+  e.ctx = ctx;
+  e.mode = mode;
+  e.retain = std::move(retain);
+  e.accept = std::move(accept);
+  return add_enabling(std::move(e));
+}
+
+void ProbeRegistry::disable(int enabling) {
+  MutexLock g(mu_);
+  auto it = std::find_if(enablings_.begin(), enablings_.end(),
+                         [&](const Enabling &e) { return e.id == enabling; });
+  if (it == enablings_.end())
+    return;
+  std::vector<HandlerList *> retired;
+  remove_enabling(it, retired);
   // Also when nothing was retired: on return no handler of `e` may run.
   free_retired(retired);
+}
+
+// ---- module handlers -----------------------------------------------------------------
+
+Result<int> ProbeRegistry::attach(const ProbeDesc &d, bool retain,
+                                  HandlerSpec h, int *err) {
+  std::vector<u32> ids;
+  for (const ProbeInfo &p : match(d))
+    if (p.provider != "dtrace") // BEGIN/END/ERROR are the consumer's
+      ids.push_back(p.id);
+  MutexLock g(mu_);
+  return attach_locked(ids, retain ? std::vector<ProbeDesc>{d}
+                                   : std::vector<ProbeDesc>{},
+                       std::move(h), err);
+}
+
+Result<int> ProbeRegistry::attach(const std::vector<u32> &ids, HandlerSpec h,
+                                  int *err) {
+  MutexLock g(mu_);
+  return attach_locked(ids, {}, std::move(h), err);
+}
+
+Result<int> ProbeRegistry::attach_locked(const std::vector<u32> &ids,
+                                         std::vector<ProbeDesc> retain,
+                                         HandlerSpec h, int *err) {
+  auto fail = [&](int e, std::string msg) -> Result<int> {
+    if (err)
+      *err = e;
+    return error(std::move(msg));
+  };
+  Enabling e;
+  // Probes gone since they were matched are simply not attached.
+  for (u32 id : ids)
+    if (find(id))
+      e.probes.push_back(id); // (add_enabling sorts them)
+  e.retain = std::move(retain);
+  e.mfn = h.fn, e.ctx = h.data, e.prio = h.prio, e.owner = h.owner;
+  e.module = std::move(h.module), e.function = std::move(h.function);
+  e.key = std::move(h.key);
+  if (!e.mfn)
+    return fail(EINVAL, "no handler function");
+  for (const Enabling &o : enablings_) {
+    if (o.mfn != e.mfn || o.ctx != e.ctx)
+      continue;
+    // The same handler with the same data on a probe already, or retained
+    // under the same description: refused, as Linux refuses it.
+    if (o.key == e.key && !o.retain.empty() && !e.retain.empty())
+      return fail(EEXIST, strf("already attached to %s with data %p",
+                               e.key.c_str(), e.ctx));
+    for (u32 id : e.probes)
+      if (std::binary_search(o.probes.begin(), o.probes.end(), id))
+        return fail(EEXIST, strf("already attached to %s with data %p",
+                                 find(id)->full().c_str(), e.ctx));
+  }
+  if (e.probes.empty() && e.retain.empty())
+    return fail(ENOENT, e.key + ": no such probe");
+  const void *owner = e.owner;
+  auto r = add_enabling(std::move(e));
+  if (!r)
+    return fail(EINVAL, r.error().message);
+  if (owner)
+    handler_owners_.insert(owner);
+  return r;
+}
+
+bool ProbeRegistry::detach(ModuleHandler fn, void *data, const std::string &key) {
+  MutexLock g(mu_);
+  auto it = std::find_if(enablings_.begin(), enablings_.end(),
+                         [&](const Enabling &e) {
+                           return e.mfn && e.mfn == fn && e.ctx == data &&
+                                  e.key == key;
+                         });
+  if (it == enablings_.end())
+    return false;
+  std::vector<HandlerList *> retired;
+  remove_enabling(it, retired);
+  // No wait: the old lists go after a grace period; the handler's module
+  // waits for one before its code is freed (remove_module).
+  retire_later(retired);
+  return true;
+}
+
+HandlerInfo ProbeRegistry::handler_info(const Enabling &e) const {
+  HandlerInfo h;
+  h.enabling = e.id;
+  h.dtrace = !e.mfn;
+  h.prio = e.prio;
+  h.module = e.module, h.function = e.function, h.key = e.key;
+  h.data = (uintptr_t)e.ctx;
+  h.probes = e.probes;
+  return h;
+}
+
+std::vector<HandlerInfo> ProbeRegistry::handlers(u32 id) const {
+  MutexLock g(mu_);
+  std::vector<const Enabling *> on;
+  for (const Enabling &e : enablings_)
+    if (std::binary_search(e.probes.begin(), e.probes.end(), id))
+      on.push_back(&e);
+  std::stable_sort(on.begin(), on.end(), [](const Enabling *a, const Enabling *b) {
+    return a->prio > b->prio;
+  });
+  std::vector<HandlerInfo> out;
+  for (const Enabling *e : on)
+    out.push_back(handler_info(*e));
+  return out;
 }
 
 } // namespace mk

@@ -1,19 +1,32 @@
 // The probe registry: every probe of every provider, by id; enablings (a
-// consumer's callback attached to a set of probes); the firing path every
-// enabled site reaches; and the machine services providers share (the patch
-// engine and the trampoline area).
+// consumer attached to a set of probes: a DTrace enabling's callback, or a
+// module's handler); the firing path every enabled site reaches; and the
+// machine services providers share (the patch engine and the trampoline
+// area).
 //
 // Firing.  Each probe id has a ProbeSlot that never moves and is reused
 // with the id: trampolines name the slot, and the slot holds the probe's
-// handler list.  Handler lists are immutable, published with an atomic
-// store and retired with read-copy-update (liburcu's membarrier flavour):
-// the firing path is an RCU read-side critical section, so a list, a
-// consumer or a module's code may go once synchronize() has returned.
+// handler list, in priority order.  Handler lists are immutable, published
+// with an atomic store and retired with read-copy-update (liburcu's
+// membarrier flavour): the firing path is an RCU read-side critical
+// section, so a list, a consumer or a module's code may go once a grace
+// period has passed.  DTrace's disable() waits for one (synchronize());
+// a module's detach() does not: the old list goes to call_rcu, and the
+// module's code waits for a grace period at unload.
+//
+// A probe whose list is one module handler is fired without the list loop:
+// its trampoline takes the read lock inline, loads the handler and its
+// data pointer from the list and calls it with the arguments still in
+// their registers (sdt/x86_trampoline.h), Linux's static_call for
+// tracepoints in spirit.
 //
 // Lifetime.  A probe exists from its provider's provide() until its module
 // is removed (remove_module); consumers only ever hold ids and copies
 // (ProbeInfo), never pointers into the registry.  Ids are reused, lowest
-// first, once no thread can still see the old probe.
+// first, once no thread can still see the old probe.  An enabling may be
+// retained (DTrace's enablings, a handler attached by name): probes that
+// appear later and match its descriptions join it before their module's
+// code first runs.
 #pragma once
 
 #include "../linker/arena.h"
@@ -35,22 +48,60 @@ namespace mk {
 
 class TrampolineArea;
 
-// One handler on a probe's list.
+// A module's handler (<sys/sdt.h> sdt_handler_t): its data pointer and the
+// probe's six arguments.
+using ModuleHandler = void (*)(void *data, uintptr_t, uintptr_t, uintptr_t,
+                               uintptr_t, uintptr_t, uintptr_t);
+
+// One handler on a probe's list: a consumer's callback, or a module's
+// handler (mfn set; ctx is its data pointer).
 struct Handler {
   ProbeCallback fn;
+  ModuleHandler mfn;
   void *ctx;
   int enabling;
 };
 
 // Immutable once published; replaced as a whole when enablings change.
+// The trampolines read n, h[0].mfn and h[0].ctx (their offsets are baked
+// into the code).
 // Probes with the same handlers share one list (an enabling of every fbt
 // probe has 100 000s of them): `refs` counts the probes that hold it,
 // changed only with the registry's lock held.
 struct HandlerList {
+  void *rcu_head[2]; // liburcu's struct rcu_head, for call_rcu
   u32 n = 0;
   u32 refs = 0;
   Handler h[1];
 };
+
+// The handlers' order on a list: higher first, then in attach order.
+constexpr int kDefaultPriority = 10;
+
+// A module handler being attached.
+struct HandlerSpec {
+  ModuleHandler fn = nullptr;
+  void *data = nullptr;
+  int prio = kDefaultPriority;
+  const void *owner = nullptr;  // the module holding fn's code (null: kernel)
+  std::string module, function; // names, for listings and messages
+  std::string key; // what detach names it by: the description, or the
+                   // probe definition's symbol
+};
+
+// Whether a DTrace enabling takes a probe that appeared after it started.
+using NewProbeFilter = std::function<bool(const ProbeInfo &)>;
+
+// An enabling as listings show it.
+struct HandlerInfo {
+  int enabling = 0;
+  bool dtrace = false; // a DTrace enabling (else a module handler)
+  int prio = kDefaultPriority;
+  std::string module, function, key;
+  uintptr_t data = 0;
+  std::vector<u32> probes;
+};
+
 
 // What the firing path reads for one probe id.
 struct alignas(64) ProbeSlot {
@@ -114,9 +165,14 @@ public:
   Result<void> provide_module(ModuleLoad &load, const ModuleImage &m)
       EXCLUDES(mu_);
   // The module's code is about to go: disable and destroy its probes
-  // (sites restored, enablings told), wait until no handler runs, free
-  // their ids.  Prints which enablings lost probes.
+  // (sites restored, enablings told), wait until no handler runs (also no
+  // handler of the module's own, if it ever attached one), free their ids.
+  // Prints which enablings lost probes.
   void remove_module(const void *owner, const std::string &file_name)
+      EXCLUDES(mu_);
+  // The module is unloading with handlers still attached: detach them
+  // (returns what it detached, for the console).
+  std::vector<HandlerInfo> detach_module_handlers(const void *owner)
       EXCLUDES(mu_);
 
   // ---- consumers
@@ -125,14 +181,38 @@ public:
   // Providers that make probes on demand (profile-997) make them first.
   std::vector<ProbeInfo> match(const ProbeDesc &d) EXCLUDES(mu_);
   std::vector<SiteInfo> sites(u32 id) const EXCLUDES(mu_);
-  // Enable the probes `wanted`: every site patched in one batch.  Returns
-  // the enabling id.
-  Result<int> enable(const std::vector<u32> &wanted, ProbeCallback fn, void *ctx,
-                     PatchMode mode = PatchMode::Call) EXCLUDES(mu_);
+  // The probes of `owner` (null: the kernel) named provider:*:*:name: the
+  // ones made from one SDT_PROBE_DEFINE.
+  std::vector<u32> find_probes(const void *owner, const std::string &provider,
+                               const std::string &name) const EXCLUDES(mu_);
+  // Enable `ids`: every site patched in one batch.  Returns the enabling id.
+  // With `retain` descriptions, probes made later that match one join the
+  // enabling if `accept` takes them (DTrace's retained enablings).
+  Result<int> enable(const std::vector<u32> &ids, ProbeCallback fn, void *ctx,
+                     PatchMode mode = PatchMode::Call,
+                     std::vector<ProbeDesc> retain = {},
+                     NewProbeFilter accept = nullptr) EXCLUDES(mu_);
   // Disable; on return no handler of this enabling runs or will run.
   void disable(int enabling) EXCLUDES(mu_);
   // Wait until every probe handler that started before now has returned.
   void synchronize();
+
+  // ---- module handlers
+  // Attach `h` to the probes `d` matches, and (retain) to every probe made
+  // later that matches it.  Refused if (fn, data) is on one of them already
+  // (*err = EEXIST).  Returns the enabling id.
+  Result<int> attach(const ProbeDesc &d, bool retain, HandlerSpec h,
+                     int *err = nullptr) EXCLUDES(mu_);
+  // Attach to the given probes (none: *err = ENOENT).
+  Result<int> attach(const std::vector<u32> &ids, HandlerSpec h,
+                     int *err = nullptr) EXCLUDES(mu_);
+  // Detach the handler attached as (fn, data, key).  Returns at once: the
+  // handler may still run on other threads until a grace period passes.
+  // False if there is no such attachment.
+  bool detach(ModuleHandler fn, void *data, const std::string &key)
+      EXCLUDES(mu_);
+  // Every consumer on probe `id`, in firing order.
+  std::vector<HandlerInfo> handlers(u32 id) const EXCLUDES(mu_);
   // dtrace:::BEGIN's id (END and ERROR follow it).
   u32 dtrace_begin_id() const { return dtrace_begin_; }
 
@@ -142,6 +222,10 @@ public:
   // thread already running handlers (in_probe_context()).
   static void fire(const ProbeSlot *slot, const uintptr_t *args,
                    const ProbeFrame *frame = nullptr);
+  // The same, for a caller already inside an RCU read-side section (the
+  // trampolines' inline read side).
+  static void fire_locked(const ProbeSlot *slot, const uintptr_t *args,
+                          const ProbeFrame *frame);
 
   // Counters for the tests and the benchmark.
   u64 patch_batches() const { return patch_batches_.load(); }
@@ -150,13 +234,33 @@ public:
   u32 highest_id() const EXCLUDES(mu_);
 
 private:
+  // A consumer on a set of probes.
   struct Enabling {
-    int id;
+    int id = 0;
     std::vector<u32> probes; // sorted
-    ProbeCallback fn;
-    void *ctx;
-    PatchMode mode;
+    ProbeCallback fn = nullptr; // a DTrace enabling's callback, or
+    ModuleHandler mfn = nullptr; // a module's handler
+    void *ctx = nullptr;
+    PatchMode mode = PatchMode::Call;
+    int prio = kDefaultPriority;
+    const void *owner = nullptr; // module handlers: the module of mfn's code
+    std::string module, function, key;
+    std::vector<ProbeDesc> retain; // probes made later that match join
+    NewProbeFilter accept;         // ... if this takes them (null: all)
   };
+  HandlerInfo handler_info(const Enabling &e) const;
+  // Add an enabling on `ids` (patched in one batch); its id.
+  Result<int> add_enabling(Enabling e) REQUIRES(mu_);
+  // Remove enabling `it`; the old lists go to `retired`.
+  void remove_enabling(std::vector<Enabling>::iterator it,
+                       std::vector<HandlerList *> &retired) REQUIRES(mu_);
+  Result<int> attach_locked(const std::vector<u32> &ids,
+                            std::vector<ProbeDesc> retain, HandlerSpec h,
+                            int *err) REQUIRES(mu_);
+  // Probes of `owner`, just made, join the retained enablings they match.
+  void join_retained(const void *owner) EXCLUDES(mu_);
+  // Free lists after a grace period without waiting for it (call_rcu).
+  void retire_later(std::vector<HandlerList *> &retired);
   Probe *find(u32 id) const REQUIRES(mu_);
   ProbeInfo info(const Probe &p) const REQUIRES(mu_);
   u32 allocate_id() REQUIRES(mu_);
@@ -192,8 +296,12 @@ private:
   // set_handlers()'s: the handlers being gathered, and the list it made
   // last, which the next probe with the same handlers shares.
   std::vector<Handler> gather_ GUARDED_BY(mu_);
+  std::vector<int> gather_prio_ GUARDED_BY(mu_); // their priorities
   HandlerList *last_list_ GUARDED_BY(mu_) = nullptr;
   int next_enabling_ GUARDED_BY(mu_) = 1;
+  // Modules that attached a handler since they loaded: their code waits
+  // for a grace period when they go.
+  std::set<const void *> handler_owners_ GUARDED_BY(mu_);
   std::atomic<u64> patch_batches_{0};
 };
 

@@ -2,6 +2,7 @@
 #include "sdt.h"
 
 #include "../linker/code.h"
+#include "image_symbols.h"
 #include "registry.h"
 #include "site_record.h"
 #include "trampoline.h"
@@ -9,18 +10,26 @@
 
 #include <sys/sdt.h>
 
+#include <algorithm>
 #include <cstring>
 #include <elf.h>
+#include <map>
 #include <set>
 
-// The kernel image's own probes: definitions, and the site records the
-// site recorder put into the kernel's objects at build time.
+// The kernel image's own probes: definitions, the site records the site
+// recorder put into the kernel's objects at build time, and the asm-goto
+// records the compiler emitted.
 SET_DECLARE(sdt_probes_set, struct sdt_probedef);
 extern "C" {
 extern const struct sdt_site_record __start_set_sdt_sites_set[]
     __attribute__((weak));
 extern const struct sdt_site_record __stop_set_sdt_sites_set[]
     __attribute__((weak));
+extern const struct sdt_tracepoint __start_set_sdt_tracepoint_set[]
+    __attribute__((weak));
+extern const struct sdt_tracepoint __stop_set_sdt_tracepoint_set[]
+    __attribute__((weak));
+extern const char __executable_start[], etext[];
 }
 
 namespace mk {
@@ -34,7 +43,46 @@ struct SdtProbe : ProbeData {
 
 SdtProbe &data_of(const Probe &p) { return *static_cast<SdtProbe *>(p.data.get()); }
 
+// An asm-goto site's disabled form: one 5-byte NOP instruction.
+bool holds_goto_nop(const u8 *b) {
+  u8 nop[5];
+  x86::disabled_bytes(SiteKind::Goto, 5, nop);
+  return std::memcmp(b, nop, 5) == 0;
+}
+
+// Whether a jmp rel32 at `from` reaches `to`.
+bool rel32_reaches(u64 from, u64 to) {
+  const i64 d = (i64)(to - (from + 5));
+  return d >= INT32_MIN && d <= INT32_MAX;
+}
+
+std::string hex_bytes(const u8 *b, size_t n) {
+  std::string s;
+  for (size_t i = 0; i < n; i++)
+    s += strf("%s%02x", i ? " " : "", b[i]);
+  return s;
+}
+
 } // namespace
+
+void SdtProvider::add_defs(const void *owner, std::vector<u64> defs) {
+  MutexLock g(defs_mu_);
+  std::sort(defs.begin(), defs.end());
+  defs_[owner] = std::move(defs);
+}
+
+bool SdtProvider::is_def(u64 addr) const {
+  MutexLock g(defs_mu_);
+  for (const auto &[owner, defs] : defs_)
+    if (std::binary_search(defs.begin(), defs.end(), addr))
+      return true;
+  return false;
+}
+
+void SdtProvider::remove_module(const void *owner) {
+  MutexLock g(defs_mu_);
+  defs_.erase(owner);
+}
 
 void SdtProvider::add_site(Probe &p, Site s,
                            const std::vector<std::string> &argtypes) {
@@ -79,6 +127,65 @@ Result<void> SdtProvider::provide(ProbeRegistry &r) {
     Probe *p = r.create(*this, prov, "kernel", func, name, nullptr);
     add_site(*p, std::move(s), probedef_argtypes(defs, prov, name));
     nsites++;
+  }
+  std::vector<u64> def_addrs;
+  for (const sdt_probedef *pd : defs)
+    def_addrs.push_back((u64)(uintptr_t)pd);
+  add_defs(nullptr, std::move(def_addrs));
+  return provide_tracepoints(r, defs);
+}
+
+// The kernel image's asm-goto records: checked like a module's (a kernel
+// built by another toolchain could disagree with us), named from the
+// image's own symbol table.
+Result<void>
+SdtProvider::provide_tracepoints(ProbeRegistry &r,
+                                 const std::vector<const sdt_probedef *> &defs) {
+  const sdt_tracepoint *first = __start_set_sdt_tracepoint_set,
+                       *last = __stop_set_sdt_tracepoint_set;
+  if (!first || first == last)
+    return {};
+  ImageSymbols syms;
+  MK_TRY(syms.load("/proc/self/exe"));
+  const u64 text_lo = (u64)(uintptr_t)__executable_start,
+            text_hi = (u64)(uintptr_t)etext;
+  std::set<u64> seen;
+  for (const sdt_tracepoint *t = first; t < last; t++) {
+    const size_t i = (size_t)(t - first);
+    const u64 pp = (u64)t->patchpoint, target = (u64)t->target;
+    const std::string rec = strf("kernel: tracepoint record %zu", i);
+    if (std::find(defs.begin(), defs.end(), t->probe) == defs.end())
+      return error(strf("%s: probe 0x%llx is not a probe definition of the "
+                        "kernel",
+                        rec.c_str(), (unsigned long long)(uintptr_t)t->probe));
+    u8 live[5];
+    if (pp < text_lo || pp + 5 > text_hi || !r.patcher().read(pp, live, 5))
+      return error(strf("%s: patch point 0x%llx is not in the kernel's text",
+                        rec.c_str(), (unsigned long long)pp));
+    if (!holds_goto_nop(live))
+      return error(strf("%s: patch point 0x%llx does not hold a 5-byte NOP "
+                        "(%s)",
+                        rec.c_str(), (unsigned long long)pp,
+                        hex_bytes(live, 5).c_str()));
+    if (target < text_lo || target >= text_hi)
+      return error(strf("%s: target 0x%llx is not in the kernel's text",
+                        rec.c_str(), (unsigned long long)target));
+    if (!seen.insert(pp).second)
+      return error(strf("%s: patch point 0x%llx has another record",
+                        rec.c_str(), (unsigned long long)pp));
+    const ImageSymbols::Func *f = syms.function_at(pp);
+    Site s;
+    s.addr = pp;
+    s.len = 5;
+    s.kind = SiteKind::Goto;
+    s.target = target;
+    s.function = f ? pretty_function(f->name) : "?";
+    s.func_addr = f ? f->addr : 0;
+    const std::string prov = t->probe->provider ? t->probe->provider : "",
+                      name = probe_name_from_c(t->probe->name ? t->probe->name
+                                                              : "");
+    Probe *p = r.create(*this, prov, "kernel", s.function, name, nullptr);
+    add_site(*p, std::move(s), probedef_argtypes(defs, prov, name));
   }
   return {};
 }
@@ -134,26 +241,31 @@ public:
                           c.obj.sections[c.section].name.c_str(),
                           (unsigned long long)c.rel.offset,
                           c.obj.symbols[c.rel.sym].name.c_str()));
-      pending_.push_back(Pending{*f, c.symbol_value, c.section, true});
+      // The stub is the site; the function that loads it names the probe
+      // (the first such function, when several share the stub).
+      pending_.push_back(
+          Pending{*f, c.symbol_value, c.section, true, c.rel.offset});
       return false;
     }
     u8 bytes[8];
     x86::disabled_bytes(f->kind, f->len, bytes);
     code::copy(c.section_mem + f->insn_off, bytes, f->len);
     const u64 addr = c.field_addr - (c.rel.offset - f->insn_off);
-    pending_.push_back(Pending{*f, addr, c.section, false});
+    pending_.push_back(Pending{*f, addr, c.section, false, f->insn_off});
     return true;
   }
 
   Result<void> provide(ProbeRegistry &r, const ModuleImage &m) override {
     std::vector<const sdt_probedef *> defs;
-    for (u64 a : image_set(m.obj, m.pl, "sdt_probes_set"))
+    std::vector<u64> def_addrs = image_set(m.obj, m.pl, "sdt_probes_set");
+    for (u64 a : def_addrs)
       defs.push_back((const sdt_probedef *)(uintptr_t)a);
+    prov_.add_defs(m.owner, def_addrs);
     std::set<u64> seen;
     for (const Pending &ps : pending_) {
       if (!seen.insert(ps.addr).second)
         continue; // a stub referenced more than once is one site
-      const SiteHolder h = find_holder(m.obj, ps.section, ps.site.insn_off);
+      const SiteHolder h = find_holder(m.obj, ps.section, ps.holder_off);
       SdtProvider::Site s;
       s.addr = ps.addr;
       s.len = ps.stub ? 5 : ps.site.len;
@@ -174,6 +286,101 @@ public:
       if (!seen.count(st))
         r.trampolines().release_stub(st);
     stubs_.clear();
+    return provide_tracepoints(r, m, defs);
+  }
+
+  // The module's asm-goto records (set_sdt_tracepoint_set), relocated by
+  // the link as ordinary data.  Each is checked before it can be trusted
+  // (FreeBSD's sdt_tracepoint_valid, and more): the probe is a definition
+  // of this module or of one it may bind to, the patch point lies inside
+  // one of its code sections and holds the 5-byte NOP, the target lies in
+  // its code within rel32 reach.  The first bad record fails the load.
+  Result<void> provide_tracepoints(ProbeRegistry &r, const ModuleImage &m,
+                                   const std::vector<const sdt_probedef *> &defs) {
+    const ObjectFile &obj = m.obj;
+    const u32 psize = obj.arch->elf_class() == ELFCLASS64 ? 8 : 4;
+    const u32 rsize = 3 * psize;
+    // The code of the module: where patch points and targets may be.
+    auto code_section = [&](u64 addr, u64 len) -> int {
+      for (size_t i = 0; i < obj.sections.size(); i++) {
+        const Section &sec = obj.sections[i];
+        if ((sec.flags & SHF_EXECINSTR) && m.pl.sec_addr[i] &&
+            addr >= m.pl.sec_addr[i] && addr + len <= m.pl.sec_addr[i] + sec.size)
+          return (int)i;
+      }
+      return -1;
+    };
+    std::map<u64, size_t> seen; // patch point -> record
+    size_t index = 0;
+    for (size_t si = 0; si < obj.sections.size(); si++) {
+      const Section &sec = obj.sections[si];
+      if (sec.name != "set_sdt_tracepoint_set" || !m.pl.sec_mem[si])
+        continue;
+      if (sec.size % rsize)
+        return error(strf("%s: %s is %llu bytes, not a whole number of "
+                          "%u-byte tracepoint records",
+                          obj.name.c_str(), sec.name.c_str(),
+                          (unsigned long long)sec.size, rsize));
+      for (u64 off = 0; off < sec.size; off += rsize, index++) {
+        const u8 *rec = m.pl.sec_mem[si] + off;
+        const u64 def = read_field(rec, psize),
+                  pp = read_field(rec + psize, psize),
+                  target = read_field(rec + 2 * psize, psize);
+        const std::string what =
+            strf("%s: tracepoint record %zu (%s+0x%llx)", obj.name.c_str(),
+                 index, sec.name.c_str(), (unsigned long long)off);
+        const bool own = std::find(defs.begin(), defs.end(),
+                                   (const sdt_probedef *)(uintptr_t)def) !=
+                         defs.end();
+        if (!own && !prov_.is_def(def))
+          return error(strf("%s: probe 0x%llx is not a probe definition (of "
+                            "this module or a loaded one)",
+                            what.c_str(), (unsigned long long)def));
+        const int ps = code_section(pp, 5);
+        if (ps < 0)
+          return error(strf("%s: patch point 0x%llx is not in the module's "
+                            "code",
+                            what.c_str(), (unsigned long long)pp));
+        const u64 pp_off = pp - m.pl.sec_addr[ps];
+        const u8 *live = m.pl.sec_mem[ps] + pp_off;
+        if (!holds_goto_nop(live))
+          return error(strf("%s: patch point %s+0x%llx does not hold a 5-byte "
+                            "NOP (%s)",
+                            what.c_str(), obj.sections[ps].name.c_str(),
+                            (unsigned long long)pp_off,
+                            hex_bytes(live, 5).c_str()));
+        if (code_section(target, 1) < 0)
+          return error(strf("%s: target 0x%llx is not in the module's code",
+                            what.c_str(), (unsigned long long)target));
+        if (!rel32_reaches(pp, target))
+          return error(strf("%s: target 0x%llx is out of jmp rel32 reach of "
+                            "patch point 0x%llx",
+                            what.c_str(), (unsigned long long)target,
+                            (unsigned long long)pp));
+        if (auto [it, fresh] = seen.emplace(pp, index); !fresh)
+          return error(strf("%s: patch point %s+0x%llx is also record %zu's",
+                            what.c_str(), obj.sections[ps].name.c_str(),
+                            (unsigned long long)pp_off, it->second));
+        const auto *pd = (const sdt_probedef *)(uintptr_t)def;
+        const SiteHolder h = find_holder(obj, (u32)ps, pp_off);
+        SdtProvider::Site s;
+        s.addr = pp;
+        s.len = 5;
+        s.kind = SiteKind::Goto;
+        s.target = target;
+        s.function = pretty_function(h.function);
+        s.func_addr = h.sym && obj.symbols[h.sym].type == STT_FUNC
+                          ? m.pl.sec_addr[ps] + h.value
+                          : 0;
+        const std::string prov = pd->provider ? pd->provider : "",
+                          name = probe_name_from_c(pd->name ? pd->name : "");
+        Probe *p = r.create(prov_, prov, m.name, s.function, name, m.owner);
+        std::vector<std::string> types = probedef_argtypes(defs, prov, name);
+        if (types.empty())
+          types = probedef_argtypes({pd}, prov, name);
+        prov_.add_site(*p, std::move(s), types);
+      }
+    }
     return {};
   }
 
@@ -183,6 +390,7 @@ private:
     u64 addr;
     u32 section;
     bool stub;
+    u64 holder_off; // where in `section` the site (or the stub's use) is
   };
   SdtProvider &prov_;
   std::string module_;
@@ -223,7 +431,12 @@ Result<void> SdtProvider::enable(const std::vector<Probe *> &probes,
         op.then = s.kind == SiteKind::TailJump ? x86::Emul::Ret : x86::Emul::Skip;
       } else {
         u64 target = *tramp;
-        if (s.kind == SiteKind::IsEnabledTail) {
+        if (s.kind == SiteKind::Goto) {
+          // Its block computes the arguments and reaches the trampoline
+          // through its own call site (in breakpoint mode, through that
+          // call site's int3).
+          target = s.target;
+        } else if (s.kind == SiteKind::IsEnabledTail) {
           auto r1 = reg_->trampolines().return_one();
           if (!r1)
             return r1.take_error();

@@ -18,6 +18,7 @@ const char *site_kind_name(SiteKind k) {
   case SiteKind::TailJump: return "tail call";
   case SiteKind::IsEnabled: return "is-enabled";
   case SiteKind::IsEnabledTail: return "is-enabled tail";
+  case SiteKind::Goto: return "asm-goto";
   case SiteKind::Entry: return "entry";
   }
   return "?";

@@ -28,6 +28,7 @@ enum class SiteKind : u8 {
   TailJump,      // jmp probe (tail call) -> ret + NOPs    / jmp trampoline
   IsEnabled,     // call is-enabled       -> xor eax + NOPs / mov $1,%eax
   IsEnabledTail, // jmp is-enabled        -> xor eax; ret  / jmp ret-1 stub
+  Goto,          // asm-goto patch point  (5-byte NOP)   / jmp out-of-line block
   Entry,         // a function's entry (fbt) -> NOPs       / jmp (i386: call) stub
 };
 const char *site_kind_name(SiteKind k); // "call site", ...

@@ -38,11 +38,11 @@ Result<u64> TrampolineArea::trampoline(const ProbeSlot *slot) {
   MutexLock g(mu_);
   if (auto it = by_slot_.find(slot); it != by_slot_.end())
     return it->second;
-  auto at = slot_of(x86::kTrampolineSize);
+  auto at = slot_of(x86::kProbeTrampolineSize);
   if (!at)
     return at;
-  u8 code[x86::kTrampolineSize];
-  size_t n = x86::write_trampoline(code, *at, (u64)(uintptr_t)slot, fire_);
+  u8 code[x86::kProbeTrampolineSize];
+  size_t n = x86::write_probe_trampoline(code, *at, (u64)(uintptr_t)slot, plan_);
   code::copy(arena_.alias(*at), code, n);
   by_slot_[slot] = *at;
   return at;

@@ -13,6 +13,7 @@
 
 #include "../linker/arena.h"
 #include "../linker/sync.h"
+#include "x86_trampoline.h"
 
 #include <map>
 #include <vector>
@@ -23,7 +24,8 @@ struct ProbeSlot;
 
 class TrampolineArea {
 public:
-  TrampolineArea(ModuleArena &arena, u64 fire) : arena_(arena), fire_(fire) {}
+  TrampolineArea(ModuleArena &arena, const x86::TrampolinePlan &plan)
+      : arena_(arena), plan_(plan) {}
   ~TrampolineArea();
   // The trampoline that fires `slot`, made on first use.
   Result<u64> trampoline(const ProbeSlot *slot) EXCLUDES(mu_);
@@ -38,7 +40,7 @@ public:
 private:
   Result<u64> slot_of(u64 size) REQUIRES(mu_);
   ModuleArena &arena_;
-  const u64 fire_;
+  const x86::TrampolinePlan plan_;
   mutable Mutex mu_;
   std::vector<ModuleArena::Block> chunks_ GUARDED_BY(mu_);
   u64 used_ GUARDED_BY(mu_) = 0; // in the last chunk

@@ -94,6 +94,7 @@ bool is_address_load(const u8 *text, u64 off, RelExpr expr, u8 width,
 void disabled_bytes(SiteKind kind, u8 len, u8 *out) {
   switch (kind) {
   case SiteKind::Call:
+  case SiteKind::Goto:
     nops(out, len);
     break;
   case SiteKind::TailJump:

@@ -32,10 +32,10 @@ bool is_address_load(const u8 *text, u64 field_off, RelExpr expr, u8 width,
                      bool is64);
 
 void disabled_bytes(SiteKind kind, u8 len, u8 *out);
-// The enabled instruction: call/jmp to `target` for Call/TailJump and
-// IsEnabledTail (target: the return-1 stub), mov $1,%eax for IsEnabled;
-// for Entry a jmp on x86_64 (fbt's entry code resumes the function
-// itself), a call on i386.
+// The enabled instruction: call/jmp to `target` for Call/TailJump,
+// IsEnabledTail (target: the return-1 stub) and Goto (target: the
+// out-of-line block), mov $1,%eax for IsEnabled; for Entry a jmp on x86_64
+// (fbt's entry code resumes the function itself), a call on i386.
 void enabled_bytes(SiteKind kind, u8 len, u64 site, u64 target, u8 *out);
 void breakpoint_bytes(const u8 *disabled, u8 len, u8 *out);
 

@@ -75,6 +75,7 @@ struct BpfClause {
   std::vector<u8> action_at; // per instruction of the clause's own code
   u32 own = 0;               // instructions of the clause's own code
   bool needs_ctx = false;    // reads args or the probe's fields at run time
+  u32 one_epid = 0;          // linked with this ECB's constants (0: none)
 };
 
 // The D library built into the kernel (build/ARCH/dtrace/bpf_dlib.o).

@@ -32,6 +32,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
+#include <map>
 #include <gelf.h>
 #include <set>
 #include <sstream>
@@ -460,6 +461,33 @@ void list_types(std::string &out, const ProbeInfo &p) {
   out += "\n";
 }
 
+// -v: how the probe is reached (its sites by kind: the site style shows)
+// and who is attached to it (module handlers and DTrace enablings, in the
+// order they run).
+void list_attached(std::string &out, const ProbeInfo &p, Kernel &k) {
+  std::map<std::string, int> kinds;
+  for (const SiteInfo &s : k.probes().sites(p.id))
+    kinds[s.stub ? s.kind + " (stub)" : s.kind]++;
+  if (!kinds.empty()) {
+    out += "\tSites\n";
+    for (const auto &[kind, n] : kinds)
+      out += strf("\t\t%s: %d\n", kind.c_str(), n);
+    out += "\n";
+  }
+  const std::vector<HandlerInfo> hs = k.probes().handlers(p.id);
+  if (hs.empty())
+    return;
+  out += "\tHandlers\n";
+  for (const HandlerInfo &h : hs) {
+    if (h.dtrace)
+      out += strf("\t\tdtrace enabling %d, priority %d\n", h.enabling, h.prio);
+    else
+      out += strf("\t\t%s`%s, priority %d\n", h.module.c_str(),
+                  h.function.c_str(), h.prio);
+  }
+  out += "\n";
+}
+
 void list_sites(std::string &out, const ProbeInfo &p, KernelSymbols &ksyms,
                 Kernel &k) {
   const std::vector<SiteInfo> sites = k.probes().sites(p.id);
@@ -648,8 +676,10 @@ int Dtrace::list(const Options &o) {
     if (!shown.insert(p.id).second)
       return;
     list_line(out, p);
-    if (o.verbose)
+    if (o.verbose) {
       list_types(out, p);
+      list_attached(out, p, k_);
+    }
     if (o.sites)
       list_sites(out, p, ksyms_, k_);
   };
@@ -751,8 +781,23 @@ int Dtrace::enable(const Options &o) {
                   s.name.c_str(), n, n == 1 ? "" : "s"));
     }
 
-  auto en = k_.probes().enable(c.sdt_probes(), consumer_fire, &c,
-                               PatchMode::Call);
+  // Every enabling is retained, as DTrace's are: probes of modules loaded
+  // while it runs join the clauses whose descriptions match them (-Z only
+  // lets a description match nothing at first).
+  std::vector<std::vector<ProbeDesc>> clause_descs;
+  std::vector<ProbeDesc> retain;
+  for (const ClauseAst &cl : ast->clauses) {
+    clause_descs.emplace_back();
+    for (const std::string &d : cl.descs) {
+      clause_descs.back().push_back(ProbeDesc::parse(d));
+      retain.push_back(clause_descs.back().back());
+    }
+  }
+  auto en = k_.probes().enable(
+      c.sdt_probes(), consumer_fire, &c, PatchMode::Call, std::move(retain),
+      [&c, clause_descs](const ProbeInfo &p) {
+        return c.add_probe(p, clause_descs);
+      });
   if (!en)
     return fail("could not enable tracing: " + en.error().message);
   job->id = *en;

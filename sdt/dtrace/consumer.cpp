@@ -502,7 +502,7 @@ const char *engine_name(DEngine e) {
 
 Consumer::Consumer(std::unique_ptr<Program> prog, std::vector<EcbInfo> ecbs,
                    ConsumerOptions o, Sink &sink, u32 begin, u32 end, u32 error)
-    : prog_(std::move(prog)), ecbs_(std::move(ecbs)), opts_(o), sink_(sink),
+    : prog_(std::move(prog)), ecbs_(ecbs.begin(), ecbs.end()), opts_(o), sink_(sink),
       begin_id_(begin), end_id_(end), error_id_(error), pid_(getpid()),
       gen_(g_next_gen.fetch_add(1)) {
   if (prog_->pragmas.quiet)
@@ -512,19 +512,29 @@ Consumer::Consumer(std::unique_ptr<Program> prog, std::vector<EcbInfo> ecbs,
   if (prog_->pragmas.aggsize)
     opts_.aggsize = prog_->pragmas.aggsize;
   printed_.assign(prog_->aggs.size(), false);
+  MutexLock g(ecbs_mu_);
+  publish_table();
+}
+
+void Consumer::publish_table() {
+  if (bpf_)
+    (void)bpf_refresh(); // a clause that fails to link again is skipped
   // The runtime table: per probe id, its ECBs in EPID order.
+  auto t = std::make_unique<Table>();
   u32 maxid = std::max({begin_id_, end_id_, error_id_});
   for (const EcbInfo &e : ecbs_)
     maxid = std::max(maxid, e.probe.id);
-  by_probe_.resize(maxid + 1);
-  std::vector<EcbInfo *> sorted;
-  for (EcbInfo &e : ecbs_)
-    sorted.push_back(&e);
+  t->by_probe.resize(maxid + 1);
+  std::vector<const EcbInfo *> sorted;
+  retired_.resize(ecbs_.size());
+  for (const EcbInfo &e : ecbs_)
+    if (!retired_[e.epid - 1])
+      sorted.push_back(&e);
   std::stable_sort(sorted.begin(), sorted.end(), [](auto *a, auto *b) {
     return a->probe.id < b->probe.id;
   });
-  rt_.reserve(ecbs_.size());
-  for (EcbInfo *e : sorted) {
+  t->rt.reserve(ecbs_.size());
+  for (const EcbInfo *e : sorted) {
     EcbRt r;
     const CompiledClause &cc = prog_->clauses[e->clause];
     r.code = cc.code.data();
@@ -538,16 +548,52 @@ Consumer::Consumer(std::unique_ptr<Program> prog, std::vector<EcbInfo> ecbs,
     r.pstr[2] = e->probe.function.c_str();
     r.pstr[3] = e->probe.name.c_str();
     r.nlocals = cc.nlocals;
-    rt_.push_back(r);
+    if (bpf_)
+      bpf_ecb(r, *e);
+    t->rt.push_back(r);
   }
-  for (size_t i = 0; i < rt_.size(); i++) {
+  for (size_t i = 0; i < t->rt.size(); i++) {
     u32 id = sorted[i]->probe.id;
-    if (!by_probe_[id].n)
-      by_probe_[id].ecbs = &rt_[i];
-    by_probe_[id].n++;
+    if (!t->by_probe[id].n)
+      t->by_probe[id].ecbs = &t->rt[i];
+    t->by_probe[id].n++;
   }
-  probes_ = by_probe_.data();
-  nprobes_ = (u32)by_probe_.size();
+  table_.store(t.get(), std::memory_order_release);
+  tables_.push_back(std::move(t));
+}
+
+bool Consumer::add_probe(const ProbeInfo &p,
+                         const std::vector<std::vector<ProbeDesc>> &descs) {
+  MutexLock g(ecbs_mu_);
+  // Ids are reused: ECBs of an earlier probe with this id are for a probe
+  // that is gone.
+  retired_.resize(ecbs_.size());
+  for (const EcbInfo &e : ecbs_)
+    if (e.probe.id == p.id)
+      retired_[e.epid - 1] = true;
+  bool added = false;
+  for (size_t c = 0; c < descs.size() && c < prog_->clauses.size(); c++) {
+    bool match = false;
+    for (const ProbeDesc &d : descs[c])
+      match |= d.matches(p);
+    if (!match)
+      continue;
+    EcbInfo e;
+    e.epid = (u32)ecbs_.size() + 1;
+    e.clause = (u32)c;
+    e.probe = p;
+    e.full = p.full();
+    ecbs_.push_back(std::move(e));
+    added = true;
+  }
+  if (added)
+    publish_table();
+  return added;
+}
+
+const EcbInfo *Consumer::ecb(u32 epid) const {
+  MutexLock g(ecbs_mu_);
+  return epid >= 1 && epid <= ecbs_.size() ? &ecbs_[epid - 1] : nullptr;
 }
 
 Consumer::~Consumer() {
@@ -605,33 +651,14 @@ Result<void> Consumer::init_bpf() {
   if (!lib)
     return lib.take_error();
   const u32 lanes = 2 * nstates_;
-  // The string table: literals, then every ECB's probe names, then a
-  // string's worth of zeros (what reads past the last one finds).
+  // The string table: literals, then the probes' names (added as ECBs
+  // appear, into room kept for them), then a string's worth of zeros.
   std::string tab;
-  BpfTarget t;
   for (const std::string &lit : prog_->strings) {
-    t.literal_off.push_back((u32)tab.size());
+    target_.literal_off.push_back((u32)tab.size());
     tab.append(lit).push_back('\0');
   }
-  std::map<std::string, u32> names;
-  auto name_at = [&](const std::string &n) {
-    auto [it, fresh] = names.try_emplace(n, (u32)tab.size());
-    if (fresh)
-      tab.append(n).push_back('\0');
-    return it->second;
-  };
-  for (EcbRt &r : rt_) {
-    r.ecbctx[0] = 0; // the probe: set below
-    r.ecbctx[1] = r.epid;
-    for (int k = 0; k < 4; k++)
-      r.ecbctx[2 + k] = name_at(r.pstr[k]);
-  }
-  for (const EcbInfo &e : ecbs_)
-    for (EcbRt &r : rt_)
-      if (r.epid == e.epid)
-        r.ecbctx[0] = e.probe.id;
-  tab.append(kStrSize, '\0');
-  const u32 tabsize = (u32)align8(tab.size());
+  const u32 tabsize = (u32)align8(tab.size() + kStrTabRoom + kStrSize);
   const std::vector<u8> *ro = (*lib)->data(".rodata");
   const u32 rosize = ro ? (u32)align8(std::max<size_t>(ro->size(), 8)) : 8;
   const u32 naggs = std::max<u32>((u32)prog_->aggs.size(), 1);
@@ -663,35 +690,10 @@ Result<void> Consumer::init_bpf() {
     env_.helpers.push_back(h);
   if (opts_.max_insns)
     env_.max_insns = opts_.max_insns;
-  t.env = &env_;
-  t.lib = *lib;
-  t.engine = opts_.engine == DEngine::BpfInterp ? bpf::Engine::Interpreter
-                                                : bpf::Engine::Auto;
-  // Each clause once; one with a single ECB gets its numbers as constants.
-  bclauses_.reserve(prog_->clauses.size());
-  for (u32 ci = 0; ci < prog_->clauses.size(); ci++) {
-    const EcbRt *only = nullptr;
-    u32 n = 0;
-    for (const EcbRt &r : rt_)
-      if (r.clause == ci)
-        only = &r, n++;
-    BpfTarget::One one;
-    if (n == 1) {
-      one.epid = (u32)only->ecbctx[1];
-      one.probe = (u32)only->ecbctx[0];
-      for (int k = 0; k < 4; k++)
-        one.str[k] = (u32)only->ecbctx[2 + k];
-    }
-    auto bc = bpf_compile(*prog_, ci, t, n == 1 ? &one : nullptr);
-    if (!bc)
-      return bc.take_error();
-    bclauses_.push_back(std::move(*bc));
-  }
-  for (EcbRt &r : rt_) {
-    r.bclause = &bclauses_[r.clause];
-    r.bprog = r.bclause->prog.get();
-    r.needs_ctx = r.bclause->needs_ctx;
-  }
+  target_.env = &env_;
+  target_.lib = *lib;
+  target_.engine = opts_.engine == DEngine::BpfInterp ? bpf::Engine::Interpreter
+                                                      : bpf::Engine::Auto;
   for (u32 i = 0; i < nstates_; i++)
     for (int d = 0; d < 2; d++) {
       auto l = std::make_unique<BpfLane>(env_, 2 * i + d);
@@ -701,11 +703,87 @@ Result<void> Consumer::init_bpf() {
       states_[i].lane[d] = l.get();
       lanes_.push_back(std::move(l));
     }
+  MutexLock g(ecbs_mu_);
+  strtab_used_ = (u32)tab.size();
+  bclauses_.resize(prog_->clauses.size());
+  MK_TRY(bpf_refresh());
   bpf_ = true;
+  publish_table();
   return {};
 }
 
+// A name's offset in the string table, added on first use (0 when the
+// table is full: the first literal, or the zeros).
+u32 Consumer::strtab_name(const std::string &n) {
+  auto it = strnames_.find(n);
+  if (it != strnames_.end())
+    return it->second;
+  const u32 cap = (u32)maps_[M_STRTAB]->spec().value_size - kStrSize;
+  if (strtab_used_ + n.size() + 1 > cap)
+    return cap; // the zeros: an empty string
+  const u32 zero = 0;
+  u8 *tab = (u8 *)maps_[M_STRTAB]->lookup(&zero, 0);
+  std::memcpy(tab + strtab_used_, n.c_str(), n.size() + 1);
+  const u32 at = strtab_used_;
+  strtab_used_ += (u32)n.size() + 1;
+  strnames_[n] = at;
+  return at;
+}
+
+// Each clause's program for the ECBs now live: a clause with one ECB has
+// that ECB's numbers and names linked in as constants, so when its ECBs
+// change (a probe appeared or went) it is linked again; the old program
+// stays for firings still running it.
+Result<void> Consumer::bpf_refresh() {
+  std::vector<u32> count(prog_->clauses.size(), 0);
+  std::vector<const EcbInfo *> only(prog_->clauses.size(), nullptr);
+  retired_.resize(ecbs_.size());
+  for (const EcbInfo &e : ecbs_)
+    if (!retired_[e.epid - 1] && e.clause < count.size())
+      count[e.clause]++, only[e.clause] = &e;
+  Result<void> first_error;
+  for (u32 ci = 0; ci < prog_->clauses.size(); ci++) {
+    const u32 want = count[ci] == 1 ? only[ci]->epid : 0;
+    if (bclauses_[ci] && bclauses_[ci]->one_epid == want)
+      continue;
+    BpfTarget::One one;
+    if (want) {
+      const EcbInfo &e = *only[ci];
+      one.epid = e.epid;
+      one.probe = e.probe.id;
+      const std::string *names[4] = {&e.probe.provider, &e.probe.module,
+                                     &e.probe.function, &e.probe.name};
+      for (int k = 0; k < 4; k++)
+        one.str[k] = strtab_name(*names[k]);
+    }
+    auto bc = bpf_compile(*prog_, ci, target_, want ? &one : nullptr);
+    if (bclauses_[ci])
+      old_bclauses_.push_back(std::move(bclauses_[ci]));
+    if (!bc) {
+      if (first_error)
+        first_error = bc.take_error();
+      continue;
+    }
+    bc->one_epid = want;
+    bclauses_[ci] = std::make_unique<BpfClause>(std::move(*bc));
+  }
+  return first_error;
+}
+
+void Consumer::bpf_ecb(EcbRt &r, const EcbInfo &e) {
+  r.ecbctx[0] = e.probe.id;
+  r.ecbctx[1] = e.epid;
+  const std::string *names[4] = {&e.probe.provider, &e.probe.module,
+                                 &e.probe.function, &e.probe.name};
+  for (int k = 0; k < 4; k++)
+    r.ecbctx[2 + k] = strtab_name(*names[k]);
+  r.bclause = r.clause < bclauses_.size() ? bclauses_[r.clause].get() : nullptr;
+  r.bprog = r.bclause ? r.bclause->prog.get() : nullptr;
+  r.needs_ctx = r.bclause && r.bclause->needs_ctx;
+}
+
 std::vector<u32> Consumer::sdt_probes() const {
+  MutexLock g(ecbs_mu_);
   std::vector<u32> ids;
   for (const EcbInfo &e : ecbs_)
     if (e.probe.provider != "dtrace" &&
@@ -768,9 +846,10 @@ void consumer_fire(void *ctx, u32 probe, const uintptr_t *args) {
 void Consumer::fire(u32 probe, const uintptr_t *args) {
   if (__builtin_expect(activity_.load(std::memory_order_relaxed) != Active, 0))
     return;
-  if (__builtin_expect(probe >= nprobes_, 0))
+  const Table *t = table_.load(std::memory_order_acquire);
+  if (__builtin_expect(probe >= t->by_probe.size(), 0))
     return;
-  const ProbeEcbs &pe = probes_[probe];
+  const ProbeEcbs &pe = t->by_probe[probe];
   if (bpf_) {
     // Every clause is a BPF program: the thread's lane runs them in turn.
     TlsSlot &c = t_states[gen_ & 3];
@@ -817,7 +896,8 @@ void Consumer::fire_slow(const ProbeEcbs &pe, u32 probe, const uintptr_t *args) 
 }
 
 void Consumer::fire_special(u32 probe) {
-  if (probe >= by_probe_.size() || !by_probe_[probe].n)
+  const Table *t = table_.load(std::memory_order_acquire);
+  if (probe >= t->by_probe.size() || !t->by_probe[probe].n)
     return;
   const uintptr_t args[6] = {};
   ThreadState *ts = thread_state();
@@ -825,7 +905,7 @@ void Consumer::fire_special(u32 probe) {
     unclaimed_drops_[0].fetch_add(1);
     return;
   }
-  const ProbeEcbs &pe = by_probe_[probe];
+  const ProbeEcbs &pe = t->by_probe[probe];
   for (u32 i = 0; i < pe.n; i++)
     run(pe.ecbs[i], ts, args, probe, 0);
 }
@@ -902,10 +982,12 @@ void Consumer::fault(const EcbRt &e, ThreadState *ts, u32 probe, int action,
     ts->head.store(h + size, std::memory_order_release);
   }
   // The program's own dtrace:::ERROR clauses, as DTrace fires them.
-  if (depth == 0 && error_id_ < by_probe_.size() && by_probe_[error_id_].n) {
+  const Table *tbl = table_.load(std::memory_order_acquire);
+  if (depth == 0 && error_id_ < tbl->by_probe.size() &&
+      tbl->by_probe[error_id_].n) {
     const uintptr_t args[6] = {0, (uintptr_t)e.epid, (uintptr_t)action,
                                (uintptr_t)-1, (uintptr_t)kind, (uintptr_t)addr};
-    const ProbeEcbs &pe = by_probe_[error_id_];
+    const ProbeEcbs &pe = tbl->by_probe[error_id_];
     for (u32 i = 0; i < pe.n; i++)
       run(pe.ecbs[i], ts, args, error_id_, depth + 1);
   }
@@ -916,6 +998,8 @@ void Consumer::fault(const EcbRt &e, ThreadState *ts, u32 probe, int action,
 // reported like the interpreter's, naming the action it happened in.
 inline void Consumer::run_bpf(const EcbRt &e, ThreadState *ts,
                               const uintptr_t *args, u32 probe, int depth) {
+  if (__builtin_expect(!e.bprog, 0))
+    return;
   BpfLane &l = *ts->lane[depth];
   if (e.needs_ctx) {
     for (int i = 0; i < 6; i++)
@@ -1394,7 +1478,7 @@ void Consumer::process(const u8 *rec, u32 state, std::string &out) {
   if (hdr->epid == 0) {
     ErrorData ed;
     std::memcpy(&ed, p, sizeof ed);
-    const EcbInfo *e = ed.epid >= 1 && ed.epid <= ecbs_.size() ? &ecbs_[ed.epid - 1] : nullptr;
+    const EcbInfo *e = ecb(ed.epid);
     std::string where = ed.action ? strf("in action #%d", ed.action) : "in predicate";
     std::string what = fault_text(ed.fault);
     if (ed.fault == FLT_BADADDR)
@@ -1405,10 +1489,11 @@ void Consumer::process(const u8 *rec, u32 state, std::string &out) {
                    what.c_str(), where.c_str()));
     return;
   }
-  if (hdr->epid > ecbs_.size())
+  const EcbInfo *ep = ecb(hdr->epid);
+  if (!ep)
     return;
   records_++;
-  const EcbInfo &e = ecbs_[hdr->epid - 1];
+  const EcbInfo &e = *ep;
   const CompiledClause &c = prog_->clauses[e.clause];
   bool quiet = opts_.quiet;
   if (!quiet && opts_.flowindent) {

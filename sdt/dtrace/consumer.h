@@ -18,10 +18,12 @@
 // threads when printed (printa( ), or at the end).
 #pragma once
 
+#include "../../linker/sync.h"
 #include "dtrace.h"
 #include "bpfgen.h"
 
 #include <atomic>
+#include <deque>
 #include <mutex>
 
 namespace mk::dt {
@@ -53,9 +55,15 @@ public:
   Result<void> init(); // the threads' buffers (address space, touched lazily)
 
   // Probes to enable through Sdt: every matched probe but dtrace:::*.
-  std::vector<u32> sdt_probes() const;
+  std::vector<u32> sdt_probes() const EXCLUDES(ecbs_mu_);
   const Program &program() const { return *prog_; }
-  const std::vector<EcbInfo> &ecbs() const { return ecbs_; }
+  // A probe made while the enabling runs (a module loaded: DTrace's
+  // retained enablings) joins the clauses whose descriptions `descs[c]`
+  // match it.  False if none does.  Any thread; the firing path sees the
+  // new table at once.
+  bool add_probe(const ProbeInfo &p,
+                 const std::vector<std::vector<ProbeDesc>> &descs)
+      EXCLUDES(ecbs_mu_);
 
   // ---- the firing side (any thread)
   void fire(u32 probe, const uintptr_t *args);
@@ -78,7 +86,7 @@ public:
   // The engine clauses run on, and (BPF) clause i's linked program.
   DEngine engine() const { return opts_.engine; }
   const BpfClause *bpf_clause(u32 i) const {
-    return i < bclauses_.size() ? &bclauses_[i] : nullptr;
+    return i < bclauses_.size() ? bclauses_[i].get() : nullptr;
   }
   u64 drops() const; // records dropped, every thread
 
@@ -91,12 +99,18 @@ private:
   ThreadState *claim();
   void fire_slow(const ProbeEcbs &pe, u32 probe, const uintptr_t *args)
       __attribute__((noinline));
+  // The runtime table for the ECBs so far, published for the firing path.
+  void publish_table() REQUIRES(ecbs_mu_);
+  const EcbInfo *ecb(u32 epid) const EXCLUDES(ecbs_mu_);
   void fire_special(u32 probe);
   void run(const EcbRt &e, ThreadState *ts, const uintptr_t *args, u32 probe,
            int depth);
   void run_bpf(const EcbRt &e, ThreadState *ts, const uintptr_t *args,
                u32 probe, int depth);
   Result<void> init_bpf();
+  Result<void> bpf_refresh() REQUIRES(ecbs_mu_);
+  void bpf_ecb(EcbRt &r, const EcbInfo &e) REQUIRES(ecbs_mu_);
+  u32 strtab_name(const std::string &n) REQUIRES(ecbs_mu_);
   void fault(const EcbRt &e, ThreadState *ts, u32 probe, int action,
              u32 kind, u64 addr, int depth);
   i64 *agg_lookup(ThreadState *ts, u32 agg, const u8 *key, u32 len);
@@ -108,22 +122,32 @@ private:
   void flush(std::string &out);
 
   std::unique_ptr<Program> prog_;
-  std::vector<EcbInfo> ecbs_;
+  // In EPID order; entries never move (the runtime table points at their
+  // strings) and never change once added.
+  mutable Mutex ecbs_mu_;
+  std::deque<EcbInfo> ecbs_ GUARDED_BY(ecbs_mu_);
+  // ECBs whose probe went away (its id now names a newer probe): kept for
+  // their records still in the buffers, out of the runtime table.
+  std::vector<bool> retired_ GUARDED_BY(ecbs_mu_); // by epid - 1
   ConsumerOptions opts_;
   Sink &sink_;
   u32 begin_id_, end_id_, error_id_;
   int pid_;
   u64 gen_; // identifies this consumer in the thread-local caches
 
-  // Per probe id: its enabled clauses.
+  // Per probe id: its enabled clauses.  Rebuilt whole when a probe joins
+  // and published with one store; earlier tables stay until the consumer
+  // goes (a firing may still be reading one).
   struct ProbeEcbs {
     const EcbRt *ecbs = nullptr;
     u32 n = 0;
   };
-  std::vector<EcbRt> rt_;
-  std::vector<ProbeEcbs> by_probe_;
-  const ProbeEcbs *probes_ = nullptr; // by_probe_, for the firing path
-  u32 nprobes_ = 0;
+  struct Table {
+    std::vector<EcbRt> rt;
+    std::vector<ProbeEcbs> by_probe;
+  };
+  std::vector<std::unique_ptr<Table>> tables_ GUARDED_BY(ecbs_mu_);
+  std::atomic<const Table *> table_{nullptr};
   std::vector<std::vector<u32>> agg_keys_; // per aggregation: key kinds
 
   // Thread states, preallocated; claimed in order.
@@ -143,7 +167,14 @@ private:
   bool bpf_ = false;
   bpf::Env env_;
   std::vector<std::unique_ptr<bpf::Map>> maps_; // by BpfMapIndex
-  std::vector<BpfClause> bclauses_;
+  // Per clause its current program (written under ecbs_mu_, before the
+  // table that names it is published); programs replaced stay until the end.
+  std::vector<std::unique_ptr<BpfClause>> bclauses_;
+  std::vector<std::unique_ptr<BpfClause>> old_bclauses_;
+  BpfTarget target_;
+  static constexpr u32 kStrTabRoom = 256 * 1024; // for probes' names
+  std::map<std::string, u32> strnames_ GUARDED_BY(ecbs_mu_);
+  u32 strtab_used_ GUARDED_BY(ecbs_mu_) = 0;
   std::vector<std::unique_ptr<BpfLane>> lanes_;
   std::atomic<u64> dyndrops_{0};
   u64 dyndrops_seen_ = 0;

@@ -65,6 +65,9 @@ minikern> dtrace -lv -n dtt:::tick -n dtrace:::END
 		args[1]: char *
 		args[2]: long
 
+	Sites
+		call: 1
+
     2     dtrace                                                     END
 
 	Argument Types

@@ -7,3 +7,7 @@
 MODULE_CFLAGS_dup_sysctl := -fno-pic -O2 -fno-toplevel-reorder
 MODULE_CFLAGS_dup_command := -fno-pic -O2 -fno-toplevel-reorder
 MODULE_CFLAGS_dep_missing := -fno-pic -O2 -fno-toplevel-reorder
+
+# Probe site styles: these modules are built with asm-goto sites whatever
+# the build's SDT_STYLE.
+SDT_STYLE_tp_goto := asmgoto

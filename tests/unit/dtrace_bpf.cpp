@@ -271,3 +271,20 @@ TEST_CASE("D on BPF: a clause the verifier refuses is named in one line") {
   CHECK(m.find('\n') == std::string::npos);
   CHECK(m.find("16") != std::string::npos);
 }
+
+TEST_CASE("D on BPF: a probe appearing later relinks a clause that had one") {
+  for (DEngine e : kEngines) {
+    const std::string eng = engine_name(e);
+    CAPTURE(eng);
+    Trace t("test::: { printf(\"%s %d %d;\", probefunc, epid, id); }", {{P10}}, e);
+    const bool one = e != DEngine::Interp && t.c->bpf_clause(0)->one_epid == 1;
+    CHECK((e == DEngine::Interp || one));
+    t.fire(10);
+    CHECK(t.c->add_probe(P11, {{ProbeDesc::parse("test:::")}}));
+    if (e != DEngine::Interp)
+      CHECK(t.c->bpf_clause(0)->one_epid == 0); // two ECBs now
+    t.fire(11);
+    t.fire(10);
+    CHECK(t.finish() == "func 1 10;other 2 11;func 1 10;\n");
+  }
+}

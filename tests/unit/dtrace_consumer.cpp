@@ -289,3 +289,24 @@ TEST_CASE("dtrace consumer: args[N] widens by the declared type") {
   // On i386 a long is 4 bytes and arg2 alone would read 4294967294.
   CHECK(t.sink.stdout_ == "-1 255 -2 s 4294967295|-1");
 }
+
+TEST_CASE("consumer: probes made while it runs join the clauses they match") {
+  // Clause 0 matched nothing at first (dtrace -Z); a probe appears later.
+  Trace t("test:::tick { @a = count(); } test:::tock { @b = count(); }",
+          {{}, {P11}});
+  const std::vector<std::vector<ProbeDesc>> descs = {
+      {ProbeDesc::parse("test:::tick")}, {ProbeDesc::parse("test:::tock")}};
+  t.c->begin();
+  t.fire(10); // not joined yet: not counted
+  CHECK(t.c->add_probe(P10, descs));
+  CHECK_FALSE(t.c->add_probe(probe(12, "test", "f", "other"), descs));
+  t.fire(10);
+  t.fire(10);
+  t.fire(11);
+  // Id 10 reused by a new probe of the same name (its module reloaded):
+  // the old probe's clause entry must not count it a second time.
+  CHECK(t.c->add_probe(probe(10, "test", "again", "tick"), descs));
+  t.fire(10);
+  t.finish();
+  CHECK(t.sink.stdout_ == "\n                3\n                1\n");
+}

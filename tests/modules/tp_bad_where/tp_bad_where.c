@@ -1,0 +1,4 @@
+/* tp_bad_where: the patch point is a data word, not code. */
+#include "../tp_bad_common.h"
+TPBAD_FUNCTION(TPBAD_GOOD_NOP);
+TPBAD_RECORDS(TPBAD_RECORD(TPBAD_PROBE, "tpbad_word", "tpbad_target"));
