@@ -6,7 +6,13 @@
 
 #include <doctest/doctest.h>
 
+#include <string>
 #include <thread>
+
+// std::string's members come from the kernel's objects (or libstdc++), not
+// from an untraced copy here: the linker keeps the first copy of an inline
+// function, and the kernel's fbt entry record names the traced one.
+extern template class std::__cxx11::basic_string<char>;
 
 using namespace mk;
 using namespace mk::dt;
@@ -36,7 +42,7 @@ const ProbeInfo P10 = probe(10, "func", "tick");
 const ProbeInfo P11 = probe(11, "other", "tock");
 
 Result<std::unique_ptr<Consumer>> make(const std::string &src,
-                                       std::vector<std::vector<ProbeInfo>> m,
+                                       const std::vector<std::vector<ProbeInfo>> &m,
                                        ConsumerOptions o, Sink &sink) {
   auto ast = parse(src);
   if (!ast)
@@ -65,11 +71,11 @@ Result<std::unique_ptr<Consumer>> make(const std::string &src,
 struct Trace {
   Capture sink;
   std::unique_ptr<Consumer> c;
-  Trace(const std::string &src, std::vector<std::vector<ProbeInfo>> m,
+  Trace(const std::string &src, const std::vector<std::vector<ProbeInfo>> &m,
         DEngine e) {
     ConsumerOptions o;
     o.engine = e;
-    auto r = make(src, std::move(m), o, sink);
+    auto r = make(src, m, o, sink);
     REQUIRE_MESSAGE(r, (r ? "" : r.error().message));
     c = std::move(*r);
   }
