@@ -275,7 +275,8 @@ TEST_CASE("dtrace parse: deep nesting is an error, not a stack overflow") {
         "syntax error near \"(\": " + kTooDeep);
   CHECK(parse_error(clause_of("1" + repeat("+1", 20000))) ==
         "syntax error near \"+\": " + kTooDeep);
-  CHECK(parse_error(clause_of(repeat("-", 100000) + "1")) ==
+  // (spaced: "--" is the decrement operator)
+  CHECK(parse_error(clause_of(repeat("- ", 100000) + "1")) ==
         "syntax error near \"-\": " + kTooDeep);
   CHECK(parse_error(clause_of(repeat("1?", 20000) + "1" + repeat(":1", 20000))) ==
         "syntax error near \"1\": " + kTooDeep);
@@ -285,7 +286,7 @@ TEST_CASE("dtrace parse: deep nesting is an error, not a stack overflow") {
   // Within the bound, they parse.
   CHECK(parse(clause_of(repeat("(", 200) + "1" + repeat(")", 200))));
   CHECK(parse(clause_of("1" + repeat("+1", 250))));
-  CHECK(parse(clause_of(repeat("-", 250) + "1")));
+  CHECK(parse(clause_of(repeat("- ", 250) + "1")));
 }
 
 TEST_CASE("dtrace parse: integer constants beyond 64 bits are refused") {
