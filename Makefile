@@ -331,6 +331,10 @@ $(FUZZ_BUILD)/obj/%.o: $(TOP)/%.cpp $(SDT_RECORD) | $(DEPS_STAMP)
 	clang++ $(FUZZ_CXXFLAGS) -MT $@ -MF $(@:.o=.d) -c $< -o $@.raw
 	$(SDT_RECORD) $@.raw $@
 	@rm -f $@.raw
+# The D library embedded as in the kernel (the x86_64 build's).
+$(FUZZ_BUILD)/obj/sdt/dtrace/dlib_embed.o: FUZZ_CXXFLAGS += \
+  -DMK_DLIB_PATH='"$(TOP)/build/x86_64/dtrace/bpf_dlib.o"'
+$(FUZZ_BUILD)/obj/sdt/dtrace/dlib_embed.o: $(TOP)/build/x86_64/dtrace/bpf_dlib.o
 $(FUZZ_BUILD)/fuzz-%: $(FUZZ_BUILD)/obj/tests/fuzz/fuzz_%.o $(FUZZ_KOBJS)
 	clang++ -m64 -no-pie -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ \
 	  -lelf -lboost_program_options -lreadline -lcapstone -lurcu-memb -lpthread

@@ -1619,7 +1619,8 @@ std::vector<AggRow> Consumer::merged(u32 agg) const {
           u64 n;
           std::memcpy(&n, p, 8);
           std::vector<u64> pcs(n);
-          std::memcpy(pcs.data(), p + 8, 8 * n);
+          if (n) // an empty stack as an aggregation key
+            std::memcpy(pcs.data(), p + 8, 8 * n);
           v.s = stack_value(pcs.data(), n);
           p += 8 * (1 + n);
         } else if (t == Type::String && (*p & 1)) { // by address (see OP_AGG)
