@@ -713,6 +713,8 @@ public:
         found_.push_back(Found{text, addr - pl.sec_addr[text], 5, true});
       }
     }
+    if (found_.empty())
+      return {}; // built without entry sites (FBT=none): nothing to index
     std::sort(found_.begin(), found_.end(), [](const Found &a, const Found &b) {
       return a.section != b.section ? a.section < b.section : a.off < b.off;
     });

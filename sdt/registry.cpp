@@ -419,7 +419,10 @@ ProbeRegistry::begin_module(const std::string &name) {
 
 Result<void> ProbeRegistry::provide_module(ModuleLoad &load,
                                            const ModuleImage &m) {
-  code_.add_module(m.owner, m.name, m.obj, m.pl, m.base, m.size);
+  code_.add_module(m.owner, m.name,
+                   m.shared_obj ? m.shared_obj
+                                : std::make_shared<const ObjectFile>(m.obj),
+                   m.pl, m.base, m.size);
   for (auto &part : load.parts_) {
     auto r = part->provide(*this, m);
     if (!r) {

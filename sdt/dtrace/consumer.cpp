@@ -289,12 +289,21 @@ const EcbInfo *Consumer::ecb(u32 epid) const {
 }
 
 Consumer::~Consumer() {
+  if (walks_)
+    opts_.code->use_unwind(-1);
   delete[] states_;
   if (mem_)
     munmap(mem_, mem_size_);
 }
 
 Result<void> Consumer::init() {
+  // stack() walks through every image: have their FDE tables built (a
+  // module's is built only when something walks).
+  for (const CompiledClause &c : prog_->clauses)
+    for (const Insn &in : c.code)
+      walks_ |= in.op == OP_STACK && opts_.code;
+  if (walks_)
+    opts_.code->use_unwind(+1);
   nstates_ = opts_.threads ? opts_.threads : 16;
   u64 ring = pow2_at_least(std::max<u64>(opts_.bufsize, 4096));
   u64 arena = align8(std::max<u64>(opts_.aggsize, 4096));

@@ -111,6 +111,7 @@ private:
   // their records still in the buffers, out of the runtime table.
   std::vector<bool> retired_ GUARDED_BY(ecbs_mu_); // by epid - 1
   ConsumerOptions opts_;
+  bool walks_ = false; // a clause calls stack(): opts_.code indexed for it
   Sink &sink_;
   u32 begin_id_, end_id_, error_id_;
   int pid_;

@@ -345,6 +345,60 @@ TEST_CASE("unwind: the caller's frames, named as stack() prints them") {
   CHECK(k.probes().code().symbolize(1) == "0x1");
 }
 
+TEST_CASE("code map: a module's tables, built when first wanted, agree with "
+          "reading its .eh_frame in place") {
+  // build/ARCH/unit-tests sits beside build/ARCH/test-modules/.
+  char exe[4096];
+  ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  REQUIRE(len > 0);
+  std::string dir(exe, (size_t)len);
+  dir = dir.substr(0, dir.rfind('/')) + "/test-modules";
+  mk::Kernel k(options(dir));
+  REQUIRE(k.boot());
+  auto f = k.linker().load("fbt_check");
+  REQUIRE_OK(f);
+  const mk::CodeMap &code = k.probes().code();
+  const mk::CodeImage *img = code.image_at((*f)->address);
+  REQUIRE(img != nullptr);
+  REQUIRE(img->eh_frame != nullptr);
+  // No stack walker yet: every lookup reads the section in place.
+  std::vector<std::pair<u64, u64>> scanned; // per pc: the FDE's range
+  size_t found = 0;
+  for (u64 pc = img->lo; pc < img->hi; pc++) {
+    mk::CodeImage::Fde fde{};
+    if (img->fde_at(pc, fde)) {
+      CHECK(pc >= fde.lo);
+      CHECK(pc < fde.hi);
+      found++;
+    }
+    scanned.emplace_back(fde.lo, fde.hi);
+  }
+  CHECK(found > 0);
+  // A walker comes: the table is built, and answers the same.
+  code.use_unwind(+1);
+  size_t i = 0;
+  for (u64 pc = img->lo; pc < img->hi; pc++, i++) {
+    mk::CodeImage::Fde fde{};
+    (void)img->fde_at(pc, fde);
+    if (std::make_pair(fde.lo, fde.hi) != scanned[i])
+      FAIL("pc 0x" << std::hex << pc << ": table and scan disagree");
+  }
+  code.use_unwind(-1);
+  // The function table, built on the first name asked for.
+  bool named = false;
+  for (u64 pc = img->lo; pc < img->hi && !named; pc++) {
+    mk::CodeImage::Fde fde{};
+    if (img->fde_at(pc, fde) && fde.lo == pc) {
+      const std::string s = code.symbolize(pc);
+      CHECK(s.rfind("fbt_check`", 0) == 0);
+      CHECK(s.find('+') == std::string::npos); // a function's first byte
+      named = true;
+    }
+  }
+  CHECK(named);
+  REQUIRE_OK(k.linker().unload(*f));
+}
+
 TEST_CASE("profile: probe names, units and the rate limit") {
   auto ns = [](const char *n) -> long long {
     auto r = mk::parse_profile_name(n);
