@@ -345,6 +345,49 @@ TEST_CASE("unwind: the caller's frames, named as stack() prints them") {
   CHECK(k.probes().code().symbolize(1) == "0x1");
 }
 
+namespace {
+void count_a(void *, u32, const uintptr_t *) {}
+void count_b(void *, u32, const uintptr_t *) {}
+
+std::vector<int> enablings_on(mk::Kernel &k, u32 id) {
+  std::vector<int> out;
+  for (const mk::HandlerInfo &h : k.probes().handlers(id))
+    out.push_back(h.enabling);
+  return out;
+}
+} // namespace
+
+TEST_CASE("fbt: enabling a batch whose probes had different handlers before") {
+  // Probes that shared a list before a batch share one after it: each
+  // probe must still end up with exactly its own enablings.
+  ModuleDir dir;
+  mk::Kernel k(options(dir.path()));
+  REQUIRE(k.boot());
+  auto all = ids_of(k, "fbt:kernel::");
+  REQUIRE(all.size() >= 40);
+  all.resize(40);
+  const std::vector<u32> half(all.begin(), all.begin() + all.size() / 2);
+  auto a = k.probes().enable(half, count_a, nullptr);
+  REQUIRE_OK(a);
+  auto b = k.probes().enable(all, count_b, nullptr);
+  REQUIRE_OK(b);
+  for (size_t i = 0; i < all.size(); i++)
+    CHECK(enablings_on(k, all[i]) ==
+          (i < half.size() ? std::vector<int>{*a, *b} : std::vector<int>{*b}));
+  k.probes().disable(*a);
+  for (u32 id : all)
+    CHECK(enablings_on(k, id) == std::vector<int>{*b});
+  auto c = k.probes().enable(half, count_a, nullptr);
+  REQUIRE_OK(c);
+  k.probes().disable(*b);
+  for (size_t i = 0; i < all.size(); i++)
+    CHECK(enablings_on(k, all[i]) ==
+          (i < half.size() ? std::vector<int>{*c} : std::vector<int>{}));
+  k.probes().disable(*c);
+  for (u32 id : all)
+    CHECK(enablings_on(k, id).empty());
+}
+
 TEST_CASE("code map: a module's tables, built when first wanted, agree with "
           "reading its .eh_frame in place") {
   // build/ARCH/unit-tests sits beside build/ARCH/test-modules/.
