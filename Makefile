@@ -183,6 +183,10 @@ NOTRACE_SRCS := sdt/registry.cpp sdt/patch.cpp sdt/trampoline.cpp sdt/x86.cpp \
 $(filter-out $(call obj,$(addprefix $(TOP)/,$(NOTRACE_SRCS))),$(KERNEL_OBJS) $(LINKER_OBJS)) \
   $(BUILD)/obj/kernel/main.o: KERNEL_FBT := -pg -mfentry
 
+# The D library's object is embedded in the kernel image (dlib_embed.cpp).
+$(BUILD)/obj/sdt/dtrace/dlib_embed.o: CXXFLAGS += -DMK_DLIB_PATH='"$(BUILD)/dtrace/bpf_dlib.o"'
+$(BUILD)/obj/sdt/dtrace/dlib_embed.o: $(BUILD)/dtrace/bpf_dlib.o
+
 # The probe firing path reads liburcu's thread-local reader state: it is C,
 # so no C++ TLS init function can exist for it, and the checks for one
 # would only cost the firing path.

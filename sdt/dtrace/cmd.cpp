@@ -119,6 +119,7 @@ struct Options {
   bool has_cmd = false;
   std::string cmd;
   u64 bufsize = 0, aggsize = 0;
+  DEngine engine = DEngine::Bpf;
   int read_id = 0, kill_id = 0;
 };
 
@@ -213,9 +214,19 @@ Result<Options> parse_options(const Args &a) {
           if (!v)
             return error("-x " + name + ": " + v.error().message);
           (name == "bufsize" ? o.bufsize : o.aggsize) = *v;
+        } else if (name == "engine") {
+          if (arg == "bpf")
+            o.engine = DEngine::Bpf;
+          else if (arg == "bpf-interp")
+            o.engine = DEngine::BpfInterp;
+          else if (arg == "interp")
+            o.engine = DEngine::Interp;
+          else
+            return error("-x engine: '" + arg + "' is not an engine (bpf, "
+                         "bpf-interp, interp)");
         } else {
           return error("-x " + name + ": unsupported option (quiet, bufsize, "
-                       "aggsize)");
+                       "aggsize, engine)");
         }
         break;
       }
@@ -346,6 +357,38 @@ match_all(Kernel &k, const ProgramAst &prog, bool zdefs) {
     out.push_back(std::move(v));
   }
   return out;
+}
+
+// ---- programs, listing and sites ---
+
+// -S with clauses: each clause's linked BPF program, every instruction with
+// the function it came from, before tracing starts (DTrace's -S prints its
+// intermediate code the same way).
+void print_programs(const Consumer &c) {
+  std::string out;
+  const Program &p = c.program();
+  for (u32 i = 0; i < p.clauses.size(); i++) {
+    const BpfClause *b = c.bpf_clause(i);
+    if (!b) {
+      out += strf("dtrace: clause %u (%s): run by the %s engine, no BPF program\n",
+                  i + 1, p.clauses[i].descs.c_str(), engine_name(c.engine()));
+      continue;
+    }
+    std::string fns;
+    for (const auto &[at, fn] : b->linked.functions)
+      if (!fn.empty())
+        fns += (fns.empty() ? "" : ", ") + fn;
+    out += strf("dtrace: clause %u (%s): %zu instructions, %s%s; %s\n", i + 1,
+                p.clauses[i].descs.c_str(), b->linked.code.size(),
+                fns.empty() ? "no library functions" : "linked with ",
+                fns.c_str(),
+                b->prog->jitted()
+                    ? strf("JIT, %zu bytes of x86_64", b->prog->code_size()).c_str()
+                    : "interpreted");
+    out += bpf_listing(*b);
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  std::fflush(stdout);
 }
 
 // ---- listing and sites ------------------------------------------------------------------
@@ -710,6 +753,7 @@ int Dtrace::enable(const Options &o) {
   co.threads = k_.cpus().count() + 8;
   co.code = &k_.probes().code();
   co.flowindent = o.flow;
+  co.engine = o.engine;
 
   auto job = std::make_shared<Job>();
   job->descs = descs;
@@ -725,6 +769,8 @@ int Dtrace::enable(const Options &o) {
   Consumer &c = *job->consumer;
   if (auto r = c.init(); !r)
     return fail(r.error().message);
+  if (o.sites)
+    print_programs(c);
 
   if (!quiet)
     for (const Source &s : src) {
@@ -908,7 +954,14 @@ int Dtrace::command(Args &a) {
     return read(o->read_id);
   if (o->kill_id)
     return kill(o->kill_id);
-  if (o->list || o->sites) {
+  // -S with clauses (a script, or -n text with a predicate or a body)
+  // prints their programs and runs them; with bare descriptions it lists
+  // the probes' sites.
+  bool program = false;
+  for (const Spec &s : o->specs)
+    program |= s.kind == 's' ||
+               (s.kind == 'n' && s.arg.find_first_of("{/") != std::string::npos);
+  if (o->list || (o->sites && !program)) {
     if (o->background || o->has_cmd)
       return fail("-l and -S list probes; -c and & are for enabling them");
     return list(*o);

@@ -110,6 +110,11 @@ private:
   Result<void> check_format(const Stmt &s, const Format &f,
                             const std::vector<Type> &args, bool printa);
   Result<i64> constant(const Expr &e);
+  // The variable `e` names, defined on first use; keyed or not must agree.
+  Result<const VarDef *> variable(const Expr &e);
+  // An associative array's key: an integer.
+  Result<void> key(const Expr &k);
+  std::vector<VarDef> locals_; // this-> of the clause being compiled
 
   void emit(u8 op, u8 a = 0, u16 b = 0, u32 c = 0, i64 imm = 0) {
     code_->push_back(Insn{op, a, b, c, imm});
@@ -137,6 +142,40 @@ Result<i64> Compiler::constant(const Expr &e) {
     return -*v;
   }
   return sem(e.near, e.line, "expected an integer constant");
+}
+
+Result<const VarDef *> Compiler::variable(const Expr &e) {
+  const bool keyed = !e.kids.empty();
+  std::vector<VarDef> &defs = e.scope == VarScope::Clause ? locals_ : prog_.vars;
+  for (const VarDef &d : defs) {
+    if (d.scope != e.scope || d.name != e.name)
+      continue;
+    if (d.keyed != keyed)
+      return sem(e.near, e.line,
+                 keyed ? e.name + " is a scalar variable, not an associative array"
+                       : e.name + " is an associative array; index it (" +
+                             e.name + "[key])");
+    return &d;
+  }
+  u32 n = 0;
+  for (const VarDef &d : defs)
+    n += d.scope == e.scope;
+  if (e.scope == VarScope::Clause && n >= kMaxLocals)
+    return sem(e.near, e.line, strf("more than %u clause-local variables", kMaxLocals));
+  if (n >= 0xffff)
+    return sem(e.near, e.line, "too many variables");
+  defs.push_back(VarDef{e.name, e.scope, keyed, n});
+  return &defs.back();
+}
+
+Result<void> Compiler::key(const Expr &k) {
+  auto t = expr(k);
+  if (!t)
+    return t.take_error();
+  if (!is_int(*t))
+    return sem(k.near, k.line, "associative array keys are integers here, not " +
+                                   std::string(type_name(*t)) + "s");
+  return {};
 }
 
 // Every use of an aggregation must agree on function and keys; collect the
@@ -218,8 +257,19 @@ Result<Type> Compiler::expr(const Expr &e) {
     return e.ival >= INT32_MIN && e.ival <= INT32_MAX ? Type::Int32 : Type::Int64;
   case Expr::Str:
     prog_.strings.push_back(e.sval);
-    emit(OP_PUSH, 0, 0, 0, (i64)(uintptr_t)prog_.strings.back().c_str());
+    emit(OP_PUSH, 0, 1, (u32)(prog_.strings.size() - 1),
+         (i64)(uintptr_t)prog_.strings.back().c_str());
     return Type::String;
+  case Expr::Variable: {
+    auto v = variable(e);
+    if (!v)
+      return v.take_error();
+    const u32 number = (*v)->number; // the key may define more variables
+    if (e.kids.size())
+      MK_TRY(key(*e.kids[0]));
+    emit(OP_LDVAR, (u8)e.scope, (u16)e.kids.size(), number);
+    return Type::Int64;
+  }
   case Expr::Var:
     emit(OP_VAR, (u8)e.builtin);
     switch (e.builtin) {
@@ -522,6 +572,7 @@ Result<void> Compiler::clause(size_t ci) {
     cc.descs += (i ? ", " : "") + c.descs[i];
   code_ = &cc.code;
   scratch_ = 0;
+  locals_.clear();
   if (c.pred) {
     auto t = expr(*c.pred);
     if (!t)
@@ -533,7 +584,7 @@ Result<void> Compiler::clause(size_t ci) {
   }
   cc.records = c.stmts.empty();
   for (const Stmt &s : c.stmts)
-    if (s.kind != Stmt::Aggregate)
+    if (s.kind != Stmt::Aggregate && s.kind != Stmt::Assign)
       cc.records = true;
   u32 reserve_at = here();
   if (cc.records)
@@ -614,6 +665,28 @@ Result<void> Compiler::clause(size_t ci) {
       }
       break;
     }
+    case Stmt::Assign: {
+      // Recorded nothing: the drain side skips it like an aggregation.
+      a.kind = Action::Aggregate;
+      a.agg = ~0u;
+      const Expr &v = *s.args[0];
+      auto d = variable(v);
+      if (!d)
+        return d.take_error();
+      const u32 number = (*d)->number;
+      if (v.kids.size())
+        MK_TRY(key(*v.kids[0]));
+      auto t = expr(*s.args[1]);
+      if (!t)
+        return t.take_error();
+      if (!is_int(*t))
+        return sem(v.near, s.line,
+                   strf("%s holds an integer; a %s cannot be stored in a "
+                        "variable here",
+                        v.near.c_str(), type_name(*t)));
+      emit(OP_STVAR, (u8)v.scope, (u16)v.kids.size(), number);
+      break;
+    }
     case Stmt::Aggregate: {
       a.kind = Action::Aggregate;
       u32 id = agg_ids_.at(s.agg);
@@ -675,6 +748,7 @@ Result<void> Compiler::clause(size_t ci) {
   }
   emit(OP_RET);
   cc.action_at.resize(here(), (u8)std::min(action, 255));
+  cc.nlocals = (u32)locals_.size();
   if (!c.pred && c.stmts.size() == 1 && cc.code.size() == 2 &&
       cc.code[0].op == OP_COUNT0) {
     cc.fast = CompiledClause::Count0;

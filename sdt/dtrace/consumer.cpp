@@ -40,7 +40,7 @@ struct ErrorData {
 };
 
 // DTrace's fault codes, as arg4 of dtrace:::ERROR.
-enum Fault : u32 { FLT_BADADDR = 1, FLT_DIVZERO = 4 };
+enum Fault : u32 { FLT_BADADDR = 1, FLT_ILLOP = 3, FLT_DIVZERO = 4 };
 
 struct AggEntry {
   std::atomic<u32> tag; // hash | 1 once published; 0: free
@@ -70,6 +70,9 @@ struct alignas(64) ThreadState {
   // run from a fault): strings copied in, aggregation keys.
   char scratch[2][kMaxScratch][kStrSize];
   u8 keybuf[2][kMaxKeys * (kStrSize + 8)];
+  // The BPF engine's lanes: 0 for clauses, 1 for ERROR clauses run from
+  // a fault (bpf only).
+  BpfLane *lane[2] = {};
   // Written by the consumer.
   alignas(64) std::atomic<u64> tail{0};
   u64 drops_seen = 0, agg_drops_seen = 0;
@@ -83,6 +86,31 @@ struct EcbRt {
   u8 fast; // CompiledClause::Fast
   u8 fast_agg;
   const char *pstr[4]; // provider, module, function, name
+  u32 nlocals;         // this-> variables
+  // BPF: the clause's program, and what its context holds for this ECB.
+  const bpf::Program *bprog = nullptr;
+  const BpfClause *bclause = nullptr;
+  bool needs_ctx = false;
+  u64 ecbctx[kEcbCtxWords] = {}; // probe, epid, str[4]
+};
+
+// One BPF run state per thread state and depth: the Runner (its CPU number
+// is the lane's, so per-CPU maps have a copy per lane), the context, and
+// what the helpers keep between calls of one run.
+struct BpfLane {
+  BpfLane(const bpf::Env &env, u32 cpu) : runner(env, cpu, this) {}
+  bpf::Runner runner;
+  FireCtx ctx{};
+  Consumer *c = nullptr;
+  ThreadState *ts = nullptr;
+  int depth = 0;
+  const EcbRt *cur = nullptr;
+  u32 probe = 0;
+  u64 now = 0;
+  u8 *rec = nullptr;
+  u64 rec_head = 0, roff = 0;
+  u32 keylen = 0;
+  u8 key[kMaxKeys * (kStrSize + 8)];
 };
 
 namespace {
@@ -188,12 +216,287 @@ bool copy_string_in(int pid, uintptr_t src, char *dst) {
 const char *fault_text(u32 f) {
   switch (f) {
   case FLT_BADADDR: return "invalid address";
+  case FLT_ILLOP: return "illegal operation";
   case FLT_DIVZERO: return "divide-by-zero";
   }
   return "fault";
 }
 
+// One update of an aggregation's values.
+inline void agg_apply(const AggDef &d, i64 *v, i64 val) {
+  switch (d.fn) {
+  case AggFn::Count: wr(v, rd(v) + 1); break;
+  case AggFn::Sum: wr(v, add(rd(v), val)); break;
+  case AggFn::Min: if (val < rd(v)) wr(v, val); break;
+  case AggFn::Max: if (val > rd(v)) wr(v, val); break;
+  case AggFn::Avg:
+    wr(&v[0], rd(&v[0]) + 1);
+    wr(&v[1], add(rd(&v[1]), val));
+    break;
+  case AggFn::Quantize: {
+    int b = quantize_bucket(val);
+    wr(&v[b], rd(&v[b]) + 1);
+    break;
+  }
+  case AggFn::LQuantize: {
+    i64 levels = (i64)d.nvals - 2;
+    i64 b = val < d.lq_base ? 0
+          : val >= d.lq_base + levels * d.lq_step ? levels + 1
+          : 1 + (val - d.lq_base) / d.lq_step;
+    wr(&v[b], rd(&v[b]) + 1);
+    break;
+  }
+  }
+}
+
+// dlib/vars.c's key of a variable: the kind in the top 32 bits of the id
+// (0 global, 1 thread-local, 2 associative), then the key.
+inline u64 var_id(VarScope s, bool keyed, u32 number) {
+  const u64 kind = s == VarScope::Thread ? 1 : keyed ? 2 : 0;
+  return kind << 32 | number;
+}
+
+u32 thread_id() {
+  if (!t_tid)
+    t_tid = (u32)syscall(SYS_gettid);
+  return t_tid;
+}
+
 } // namespace
+
+// The helpers clauses call by id (bpfgen.h), on the lane of the run.
+// Pointers a program passes as strings or stacks are looked up in the
+// run's regions first: a helper reads only memory the program may read,
+// and no further than its region's end.
+struct BpfRuntime {
+  using RunCtx = bpf::RunCtx;
+  static BpfLane &lane(RunCtx *rc) { return *static_cast<BpfLane *>(rc->user); }
+  // Bytes readable at `addr` in one of the run's regions (0: none).
+  static u64 readable(RunCtx *rc, u64 addr) {
+    const bpf::Region *g = rc->regions();
+    for (u32 n = 0; n < rc->nregions; n++)
+      if (addr >= g[n].base && addr - g[n].base < g[n].span[0])
+        return g[n].span[0] - (addr - g[n].base);
+    return 0;
+  }
+  static u32 str_len(RunCtx *rc, u64 p) {
+    const u64 n = std::min<u64>(readable(rc, p), kStrSize - 1);
+    return n ? (u32)strnlen((const char *)(uintptr_t)p, n) : 0;
+  }
+  static u64 stamp(BpfLane &l) {
+    if (!l.now)
+      l.now = now_ns();
+    return l.now;
+  }
+  static void fault(BpfLane &l, u32 kind, u64 addr, u64 action) {
+    l.c->fault(*l.cur, l.ts, l.probe, (int)action, kind, addr, l.depth);
+  }
+
+  static u64 copyin(u64 dst, u64, u64 addr, u64 action, u64, RunCtx *rc) {
+    BpfLane &l = lane(rc);
+    if (copy_string_in(l.c->pid_, (uintptr_t)addr, (char *)(uintptr_t)dst))
+      return 0;
+    fault(l, FLT_BADADDR, addr, action);
+    return 1;
+  }
+  static u64 timestamp(u64, u64, u64, u64, u64, RunCtx *rc) {
+    return stamp(lane(rc));
+  }
+  static u64 walltimestamp(u64, u64, u64, u64, u64, RunCtx *) {
+    timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return (u64)t.tv_sec * 1000000000 + (u64)t.tv_nsec;
+  }
+  static u64 fault_h(u64 kind, u64 addr, u64 action, u64, u64, RunCtx *rc) {
+    fault(lane(rc), (u32)kind, addr, action);
+    return 0;
+  }
+  static u64 reserve(u64 need, u64, u64, u64, u64, RunCtx *rc) {
+    BpfLane &l = lane(rc);
+    ThreadState *ts = l.ts;
+    u64 h = ts->head.load(std::memory_order_relaxed);
+    u64 t = ts->tail.load(std::memory_order_acquire);
+    u64 pos = h & (ts->ring_size - 1);
+    if (pos + need > ts->ring_size) {
+      u64 pad = ts->ring_size - pos;
+      if (need > ts->ring_size || h + pad + need - t > ts->ring_size) {
+        bump(ts->drops);
+        return 0;
+      }
+      ((RecHeader *)(ts->ring + pos))->size = 0;
+      h += pad;
+      pos = 0;
+    } else if (h + need - t > ts->ring_size) {
+      bump(ts->drops);
+      return 0;
+    }
+    l.rec = ts->ring + pos;
+    l.rec_head = h;
+    l.roff = sizeof(RecHeader);
+    stamp(l);
+    return 1;
+  }
+  static u64 rec_int(u64 v, u64, u64, u64, u64, RunCtx *rc) {
+    BpfLane &l = lane(rc);
+    std::memcpy(l.rec + l.roff, &v, 8);
+    l.roff += 8;
+    return 0;
+  }
+  static u64 rec_str(u64 p, u64, u64, u64, u64, RunCtx *rc) {
+    BpfLane &l = lane(rc);
+    const u32 len = str_len(rc, p);
+    std::memcpy(l.rec + l.roff, &len, 4);
+    if (len)
+      std::memcpy(l.rec + l.roff + 8, (const void *)(uintptr_t)p, len);
+    l.roff += 8 + align8(len);
+    return 0;
+  }
+  // A stack buffer's frames (its count, clamped to what is readable).
+  static u64 frames(RunCtx *rc, u64 p) {
+    const u64 n = readable(rc, p);
+    if (n < 8)
+      return 0;
+    u64 cnt;
+    std::memcpy(&cnt, (const void *)(uintptr_t)p, 8);
+    return std::min<u64>({cnt, kMaxStackFrames, n / 8 - 1});
+  }
+  static u64 rec_stack(u64 p, u64, u64, u64, u64, RunCtx *rc) {
+    BpfLane &l = lane(rc);
+    const u64 n = frames(rc, p);
+    std::memcpy(l.rec + l.roff, &n, 8);
+    if (n)
+      std::memcpy(l.rec + l.roff + 8, (const u64 *)(uintptr_t)p + 1, 8 * n);
+    l.roff += 8 * (1 + n);
+    return 0;
+  }
+  static u64 commit(u64, u64, u64, u64, u64, RunCtx *rc) {
+    BpfLane &l = lane(rc);
+    auto *hdr = (RecHeader *)l.rec;
+    hdr->size = (u32)align8(l.roff);
+    hdr->epid = l.cur->epid;
+    hdr->ts = stamp(l);
+    hdr->cpu = l.ts->cpu;
+    hdr->pad = 0;
+    l.ts->head.store(l.rec_head + hdr->size, std::memory_order_release);
+    return 0;
+  }
+  static u64 exit(u64 v, u64, u64, u64, u64, RunCtx *rc) {
+    BpfLane &l = lane(rc);
+    std::memcpy(l.rec + l.roff, &v, 8);
+    l.roff += 8;
+    Consumer &c = *l.c;
+    u32 want = Consumer::Active;
+    if (c.activity_.compare_exchange_strong(want, Consumer::Exiting) ||
+        want == Consumer::Stopped) {
+      c.exit_status_.store((int)(i64)v);
+      c.exit_.store(true, std::memory_order_release);
+    }
+    return 0;
+  }
+  // The key's bytes as the interpreter's OP_AGG makes them.
+  static u64 agg_key(u64 v, u64 kind, u64 stable, u64, u64, RunCtx *rc) {
+    BpfLane &l = lane(rc);
+    u8 *key = l.key;
+    u32 &len = l.keylen;
+    if (kind == 2) {
+      const u64 n = frames(rc, v);
+      std::memcpy(key + len, &n, 8);
+      if (n)
+        std::memcpy(key + len + 8, (const u64 *)(uintptr_t)v + 1, 8 * n);
+      len += 8 * (1 + (u32)n);
+    } else if (kind == 1) {
+      const bpf::Region &tab = rc->regions()[(u32)bpf::kRegionMap0 + (u32)M_STRTAB];
+      if (stable && !(v & 1) && v >= tab.base && v - tab.base < tab.span[0]) {
+        const u64 w = v | 1; // the string table lives as long as we do
+        std::memcpy(key + len, &w, 8);
+        len += 8;
+      } else {
+        const u32 n = str_len(rc, v);
+        key[len] = kCopiedKey;
+        if (n)
+          std::memcpy(key + len + 1, (const void *)(uintptr_t)v, n);
+        key[len + 1 + n] = 0;
+        len += n + 2;
+      }
+    } else {
+      std::memcpy(key + len, &v, 8);
+      len += 8;
+    }
+    return 0;
+  }
+  static u64 agg(u64 agg, u64 val, u64, u64, u64, RunCtx *rc) {
+    BpfLane &l = lane(rc);
+    Consumer &c = *l.c;
+    ThreadState *ts = l.ts;
+    i64 *v;
+    if (l.keylen == 0) {
+      v = ts->keyless[agg];
+      if (!v && (v = c.agg_lookup(ts, (u32)agg, nullptr, 0)))
+        ts->keyless[agg] = v;
+    } else {
+      v = c.agg_lookup(ts, (u32)agg, l.key, l.keylen);
+    }
+    l.keylen = 0;
+    if (v)
+      agg_apply(c.prog_->aggs[agg], v, (i64)val);
+    return 0;
+  }
+  static u64 stack(u64 dst, u64, u64 n, u64, u64, RunCtx *rc) {
+    BpfLane &l = lane(rc);
+    u64 *buf = (u64 *)(uintptr_t)dst;
+    const ProbeFrame *pf = probe_frame();
+    buf[0] = l.c->opts_.code && pf
+                 ? unwind(*l.c->opts_.code, *pf, buf + 1,
+                          (u32)std::min<u64>(n, kMaxStackFrames))
+                 : 0;
+    return 0;
+  }
+  static u64 dyndrop(u64, u64, u64, u64, u64, RunCtx *rc) {
+    lane(rc).c->dyndrops_.fetch_add(1, std::memory_order_relaxed);
+    return 0;
+  }
+
+  static std::vector<bpf::Helper> helpers() {
+    using bpf::ArgType;
+    const ArgType A = ArgType::Anything, S = ArgType::Scalar;
+    auto h = [](u32 id, const char *name, bpf::HelperFn fn,
+                std::initializer_list<ArgType> args) {
+      bpf::Helper x;
+      x.id = id;
+      x.name = name;
+      x.fn = fn;
+      size_t k = 0;
+      for (ArgType a : args)
+        x.args[k++] = a;
+      return x;
+    };
+    return {
+        h(H_COPYIN, "dt_copyin", copyin, {ArgType::MemW, ArgType::Size, S, S}),
+        h(H_TIMESTAMP, "dt_timestamp", timestamp, {}),
+        h(H_WALLTIMESTAMP, "dt_walltimestamp", walltimestamp, {}),
+        h(H_FAULT, "dt_fault", fault_h, {S, S, S}),
+        h(H_RESERVE, "dt_reserve", reserve, {S}),
+        h(H_REC_INT, "dt_rec_int", rec_int, {A}),
+        h(H_REC_STR, "dt_rec_str", rec_str, {A}),
+        h(H_REC_STACK, "dt_rec_stack", rec_stack, {A}),
+        h(H_COMMIT, "dt_commit", commit, {}),
+        h(H_EXIT, "dt_exit", exit, {S}),
+        h(H_AGG_KEY, "dt_agg_key", agg_key, {A, S, S}),
+        h(H_AGG, "dt_agg", agg, {S, S}),
+        h(H_STACK, "dt_stack", stack, {ArgType::MemW, ArgType::Size, S}),
+        h(H_DYNDROP, "dt_dyndrop", dyndrop, {}),
+    };
+  }
+};
+
+const char *engine_name(DEngine e) {
+  switch (e) {
+  case DEngine::Bpf: return "bpf";
+  case DEngine::BpfInterp: return "bpf-interp";
+  case DEngine::Interp: return "interp";
+  }
+  return "?";
+}
 
 // ---- construction --------------------------------------------------------------------
 
@@ -214,6 +517,8 @@ Consumer::Consumer(std::unique_ptr<Program> prog, std::vector<EcbInfo> ecbs,
 }
 
 void Consumer::publish_table() {
+  if (bpf_)
+    (void)bpf_refresh(); // a clause that fails to link again is skipped
   // The runtime table: per probe id, its ECBs in EPID order.
   auto t = std::make_unique<Table>();
   u32 maxid = std::max({begin_id_, end_id_, error_id_});
@@ -242,6 +547,9 @@ void Consumer::publish_table() {
     r.pstr[1] = e->probe.module.c_str();
     r.pstr[2] = e->probe.function.c_str();
     r.pstr[3] = e->probe.name.c_str();
+    r.nlocals = cc.nlocals;
+    if (bpf_)
+      bpf_ecb(r, *e);
     t->rt.push_back(r);
   }
   for (size_t i = 0; i < t->rt.size(); i++) {
@@ -334,7 +642,153 @@ Result<void> Consumer::init() {
     s.arena_size = arena;
     p += align_up(arena, page);
   }
+  // D variables live in one hash map whichever engine runs (dlib/vars.c).
+  auto vars = bpf::Map::create({"dt_vars", bpf::MapType::Hash, 16, 8,
+                                std::max<u32>(opts_.dynvars, 16)},
+                               1);
+  if (!vars)
+    return vars.take_error();
+  maps_.resize(M_COUNT);
+  maps_[M_VARS] = std::move(*vars);
+  if (opts_.engine != DEngine::Interp)
+    return init_bpf();
   return {};
+}
+
+Result<void> Consumer::init_bpf() {
+  auto lib = embedded_dlib();
+  if (!lib)
+    return lib.take_error();
+  const u32 lanes = 2 * nstates_;
+  // The string table: literals, then the probes' names (added as ECBs
+  // appear, into room kept for them), then a string's worth of zeros.
+  std::string tab;
+  for (const std::string &lit : prog_->strings) {
+    target_.literal_off.push_back((u32)tab.size());
+    tab.append(lit).push_back('\0');
+  }
+  const u32 tabsize = (u32)align8(tab.size() + kStrTabRoom + kStrSize);
+  const std::vector<u8> *ro = (*lib)->data(".rodata");
+  const u32 rosize = ro ? (u32)align8(std::max<size_t>(ro->size(), 8)) : 8;
+  const u32 naggs = std::max<u32>((u32)prog_->aggs.size(), 1);
+  struct {
+    BpfMapIndex at;
+    bpf::MapSpec spec;
+  } specs[] = {
+      {M_STRTAB, {"dt_strtab", bpf::MapType::Array, 4, tabsize, 1, true}},
+      {M_KEYLESS, {"dt_keyless", bpf::MapType::PerCpuArray, 4, 8, naggs}},
+      {M_RODATA, {".rodata", bpf::MapType::Array, 4, rosize, 1, true}},
+      {M_SCRATCH, {"dt_scratch", bpf::MapType::PerCpuArray, 4,
+                   kMaxScratch * kStrSize, 1}},
+  };
+  for (auto &m : specs) {
+    auto map = bpf::Map::create(m.spec, lanes);
+    if (!map)
+      return map.take_error();
+    maps_[m.at] = std::move(*map);
+  }
+  const u32 zero = 0;
+  std::memcpy(maps_[M_STRTAB]->lookup(&zero, 0), tab.data(), tab.size());
+  if (ro)
+    std::memcpy(maps_[M_RODATA]->lookup(&zero, 0), ro->data(), ro->size());
+  env_.ctx_size = sizeof(FireCtx);
+  for (auto &m : maps_)
+    env_.maps.push_back(m.get());
+  env_.helpers = bpf::map_helpers();
+  for (const bpf::Helper &h : BpfRuntime::helpers())
+    env_.helpers.push_back(h);
+  if (opts_.max_insns)
+    env_.max_insns = opts_.max_insns;
+  target_.env = &env_;
+  target_.lib = *lib;
+  target_.engine = opts_.engine == DEngine::BpfInterp ? bpf::Engine::Interpreter
+                                                      : bpf::Engine::Auto;
+  for (u32 i = 0; i < nstates_; i++)
+    for (int d = 0; d < 2; d++) {
+      auto l = std::make_unique<BpfLane>(env_, 2 * i + d);
+      l->c = this;
+      l->ts = &states_[i];
+      l->depth = d;
+      states_[i].lane[d] = l.get();
+      lanes_.push_back(std::move(l));
+    }
+  MutexLock g(ecbs_mu_);
+  strtab_used_ = (u32)tab.size();
+  bclauses_.resize(prog_->clauses.size());
+  MK_TRY(bpf_refresh());
+  bpf_ = true;
+  publish_table();
+  return {};
+}
+
+// A name's offset in the string table, added on first use (0 when the
+// table is full: the first literal, or the zeros).
+u32 Consumer::strtab_name(const std::string &n) {
+  auto it = strnames_.find(n);
+  if (it != strnames_.end())
+    return it->second;
+  const u32 cap = (u32)maps_[M_STRTAB]->spec().value_size - kStrSize;
+  if (strtab_used_ + n.size() + 1 > cap)
+    return cap; // the zeros: an empty string
+  const u32 zero = 0;
+  u8 *tab = (u8 *)maps_[M_STRTAB]->lookup(&zero, 0);
+  std::memcpy(tab + strtab_used_, n.c_str(), n.size() + 1);
+  const u32 at = strtab_used_;
+  strtab_used_ += (u32)n.size() + 1;
+  strnames_[n] = at;
+  return at;
+}
+
+// Each clause's program for the ECBs now live: a clause with one ECB has
+// that ECB's numbers and names linked in as constants, so when its ECBs
+// change (a probe appeared or went) it is linked again; the old program
+// stays for firings still running it.
+Result<void> Consumer::bpf_refresh() {
+  std::vector<u32> count(prog_->clauses.size(), 0);
+  std::vector<const EcbInfo *> only(prog_->clauses.size(), nullptr);
+  retired_.resize(ecbs_.size());
+  for (const EcbInfo &e : ecbs_)
+    if (!retired_[e.epid - 1] && e.clause < count.size())
+      count[e.clause]++, only[e.clause] = &e;
+  Result<void> first_error;
+  for (u32 ci = 0; ci < prog_->clauses.size(); ci++) {
+    const u32 want = count[ci] == 1 ? only[ci]->epid : 0;
+    if (bclauses_[ci] && bclauses_[ci]->one_epid == want)
+      continue;
+    BpfTarget::One one;
+    if (want) {
+      const EcbInfo &e = *only[ci];
+      one.epid = e.epid;
+      one.probe = e.probe.id;
+      const std::string *names[4] = {&e.probe.provider, &e.probe.module,
+                                     &e.probe.function, &e.probe.name};
+      for (int k = 0; k < 4; k++)
+        one.str[k] = strtab_name(*names[k]);
+    }
+    auto bc = bpf_compile(*prog_, ci, target_, want ? &one : nullptr);
+    if (bclauses_[ci])
+      old_bclauses_.push_back(std::move(bclauses_[ci]));
+    if (!bc) {
+      if (first_error)
+        first_error = bc.take_error();
+      continue;
+    }
+    bc->one_epid = want;
+    bclauses_[ci] = std::make_unique<BpfClause>(std::move(*bc));
+  }
+  return first_error;
+}
+
+void Consumer::bpf_ecb(EcbRt &r, const EcbInfo &e) {
+  r.ecbctx[0] = e.probe.id;
+  r.ecbctx[1] = e.epid;
+  const std::string *names[4] = {&e.probe.provider, &e.probe.module,
+                                 &e.probe.function, &e.probe.name};
+  for (int k = 0; k < 4; k++)
+    r.ecbctx[2 + k] = strtab_name(*names[k]);
+  r.bclause = r.clause < bclauses_.size() ? bclauses_[r.clause].get() : nullptr;
+  r.bprog = r.bclause ? r.bclause->prog.get() : nullptr;
+  r.needs_ctx = r.bclause && r.bclause->needs_ctx;
 }
 
 std::vector<u32> Consumer::sdt_probes() const {
@@ -383,6 +837,11 @@ ThreadState *Consumer::claim() {
       return nullptr;
     ts = &states_[i];
     ts->cpu = current_cpu();
+    for (BpfLane *l : ts->lane)
+      if (l) {
+        l->ctx.tid = thread_id();
+        l->ctx.cpu = (u64)ts->cpu;
+      }
     ts->owner.store(&t_token, std::memory_order_release);
   }
   t_states[gen_ & 3] = TlsSlot{gen_, ts};
@@ -400,6 +859,19 @@ void Consumer::fire(u32 probe, const uintptr_t *args) {
   if (__builtin_expect(probe >= t->by_probe.size(), 0))
     return;
   const ProbeEcbs &pe = t->by_probe[probe];
+  if (bpf_) {
+    // Every clause is a BPF program: the thread's lane runs them in turn.
+    TlsSlot &c = t_states[gen_ & 3];
+    ThreadState *ts = __builtin_expect(c.gen == gen_, 1) ? c.ts : claim();
+    if (__builtin_expect(!ts, 0)) {
+      int cpu = std::clamp(current_cpu() + 1, 0, 3);
+      unclaimed_drops_[cpu].fetch_add(pe.n, std::memory_order_relaxed);
+      return;
+    }
+    for (u32 i = 0; i < pe.n; i++)
+      run_bpf(pe.ecbs[i], ts, args, probe, 0);
+    return;
+  }
   // The fast path: one clause, `@ = count()` alone, the thread known and
   // its entry made.  No register is saved, no call made.
   TlsSlot &c = t_states[gen_ & 3];
@@ -531,11 +1003,42 @@ void Consumer::fault(const EcbRt &e, ThreadState *ts, u32 probe, int action,
   (void)probe;
 }
 
+// One clause on its lane.  A fault the engine stops the program for is
+// reported like the interpreter's, naming the action it happened in.
+inline void Consumer::run_bpf(const EcbRt &e, ThreadState *ts,
+                              const uintptr_t *args, u32 probe, int depth) {
+  if (__builtin_expect(!e.bprog, 0))
+    return;
+  BpfLane &l = *ts->lane[depth];
+  if (e.needs_ctx) {
+    for (int i = 0; i < 6; i++)
+      l.ctx.arg[i] = (u64)args[i];
+    std::memcpy(&l.ctx.probe, e.ecbctx, sizeof e.ecbctx);
+  }
+  l.cur = &e;
+  l.probe = probe;
+  l.now = 0;
+  l.keylen = 0;
+  const bpf::RunResult r = l.runner.run(*e.bprog, &l.ctx);
+  if (__builtin_expect(r.fault == bpf::Fault::None, 1))
+    return;
+  const BpfClause &bc = *e.bclause;
+  const int action = r.pc < bc.own ? bc.action_at[r.pc] : 0;
+  if (r.fault == bpf::Fault::OutOfBounds)
+    fault(e, ts, probe, action, FLT_BADADDR, r.addr, depth);
+  else
+    fault(e, ts, probe, action, FLT_ILLOP, 0, depth);
+}
+
 // The interpreter.  One call runs one clause for one firing.  Direct
 // threaded: every instruction ends by jumping through the label table to
 // the next, so each has its own well-predicted indirect branch.
 void Consumer::run(const EcbRt &e, ThreadState *ts, const uintptr_t *args,
                    u32 probe, int depth) {
+  if (bpf_) {
+    run_bpf(e, ts, args, probe, depth);
+    return;
+  }
   static const void *const L[] = {
       &&op_push,    &&op_arg,     &&op_strarg,  &&op_var,     &&op_stringof,
       &&op_strlen,  &&op_add,     &&op_sub,     &&op_mul,     &&op_div,
@@ -547,7 +1050,8 @@ void Consumer::run(const EcbRt &e, ThreadState *ts, const uintptr_t *args,
       &&op_jz,      &&op_jnz,
       &&op_jmp,     &&op_dup,     &&op_pop,     &&op_pred,    &&op_reserve,
       &&op_rec_int, &&op_rec_str, &&op_exit,    &&op_agg,     &&op_count0,
-      &&op_commit,  &&op_stack,   &&op_rec_stack, &&op_ret,
+      &&op_commit,  &&op_stack,   &&op_rec_stack, &&op_ldvar,
+      &&op_stvar,   &&op_ret,
   };
   static_assert(sizeof L / sizeof L[0] == OP_RET + 1, "label per Op, in order");
   i64 st[kStackDepth];
@@ -559,6 +1063,10 @@ void Consumer::run(const EcbRt &e, ThreadState *ts, const uintptr_t *args,
   const Insn *pc = code;
   const Insn *in;
   int cmp;
+  i64 locals[kMaxLocals];
+  for (u32 i = 0; i < e.nlocals; i++)
+    locals[i] = 0;
+  bpf::Map &vars = *maps_[M_VARS];
   auto stamp = [&]() {
     if (!now)
       now = now_ns();
@@ -613,9 +1121,7 @@ op_var:
   case Builtin::Id: st[sp++] = probe; break;
   case Builtin::Epid: st[sp++] = e.epid; break;
   case Builtin::Tid:
-    if (!t_tid)
-      t_tid = (u32)syscall(SYS_gettid);
-    st[sp++] = t_tid;
+    st[sp++] = thread_id();
     break;
   default:
     st[sp++] = (i64)(uintptr_t)e.pstr[in->a - (u8)Builtin::ProbeProv];
@@ -836,31 +1342,8 @@ op_agg: {
     }
     v = agg_lookup(ts, in->a, key, len);
   }
-  if (!v)
-    NEXT;
-  switch (d.fn) {
-  case AggFn::Count: wr(v, rd(v) + 1); break;
-  case AggFn::Sum: wr(v, add(rd(v), val)); break;
-  case AggFn::Min: if (val < rd(v)) wr(v, val); break;
-  case AggFn::Max: if (val > rd(v)) wr(v, val); break;
-  case AggFn::Avg:
-    wr(&v[0], rd(&v[0]) + 1);
-    wr(&v[1], add(rd(&v[1]), val));
-    break;
-  case AggFn::Quantize: {
-    int b = quantize_bucket(val);
-    wr(&v[b], rd(&v[b]) + 1);
-    break;
-  }
-  case AggFn::LQuantize: {
-    i64 levels = (i64)d.nvals - 2;
-    i64 b = val < d.lq_base ? 0
-          : val >= d.lq_base + levels * d.lq_step ? levels + 1
-          : 1 + (val - d.lq_base) / d.lq_step;
-    wr(&v[b], rd(&v[b]) + 1);
-    break;
-  }
-  }
+  if (v)
+    agg_apply(d, v, val);
   NEXT;
 }
 op_commit: {
@@ -871,6 +1354,35 @@ op_commit: {
   hdr->cpu = ts->cpu;
   hdr->pad = 0;
   ts->head.store(rec_head + hdr->size, std::memory_order_release);
+  NEXT;
+}
+op_ldvar:
+op_stvar: {
+  const VarScope scope = (VarScope)in->a;
+  const bool store = in->op == OP_STVAR;
+  const i64 val = store ? st[--sp] : 0;
+  if (scope == VarScope::Clause) {
+    if (store)
+      locals[in->c] = val;
+    else
+      st[sp++] = locals[in->c];
+    NEXT;
+  }
+  u64 key[2] = {var_id(scope, in->b, in->c), 0};
+  if (in->b)
+    key[1] = (u64)st[--sp];
+  else if (scope == VarScope::Thread)
+    key[1] = thread_id();
+  if (!store) {
+    const i64 *v = (const i64 *)vars.lookup(key, 0);
+    st[sp++] = v ? rd(v) : 0;
+    NEXT;
+  }
+  // As dlib/vars.c: 0 frees a thread-local or an associative element.
+  if (val == 0 && (key[0] >> 32) != 0)
+    vars.remove(key);
+  else if (vars.update(key, &val, bpf::kUpdateAny, 0) < 0)
+    dyndrops_.fetch_add(1, std::memory_order_relaxed);
   NEXT;
 }
 op_ret:
@@ -945,6 +1457,12 @@ void Consumer::drain() {
       sink_.err(strf("dtrace: %llu aggregation drop%s on CPU %d",
                      (unsigned long long)n, n == 1 ? "" : "s", s.cpu));
     }
+  }
+  if (u64 d = dyndrops_.load(std::memory_order_relaxed); d > dyndrops_seen_) {
+    u64 n = d - dyndrops_seen_;
+    dyndrops_seen_ = d;
+    sink_.err(strf("dtrace: %llu dynamic variable drop%s", (unsigned long long)n,
+                   n == 1 ? "" : "s"));
   }
   for (int c = 0; c < 4; c++) {
     u64 n = unclaimed_drops_[c].exchange(0);
@@ -1078,6 +1596,15 @@ void Consumer::process(const u8 *rec, u32 state, std::string &out) {
 
 std::vector<AggRow> Consumer::merged(u32 agg) const {
   const AggDef &d = prog_->aggs[agg];
+  if (bpf_ && d.fn == AggFn::Count && d.keys.empty()) {
+    // A keyless count( ) on BPF: a counter per lane (bpfgen.cpp).
+    i64 total = 0;
+    for (u32 cpu = 0; cpu < maps_[M_KEYLESS]->ncpus(); cpu++)
+      total = add(total, rd((const i64 *)maps_[M_KEYLESS]->lookup(&agg, cpu)));
+    if (!total)
+      return {};
+    return {AggRow{{}, {total}}};
+  }
   // Keyed by content: the same key may be held by address in one table
   // and by value (or at another address) in another.
   std::map<std::string, AggRow> m;

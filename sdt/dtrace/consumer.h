@@ -20,6 +20,7 @@
 
 #include "../../linker/sync.h"
 #include "dtrace.h"
+#include "bpfgen.h"
 
 #include <atomic>
 #include <deque>
@@ -39,6 +40,8 @@ struct EcbInfo {
 struct AggEntry;
 struct ThreadState;
 struct EcbRt;
+struct BpfLane;
+struct BpfRuntime;
 
 class Consumer {
 public:
@@ -76,10 +79,20 @@ public:
   int exit_status() const { return exit_status_.load(); }
 
   u64 records() const { return records_.load(); }
+  // D variables stored now (dt_vars' entries).
+  u32 variables() const {
+    return maps_.size() > M_VARS && maps_[M_VARS] ? maps_[M_VARS]->count() : 0;
+  }
+  // The engine clauses run on, and (BPF) clause i's linked program.
+  DEngine engine() const { return opts_.engine; }
+  const BpfClause *bpf_clause(u32 i) const {
+    return i < bclauses_.size() ? bclauses_[i].get() : nullptr;
+  }
   u64 drops() const; // records dropped, every thread
 
 private:
   friend void consumer_fire(void *, u32, const uintptr_t *);
+  friend struct BpfRuntime;
   enum Activity : u32 { Active, Exiting, Stopped };
   struct ProbeEcbs;
   ThreadState *thread_state();
@@ -92,6 +105,12 @@ private:
   void fire_special(u32 probe);
   void run(const EcbRt &e, ThreadState *ts, const uintptr_t *args, u32 probe,
            int depth);
+  void run_bpf(const EcbRt &e, ThreadState *ts, const uintptr_t *args,
+               u32 probe, int depth);
+  Result<void> init_bpf();
+  Result<void> bpf_refresh() REQUIRES(ecbs_mu_);
+  void bpf_ecb(EcbRt &r, const EcbInfo &e) REQUIRES(ecbs_mu_);
+  u32 strtab_name(const std::string &n) REQUIRES(ecbs_mu_);
   void fault(const EcbRt &e, ThreadState *ts, u32 probe, int action,
              u32 kind, u64 addr, int depth);
   i64 *agg_lookup(ThreadState *ts, u32 agg, const u8 *key, u32 len);
@@ -144,6 +163,22 @@ private:
   std::atomic<u32> activity_{Active};
   std::atomic<bool> exit_{false};
   std::atomic<int> exit_status_{0};
+
+  // D variables (both engines) and the BPF engine's state.
+  bool bpf_ = false;
+  bpf::Env env_;
+  std::vector<std::unique_ptr<bpf::Map>> maps_; // by BpfMapIndex
+  // Per clause its current program (written under ecbs_mu_, before the
+  // table that names it is published); programs replaced stay until the end.
+  std::vector<std::unique_ptr<BpfClause>> bclauses_;
+  std::vector<std::unique_ptr<BpfClause>> old_bclauses_;
+  BpfTarget target_;
+  static constexpr u32 kStrTabRoom = 256 * 1024; // for probes' names
+  std::map<std::string, u32> strnames_ GUARDED_BY(ecbs_mu_);
+  u32 strtab_used_ GUARDED_BY(ecbs_mu_) = 0;
+  std::vector<std::unique_ptr<BpfLane>> lanes_;
+  std::atomic<u64> dyndrops_{0};
+  u64 dyndrops_seen_ = 0;
 
   // Drain side.
   bool header_done_ = false;

@@ -6,6 +6,9 @@
 //   compile.cpp         syntax tree + the probes each clause matched ->
 //                       a Program: per-clause bytecode, record layouts,
 //                       aggregation and printf descriptions
+//   bpfgen.cpp          a clause's bytecode -> an eBPF program linked with
+//                       the D library, verified and loaded (the default
+//                       engine; the bytecode interpreter is -x engine=interp)
 //   consumer.cpp        the firing path (per-thread buffers and aggregation
 //                       tables, the bytecode interpreter) and the draining
 //                       side (records in time order, drops, errors, merged
@@ -69,6 +72,10 @@ enum ExprOp : u8 {
   X_NEG, X_LNOT, X_BNOT,
 };
 
+// Where a D variable lives: a global (or an associative array's element),
+// a thread-local (self->x), a clause-local (this->x).
+enum class VarScope : u8 { Global, Thread, Clause };
+
 struct Expr;
 using ExprPtr = std::unique_ptr<Expr>;
 
@@ -83,11 +90,14 @@ struct Expr {
     Binary,  // op, kids[0..1]
     Ternary, // kids[0] ? kids[1] : kids[2]
     Call,    // name(kids...): stringof, copyinstr, strlen, stack
+    Variable, // a D variable: scope, name; kids[0] the key of an
+              // associative array element (name[key])
   } kind;
   ExprOp op = X_ADD; // Unary, Binary
   i64 ival = 0;
   std::string sval;
   Builtin builtin = Builtin::Timestamp;
+  VarScope scope = VarScope::Global; // Variable
   std::string name;
   std::vector<ExprPtr> kids;
   std::string near; // source text for error messages
@@ -98,9 +108,10 @@ enum class AggFn : u8 { Count, Sum, Min, Max, Avg, Quantize, LQuantize };
 const char *agg_fn_name(AggFn f);
 
 struct Stmt {
-  enum Kind : u8 { Trace, Printf, Printa, Exit, Aggregate } kind;
+  enum Kind : u8 { Trace, Printf, Printa, Exit, Aggregate, Assign } kind;
   std::vector<ExprPtr> args; // trace/exit: 1; printf: after the format;
-                             // aggregate: the function's arguments
+                             // aggregate: the function's arguments;
+                             // assign: the variable, then the value
   std::string fmt;           // printf, printa (has_fmt)
   bool has_fmt = false;
   std::string agg;           // aggregate/printa: name without '@' ("" = @)
@@ -206,8 +217,13 @@ enum Op : u8 {
   OP_COMMIT,
   OP_STACK,     // a = frames: walk the probe's stack into scratch, push it
   OP_REC_STACK, // pop a stack into the record
+  OP_LDVAR,     // a = VarScope, b = 1 if keyed (the key popped), c = the
+               // variable's number: push its value (0 if never set)
+  OP_STVAR,     // the same, the value popped first: store it (0 frees a
+               // thread-local or an associative element)
   OP_RET,
 };
+// OP_PUSH of a string literal: b = 1, c = its index in Program::strings.
 
 struct Insn {
   u8 op;
@@ -243,12 +259,23 @@ struct CompiledClause {
   u8 fast_agg = 0;
   std::vector<Action> actions;
   bool records = false; // writes a record when it fires
+  u32 nlocals = 0;         // clause-local (this->) variables
   std::vector<u32> probes; // matched probe ids
   std::string descs;       // "a:::b, c:::d" for -j
 };
 
+// A D variable, numbered per scope (what OP_LDVAR's c names).
+struct VarDef {
+  std::string name;
+  VarScope scope = VarScope::Global;
+  bool keyed = false; // an associative array
+  u32 number = 0;
+};
+constexpr u32 kMaxLocals = 16; // this-> variables in one clause
+
 struct Program {
   std::vector<CompiledClause> clauses;
+  std::vector<VarDef> vars;
   std::vector<AggDef> aggs;
   std::deque<std::string> strings; // literals (stable addresses)
   std::deque<Format> formats;
@@ -310,6 +337,12 @@ public:
   virtual void err(const std::string &line) = 0; // one line, no '\n'
 };
 
+// What runs a clause: eBPF (the JIT where there is one, else the BPF
+// interpreter), eBPF always interpreted, or the stack-machine interpreter
+// D had before BPF (`-x engine=interp`, kept for comparison).
+enum class DEngine : u8 { Bpf, BpfInterp, Interp };
+const char *engine_name(DEngine e);
+
 struct ConsumerOptions {
   u64 bufsize = 256 * 1024; // per thread, bytes of records
   u64 aggsize = 1024 * 1024; // per thread, bytes of aggregation data
@@ -319,6 +352,10 @@ struct ConsumerOptions {
   const CodeMap *code = nullptr; // stack( ): what to walk and name it by
                                  // (nullptr: stacks are empty)
   bool flowindent = false;       // -F: entry and return lines by call depth
+  DEngine engine = DEngine::Bpf;
+  u32 dynvars = 65536;           // D variables (dt_vars entries) at most
+  u32 max_insns = 0;             // a clause's BPF instructions at most (0:
+                                 // the engine's limit)
 };
 
 class Consumer;

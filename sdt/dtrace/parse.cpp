@@ -21,6 +21,8 @@
 // (dtrace -n 'BEGIN').
 #include "dtrace.h"
 
+#include <set>
+
 #include <algorithm>
 #include <cctype>
 #include <cstring>
@@ -50,6 +52,7 @@ enum Tok {
   T_SHL, T_SHR, T_LT, T_LE, T_GT, T_GE, T_EQ, T_NE,
   T_AMP, T_PIPE, T_CARET, T_ANDAND, T_OROR, T_XORXOR,
   T_BANG, T_TILDE,
+  T_ARROW, T_INC, T_DEC, T_ADDEQ, T_SUBEQ, // -> ++ -- += -=
 };
 
 struct Token {
@@ -120,6 +123,13 @@ private:
   Result<std::vector<ExprPtr>> call_args();
   // stack( ) or stack(N), the '(' next; `t` names it.
   Result<ExprPtr> stack_call(const Token &t);
+  // A variable named by `t` (already consumed): self->x, this->x, x or
+  // x[key].
+  Result<ExprPtr> variable(const Token &t);
+  // Globals read somewhere and assigned somewhere (a read of one never
+  // assigned is an undefined variable, as in DTrace).
+  std::vector<Token> global_reads_;
+  std::set<std::string> global_writes_;
 
   ExprPtr node(Expr::Kind k, const Token &at) {
     auto e = std::make_unique<Expr>();
@@ -321,6 +331,11 @@ Result<Token> Parser::lex() {
     return t;
   }
   auto two = [&](char a, char b) { return c == a && ch(1) == b; };
+  if (two('-', '>')) return one(T_ARROW, 2);
+  if (two('+', '+')) return one(T_INC, 2);
+  if (two('-', '-')) return one(T_DEC, 2);
+  if (two('+', '=')) return one(T_ADDEQ, 2);
+  if (two('-', '=')) return one(T_SUBEQ, 2);
   if (two('<', '<')) return one(T_SHL, 2);
   if (two('>', '>')) return one(T_SHR, 2);
   if (two('<', '=')) return one(T_LE, 2);
@@ -566,6 +581,8 @@ Result<std::vector<ExprPtr>> Parser::call_args() {
   }
 }
 
+static ExprPtr copy_expr(const Expr &e);
+
 Result<void> Parser::stmt(ClauseAst &c) {
   Stmt s;
   s.line = tok_.line;
@@ -632,6 +649,50 @@ Result<void> Parser::stmt(ClauseAst &c) {
                         "an aggregation");
   Token name = tok_;
   MK_TRY(advance());
+  if (!is(T_LPAREN) && (is(T_ARROW) || is(T_LBRACK) || is(T_ASSIGN) ||
+                        is(T_ADDEQ) || is(T_SUBEQ) || is(T_INC) || is(T_DEC))) {
+    // An assignment: v = e, v += e, v -= e, v++, v--.
+    auto v = variable(name);
+    if (!v)
+      return v.take_error();
+    Token op = tok_;
+    ExprPtr value;
+    if (is(T_INC) || is(T_DEC)) {
+      MK_TRY(advance());
+      auto one = node(Expr::Int, op);
+      one->ival = 1;
+      value = node(Expr::Binary, op);
+      value->op = op.kind == T_INC ? X_ADD : X_SUB;
+      value->kids.push_back(copy_expr(**v));
+      value->kids.push_back(std::move(one));
+    } else {
+      if (!is(T_ASSIGN) && !is(T_ADDEQ) && !is(T_SUBEQ))
+        return err_at(tok_, "expected '=', '+=', '-=', '++' or '--' after " +
+                                (*v)->near);
+      MK_TRY(advance());
+      auto e = expr();
+      if (!e)
+        return e.take_error();
+      if (op.kind == T_ASSIGN) {
+        value = std::move(*e);
+      } else {
+        value = node(Expr::Binary, op);
+        value->op = op.kind == T_ADDEQ ? X_ADD : X_SUB;
+        value->kids.push_back(copy_expr(**v));
+        value->kids.push_back(std::move(*e));
+      }
+    }
+    if ((*v)->scope == VarScope::Global) {
+      global_writes_.insert((*v)->name);
+      if (op.kind != T_ASSIGN)
+        global_reads_.push_back(name);
+    }
+    s.kind = Stmt::Assign;
+    s.args.push_back(std::move(*v));
+    s.args.push_back(std::move(value));
+    c.stmts.push_back(std::move(s));
+    return {};
+  }
   if (!is(T_LPAREN))
     return err_at(name, "expected an action (trace, printf, printa, exit) or "
                         "an aggregation");
@@ -693,6 +754,23 @@ Result<void> Parser::stmt(ClauseAst &c) {
     return {};
   }
   return err_at(name, "unknown action (trace, printf, printa, exit, stack)");
+}
+
+// A deep copy, for x += e (x = x + e).
+static ExprPtr copy_expr(const Expr &e) {
+  auto c = std::make_unique<Expr>();
+  c->kind = e.kind;
+  c->op = e.op;
+  c->ival = e.ival;
+  c->sval = e.sval;
+  c->builtin = e.builtin;
+  c->scope = e.scope;
+  c->name = e.name;
+  c->near = e.near;
+  c->line = e.line;
+  for (const ExprPtr &k : e.kids)
+    c->kids.push_back(copy_expr(*k));
+  return c;
 }
 
 Result<ExprPtr> Parser::expr() { return ternary(); }
@@ -887,7 +965,44 @@ Result<ExprPtr> Parser::primary() {
       e->builtin = v.b;
       return e;
     }
-  return err_at(t, "undefined variable");
+  auto v = variable(t);
+  if (v && (*v)->scope == VarScope::Global)
+    global_reads_.push_back(t);
+  return v;
+}
+
+Result<ExprPtr> Parser::variable(const Token &t) {
+  const std::string &n = t.sval;
+  if (n == "self" || n == "this") {
+    if (!is(T_ARROW))
+      return err_at(t, n + " needs ->member (" + n + "->x)");
+    MK_TRY(advance());
+    if (!is(T_IDENT))
+      return err_at(tok_, "expected a variable name after " + n + "->");
+    auto e = node(Expr::Variable, t);
+    e->scope = n == "self" ? VarScope::Thread : VarScope::Clause;
+    e->name = tok_.sval;
+    e->near = n + "->" + tok_.sval;
+    MK_TRY(advance());
+    if (is(T_LBRACK))
+      return err_at(tok_, "associative arrays are global here (" + e->near +
+                              "[...] is not supported)");
+    return e;
+  }
+  auto e = node(Expr::Variable, t);
+  e->scope = VarScope::Global;
+  e->name = n;
+  if (is(T_LBRACK)) {
+    MK_TRY(advance());
+    auto k = expr();
+    if (!k)
+      return k;
+    if (is(T_COMMA))
+      return err_at(tok_, "an associative array takes one key here");
+    MK_TRY(expect(T_RBRACK, "']'"));
+    e->kids.push_back(std::move(*k));
+  }
+  return e;
 }
 
 Result<ProgramAst> Parser::run() {
@@ -902,6 +1017,9 @@ Result<ProgramAst> Parser::run() {
     }
     MK_TRY(clause(prog));
   }
+  for (const Token &t : global_reads_)
+    if (!global_writes_.count(t.sval))
+      return err_at(t, "undefined variable");
   prog.pragmas = pragmas_;
   return prog;
 }

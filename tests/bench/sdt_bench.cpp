@@ -15,6 +15,7 @@
 // any handler call that an RCU grace period must be able to wait for.
 #include "../../kernel/kernel.h"
 #include "../../sdt/registry.h"
+#include "../../sdt/dtrace/consumer.h"
 
 #define _LGPL_SOURCE // liburcu's read side inline, as the registry has it
 #include <urcu/urcu-memb.h>
@@ -286,6 +287,108 @@ int main(int argc, char **argv) {
   row(s_rcu_plain, "");
   row(s_rcu, strf("the read side alone: %+.2f ns",
                   median(s_rcu.ns_per_hit) - median(s_rcu_plain.ns_per_hit)));
+
+  // D on BPF against the old interpreter: the same clauses, each engine
+  // enabled in turn in the same rounds, cost per hit over the no-probe loop.
+  {
+    const std::string s64(64, 'x');
+    const struct {
+      const char *label, *clause;
+    } work[] = {
+        {"clause, false predicate /0/", "/0/ { }"},
+        {"@ = count()", "{ @ = count(); }"},
+        {"@[probefunc] = count()", "{ @[probefunc] = count(); }"},
+        {"strlen( ) of a 64-byte string", ""}, // made below
+        {"self-> store and load", "{ self->n = self->n + 1; }"},
+    };
+    const char *engines[] = {"bpf", "interp"};
+    const size_t nw = sizeof work / sizeof work[0];
+    std::vector<double> none_r, cost[nw][2];
+    std::vector<std::string> clauses;
+    for (const auto &w : work)
+      clauses.push_back(w.clause);
+    clauses[3] = "{ @ = sum(strlen(\"" + s64 + "\")); }";
+    const unsigned long m = n / 4;
+    for (int r = 0; r < rounds; r++) {
+      const double base_r = time_loop(none, m) / m;
+      none_r.push_back(base_r);
+      for (size_t w = 0; w < nw; w++)
+        for (int e = 0; e < 2; e++) {
+          run_quiet(k, std::string("dtrace -q -x engine=") + engines[e] +
+                           " -n 'sdtbench:::hit " + clauses[w] + "' &");
+          int id = 0;
+          std::sscanf(run_quiet(k, "dtrace -j").c_str(), "%*[^\n]\n%d", &id);
+          cost[w][e].push_back(time_loop(sdt, m) / m - base_r);
+          run_quiet(k, "dtrace -k " + std::to_string(id));
+        }
+    }
+    std::printf("\nD clauses per hit, BPF engine (%s) and the old interpreter "
+                "side by side:\nns over the no-probe loop (%.2f ns), median of "
+                "%d rounds of %lu hits\n\n",
+#if defined(__x86_64__)
+                "JIT",
+#else
+                "BPF interpreter",
+#endif
+                median(none_r), rounds, m);
+    std::printf("%-34s %10s %10s %8s  %s\n", "clause", "bpf ns", "interp ns",
+                "ratio", "target");
+    std::printf("%s\n", std::string(90, '-').c_str());
+    for (size_t w = 0; w < nw; w++) {
+      const double b = median(cost[w][0]), i = median(cost[w][1]);
+      std::string target;
+      if (w == 1)
+        target = strf("at most 6.3 ns: %s", b <= 6.3 ? "met" : "MISSED");
+      std::printf("%-34s %10.2f %10.2f %7.2fx  %s\n", work[w].label, b, i,
+                  b / std::max(i, 0.01), target.c_str());
+    }
+    // Compile, link and verify a 10-clause script (no enabling).
+    auto hit_probe = k.probes().match(ProbeDesc::parse("sdtbench:::hit"));
+    std::string script;
+    for (int c = 0; c < 10; c++)
+      script += strf("sdtbench:::hit /arg0 %% 10 == %d/ { @c[probefunc] = "
+                     "count(); self->t%d = arg1; x%d += self->t%d; "
+                     "@q = quantize(arg1 + %d); printf(\"%%d %%s\\n\", x%d, "
+                     "probename); }\n",
+                     c, c, c, c, c, c);
+    std::printf("\n%-34s %10s %10s\n", "10-clause script (ms, median)",
+                "bpf", "interp");
+    double ms[2] = {};
+    for (int e = 0; e < 2; e++) {
+      std::vector<double> t;
+      for (int r = 0; r < rounds; r++) {
+        struct Null : dt::Sink {
+          void out(const std::string &) override {}
+          void err(const std::string &) override {}
+        } null_sink;
+        u64 t0 = now_ns();
+        auto ast = dt::parse(script);
+        std::vector<std::vector<ProbeInfo>> matched(ast->clauses.size(), hit_probe);
+        auto prog = dt::compile(*ast, matched);
+        std::vector<dt::EcbInfo> ecbs;
+        for (u32 c = 0; c < matched.size(); c++) {
+          dt::EcbInfo ei;
+          ei.epid = c + 1;
+          ei.clause = c;
+          ei.probe = hit_probe[0];
+          ecbs.push_back(ei);
+        }
+        dt::ConsumerOptions co;
+        co.engine = e == 0 ? dt::DEngine::Bpf : dt::DEngine::Interp;
+        co.threads = 4;
+        dt::Consumer c(std::move(*prog), std::move(ecbs), co, null_sink, 1, 2, 3);
+        auto ok = c.init();
+        t.push_back((now_ns() - t0) / 1e6);
+        if (!ok) {
+          std::printf("bench: %s\n", ok.error().message.c_str());
+          break;
+        }
+      }
+      ms[e] = median(t);
+    }
+    std::printf("%-34s %10.3f %10.3f\n", "parse, compile, link, verify, JIT",
+                ms[0], ms[1]);
+  }
 
   // Enabling and disabling many sites: 10, 100 and 1000 probes of 100
   // sites each, every probe's sites in one patch batch.

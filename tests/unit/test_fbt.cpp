@@ -4,6 +4,7 @@
 // the stack walker (unwind.h) and profile probe names (profile.h).  The
 // kernel's own objects in this binary are built like the kernel's, with
 // entry sites; this file's are not.
+#include "kernel_support.h"
 #include "support.h"
 
 #include "../../kernel/kernel.h"
@@ -55,41 +56,6 @@ struct EntryObject {
 const std::vector<u8> kCall = {0xe8, 0xfc, 0xff, 0xff, 0xff};
 const std::vector<u8> kJmp = {0xe9, 0xfc, 0xff, 0xff, 0xff};
 
-// A module path that disappears with the test.
-class ModuleDir {
-public:
-  ModuleDir() {
-    char tmpl[] = "/tmp/mk-fbt-XXXXXX";
-    REQUIRE(mkdtemp(tmpl) != nullptr);
-    path_ = tmpl;
-  }
-  ~ModuleDir() {
-    for (const auto &f : files_)
-      std::remove(f.c_str());
-    rmdir(path_.c_str());
-  }
-  void write(const std::string &name, const ObjBuilder &b) {
-    const std::string p = path_ + "/" + name;
-    std::vector<u8> bytes = b.build();
-    std::ofstream(p, std::ios::binary)
-        .write((const char *)bytes.data(), (std::streamsize)bytes.size());
-    files_.push_back(p);
-  }
-  const std::string &path() const { return path_; }
-
-private:
-  std::string path_;
-  std::vector<std::string> files_;
-};
-
-mk::Options options(const std::string &dir) {
-  mk::Options o;
-  o.cpus = 1;
-  o.quiet = true;
-  o.arena_mib = 64;
-  o.module_path = {dir};
-  return o;
-}
 
 // f(x) = x + 1, after its entry site: the code after the site.
 std::vector<u8> add_one() {
@@ -181,7 +147,7 @@ TEST_CASE("fbt site model: NOP areas and where a site sits") {
 TEST_CASE("fbt: a module's function: entry arguments, return value, once each") {
   ModuleDir dir;
   dir.write("fm.ko", EntryObject("__fentry__", kCall, add_one()).b);
-  mk::Kernel k(options(dir.path()));
+  mk::Kernel k(kernel_options(dir.path()));
   REQUIRE(k.boot());
   auto file = k.linker().load("fm");
   REQUIRE_OK(file);
@@ -264,7 +230,7 @@ TEST_CASE("fbt: patch areas become one NOP; bad lists are refused") {
       b.rel(list, 0, R_386_32, tsym);
     dir.write("bad.ko", b);
   }
-  mk::Kernel k(options(dir.path()));
+  mk::Kernel k(kernel_options(dir.path()));
   REQUIRE(k.boot());
   const u64 used = k.arena().used();
   auto pm = k.linker().load("pm");
@@ -296,7 +262,7 @@ void calls_traced_code(void *, u32, const uintptr_t *) {
 
 TEST_CASE("fbt: a handler calling traced code does not re-enter itself") {
   ModuleDir dir;
-  mk::Kernel k(options(dir.path()));
+  mk::Kernel k(kernel_options(dir.path()));
   REQUIRE(k.boot());
   auto ids = ids_of(k, "fbt:kernel:strf?abi*:entry");
   REQUIRE(ids.size() == 1);
@@ -330,7 +296,7 @@ __attribute__((noinline)) size_t walk_a(const mk::CodeMap &c, u64 *pcs) {
 
 TEST_CASE("unwind: the caller's frames, named as stack() prints them") {
   ModuleDir dir;
-  mk::Kernel k(options(dir.path()));
+  mk::Kernel k(kernel_options(dir.path()));
   REQUIRE(k.boot());
   u64 pcs[8];
   size_t n = walk_a(k.probes().code(), pcs);
@@ -465,7 +431,7 @@ TEST_CASE("profile: probe names, units and the rate limit") {
 
 TEST_CASE("profile: a timer fires on the CPU thread, on demand") {
   ModuleDir dir;
-  mk::Kernel k(options(dir.path()));
+  mk::Kernel k(kernel_options(dir.path()));
   REQUIRE(k.boot());
   CHECK(ids_of(k, "profile:::profile-997").size() == 1); // DTrace's set
   auto ids = ids_of(k, "profile-1234"); // made as it is named

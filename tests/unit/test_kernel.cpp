@@ -4,6 +4,7 @@
 // does not export, nor to a dependency's local or hidden ones.  The modules
 // are hand-built for the kernel's own architecture, written to a temporary
 // module path and loaded by an in-process mk::Kernel.
+#include "kernel_support.h"
 #include "support.h"
 
 #include "../../kernel/kernel.h"
@@ -27,41 +28,6 @@ constexpr Target kNative = Target::I386;
 #endif
 constexpr unsigned kPtr = sizeof(void *);
 
-// A module path that disappears with the test.
-class ModuleDir {
-public:
-  ModuleDir() {
-    char tmpl[] = "/tmp/mk-unit-XXXXXX";
-    REQUIRE(mkdtemp(tmpl) != nullptr);
-    path_ = tmpl;
-  }
-  ~ModuleDir() {
-    for (const auto &f : files_)
-      std::remove(f.c_str());
-    rmdir(path_.c_str());
-  }
-  void write(const std::string &name, const ObjBuilder &b) {
-    const std::string p = path_ + "/" + name;
-    std::vector<u8> bytes = b.build();
-    std::ofstream(p, std::ios::binary)
-        .write((const char *)bytes.data(), (std::streamsize)bytes.size());
-    files_.push_back(p);
-  }
-  const std::string &path() const { return path_; }
-
-private:
-  std::string path_;
-  std::vector<std::string> files_;
-};
-
-mk::Options options(const std::string &dir) {
-  mk::Options o;
-  o.cpus = 1;
-  o.quiet = true;
-  o.arena_mib = 64;
-  o.module_path = {dir};
-  return o;
-}
 
 // A module that is only a .data of `slots` pointers (so it is loaded at the
 // image's base) and maybe a .modinfo naming its dependencies.
@@ -106,7 +72,7 @@ TEST_CASE("kernel: exports first, then a dependency's globals") {
   user.ref(1, "libval");
   dir.write("user.ko", user.b);
 
-  mk::Kernel k(options(dir.path()));
+  mk::Kernel k(kernel_options(dir.path()));
   REQUIRE(k.boot());
   auto f = k.linker().load("user");
   REQUIRE_OK(f);
@@ -132,7 +98,7 @@ TEST_CASE("kernel: a module's own definition beats a kernel export") {
     own.b.rel(own.data, 0, R_386_32, mine);
   dir.write("own.ko", own.b);
 
-  mk::Kernel k(options(dir.path()));
+  mk::Kernel k(kernel_options(dir.path()));
   REQUIRE(k.boot());
   auto f = k.linker().load("own");
   REQUIRE_OK(f);
@@ -159,7 +125,7 @@ TEST_CASE("kernel: dependencies are searched in the order declared") {
   dir.write("u1.ko", u1.b);
   dir.write("u2.ko", u2.b);
 
-  mk::Kernel k(options(dir.path()));
+  mk::Kernel k(kernel_options(dir.path()));
   REQUIRE(k.boot());
   auto f1 = k.linker().load("u1");
   REQUIRE_OK(f1);
@@ -180,7 +146,7 @@ TEST_CASE("kernel: symbols the kernel does not export are undefined") {
   m.ref(2, "printf");             // exported: fine
   dir.write("bad.ko", m.b);
 
-  mk::Kernel k(options(dir.path()));
+  mk::Kernel k(kernel_options(dir.path()));
   REQUIRE(k.boot());
   const size_t files = k.linker().files().size();
   CHECK(message_of(k.linker().load("bad")) ==
@@ -204,7 +170,7 @@ TEST_CASE("kernel: a dependency's local and hidden symbols are not visible") {
   user.ref(2, "open");
   dir.write("user.ko", user.b);
 
-  mk::Kernel k(options(dir.path()));
+  mk::Kernel k(kernel_options(dir.path()));
   REQUIRE(k.boot());
   const size_t files = k.linker().files().size();
   CHECK(message_of(k.linker().load("user")) ==
@@ -225,7 +191,7 @@ TEST_CASE("kernel: a weak undefined symbol nobody defines is 0") {
     m.b.rel(m.data, 0, R_386_32, w);
   m.ref(1, "malloc");
   dir.write("weak.ko", m.b);
-  mk::Kernel k(options(dir.path()));
+  mk::Kernel k(kernel_options(dir.path()));
   REQUIRE(k.boot());
   auto f = k.linker().load("weak");
   REQUIRE_OK(f);
@@ -238,7 +204,7 @@ TEST_CASE("kernel: a module for the other architecture is refused") {
   ObjBuilder b(kNative == Target::X86_64 ? Target::I386 : Target::X86_64);
   b.data(zeros(8));
   dir.write("alien.ko", b);
-  mk::Kernel k(options(dir.path()));
+  mk::Kernel k(kernel_options(dir.path()));
   REQUIRE(k.boot());
   CHECK(message_of(k.linker().load("alien")) ==
         (kNative == Target::X86_64
@@ -255,9 +221,9 @@ TEST_CASE("kernel: two kernels in one process load the same module") {
   else
     m.b.rel(m.data, 0, R_386_32, self);
   dir.write("twice.ko", m.b);
-  mk::Kernel k1(options(dir.path()));
+  mk::Kernel k1(kernel_options(dir.path()));
   REQUIRE(k1.boot());
-  mk::Kernel k2(options(dir.path()));
+  mk::Kernel k2(kernel_options(dir.path()));
   REQUIRE(k2.boot());
   CHECK(k1.arena().base() != k2.arena().base());
   auto f1 = k1.linker().load("twice");
@@ -281,7 +247,7 @@ TEST_CASE("kernel: a module loaded without declaring the dependency does not see
   DataModule user(1); // no depend=lib in .modinfo
   user.ref(0, "libval");
   dir.write("user.ko", user.b);
-  mk::Kernel k(options(dir.path()));
+  mk::Kernel k(kernel_options(dir.path()));
   REQUIRE(k.boot());
   REQUIRE_OK(k.linker().load("lib"));
   CHECK(message_of(k.linker().load("user")) ==
@@ -308,7 +274,7 @@ TEST_CASE("kernel: module code reaches the kernel and its own data from the aren
     b.rel(text, 12, R_386_32, var);
   }
   dir.write("nopic.ko", b);
-  mk::Kernel k(options(dir.path()));
+  mk::Kernel k(kernel_options(dir.path()));
   REQUIRE(k.boot());
   auto f = k.linker().load("nopic");
   REQUIRE_OK(f);
@@ -331,7 +297,7 @@ TEST_CASE("kernel: a relocation out of range fails the load and leaves nothing")
   else
     m.b.rel(m.data, 4, R_386_8, big);
   dir.write("ovf.ko", m.b);
-  mk::Kernel k(options(dir.path()));
+  mk::Kernel k(kernel_options(dir.path()));
   REQUIRE(k.boot());
   const size_t files = k.linker().files().size();
   CHECK(message_of(k.linker().load("ovf")) ==
@@ -354,7 +320,7 @@ TEST_CASE("kernel: hello.ko from the build, when it was built") {
     MESSAGE("skipped: " << dir << "/hello.ko is not built");
     return;
   }
-  mk::Kernel k(options(dir));
+  mk::Kernel k(kernel_options(dir));
   REQUIRE(k.boot());
   auto f = k.linker().load("hello");
   REQUIRE_OK(f);
@@ -380,7 +346,7 @@ TEST_CASE("kernel: probe ids and trampolines are reused across 20 000 loads") {
     MESSAGE("skipped: " << dir << "/memdev.ko is not built");
     return;
   }
-  mk::Kernel k(options(dir));
+  mk::Kernel k(kernel_options(dir));
   REQUIRE(k.boot());
   const size_t boot_probes = k.probes().live_probes();
   auto cycle = [&](bool enable) {

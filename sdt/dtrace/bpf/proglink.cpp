@@ -60,6 +60,12 @@ Result<BpfLibrary> BpfLibrary::parse(std::vector<u8> bytes, std::string name) {
     std::memcpy(f.code.data(), sec.data + s.value, s.size);
     lib.funcs_[f.name] = std::move(f);
   }
+  // Data the functions refer to (.rodata and the like): the embedder binds
+  // each section to memory holding these bytes.
+  for (const Section &sec : obj.sections)
+    if ((sec.flags & SHF_ALLOC) && !(sec.flags & SHF_EXECINSTR) && sec.size)
+      lib.data_[sec.name] = sec.data ? std::vector<u8>(sec.data, sec.data + sec.size)
+                                     : std::vector<u8>(sec.size, 0);
   auto function_at = [&](u32 sec, u64 off) -> const Range * {
     for (const Range &r : ranges)
       if (r.sec == sec && off >= r.start && off < r.end)
@@ -113,6 +119,11 @@ Result<BpfLibrary> BpfLibrary::parse(std::vector<u8> bytes, std::string name) {
 const LibFunction *BpfLibrary::find(const std::string &name) const {
   auto it = funcs_.find(name);
   return it == funcs_.end() ? nullptr : &it->second;
+}
+
+const std::vector<u8> *BpfLibrary::data(const std::string &section) const {
+  auto it = data_.find(section);
+  return it == data_.end() ? nullptr : &it->second;
 }
 
 std::vector<std::string> BpfLibrary::function_names() const {

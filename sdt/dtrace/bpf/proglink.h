@@ -47,10 +47,13 @@ public:
   const std::string &name() const { return name_; }
   size_t size() const { return funcs_.size(); }
   std::vector<std::string> function_names() const;
+  // The bytes of a data section the functions refer to (".rodata"), or null.
+  const std::vector<u8> *data(const std::string &section) const;
 
 private:
   std::string name_;
   std::map<std::string, LibFunction> funcs_;
+  std::map<std::string, std::vector<u8>> data_;
 };
 
 // What an ld_imm64 of a symbol becomes: its src (0 a constant, 1 a map

@@ -44,6 +44,7 @@ static long (*const bpf_map_delete_elem)(void *map, const void *key) =
 
 /* strings.c */
 u64 dt_strlen(const char *s);
+s64 dt_strcmp(const char *a, const char *b);
 char *dt_strjoin(char *dst, const char *a, const char *b);
 char *dt_substr(char *dst, const char *s, s64 index, s64 len);
 char *dt_strchr(const char *s, u64 c);

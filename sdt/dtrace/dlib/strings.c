@@ -11,6 +11,25 @@ dt_strlen(const char *s)
 	return n;
 }
 
+/* D's string comparison: <0, 0 or >0 as a sorts before, with or after b
+ * (bytes compared unsigned, at most DT_STRSIZE - 1 of them). */
+DT_FN s64
+dt_strcmp(const char *a, const char *b)
+{
+	u64 n = 0;
+
+	while (n < DT_STRSIZE - 1) {
+		u8 x = (u8)a[n], y = (u8)b[n];
+
+		if (x != y)
+			return (s64)x - (s64)y;
+		if (x == '\0')
+			break;
+		n++;
+	}
+	return 0;
+}
+
 /* Copies at most `room` - 1 bytes of s to d; returns how many. */
 static inline u64
 copy_bounded(char *d, const char *s, u64 room)

@@ -1,0 +1,92 @@
+// D clauses on the BPF engine: what the code generator (bpfgen.cpp) and the
+// consumer's BPF runtime (consumer.cpp) agree on.
+//
+// A clause's compiled bytecode (compile.cpp) is lowered to one eBPF
+// program: the bytecode's value stack becomes slots of the BPF stack
+// frame, arithmetic and jumps become BPF instructions, string functions
+// and variable lookup become calls of the D library (dlib/, linked in by
+// bpf/proglink.cpp: each function reached, once), and what touches the
+// consumer's buffers (records, keyed aggregations, copying strings in,
+// faults) becomes calls of helpers by id.  A keyless count() is four
+// instructions on a per-CPU array map the JIT looks up inline.
+#pragma once
+
+#include "dtrace.h"
+#include "bpf/bpf.h"
+#include "bpf/proglink.h"
+
+namespace mk::dt {
+
+// r1 of a clause's program: read-only, one per firing lane.  The per-ECB
+// part (probe .. str) is filled per run only for clauses that read it.
+struct FireCtx {
+  u64 arg[6];
+  u64 probe, epid;
+  u64 str[4]; // probeprov, probemod, probefunc, probename: offsets in dt_strtab
+  u64 tid, cpu;
+};
+constexpr u32 kEcbCtxWords = 6; // probe, epid, str[4]
+
+// The consumer's helpers, by id (after Linux's map helpers 1-3).
+enum BpfHelperId : u32 {
+  H_COPYIN = 100,   // (dst, size, addr, action): 0, or 1 after a fault
+  H_TIMESTAMP,      // (): ns, the same for one run
+  H_WALLTIMESTAMP,  // (): ns since the epoch
+  H_FAULT,          // (kind, addr, action): records the error
+  H_RESERVE,        // (size): 1, or 0 when the buffer is full (dropped)
+  H_REC_INT,        // (value)
+  H_REC_STR,        // (string)
+  H_REC_STACK,      // (stack buffer)
+  H_COMMIT,         // ()
+  H_EXIT,           // (status)
+  H_AGG_KEY,        // (value, kind 0 int / 1 string / 2 stack, stable)
+  H_AGG,            // (aggregation, value): the keys given since the last
+  H_STACK,          // (dst, size, frames)
+  H_DYNDROP,        // (): a variable could not be stored
+};
+
+// Map indices of the Env every clause of a consumer shares.
+enum BpfMapIndex : u32 {
+  M_STRTAB = 0,  // read-only: literals, then the probes' names
+  M_KEYLESS = 1, // per-CPU array: keyless count()s, one u64 per aggregation
+  M_VARS = 2,    // hash: D variables, (variable, key) -> u64 (dlib/vars.c)
+  M_RODATA = 3,  // read-only: the D library's .rodata
+  M_SCRATCH = 4, // per-CPU array: strings copied in, stacks
+  M_COUNT
+};
+
+// What a clause's program is linked against.
+struct BpfTarget {
+  const bpf::Env *env = nullptr;
+  const bpf::BpfLibrary *lib = nullptr;
+  std::vector<u32> literal_off; // per Program::strings, in dt_strtab
+  bpf::Engine engine = bpf::Engine::Auto;
+  // A clause with one ECB gets its enabling id, probe id and probe names
+  // as constants; 0 / empty otherwise.
+  struct One {
+    u32 epid = 0, probe = 0;
+    u32 str[4] = {};
+  };
+};
+
+struct BpfClause {
+  bpf::LinkedProgram linked;
+  std::unique_ptr<bpf::Program> prog;
+  std::vector<u8> action_at; // per instruction of the clause's own code
+  u32 own = 0;               // instructions of the clause's own code
+  bool needs_ctx = false;    // reads args or the probe's fields at run time
+  u32 one_epid = 0;          // linked with this ECB's constants (0: none)
+};
+
+// The D library built into the kernel (build/ARCH/dtrace/bpf_dlib.o).
+Result<const bpf::BpfLibrary *> embedded_dlib();
+
+// Lower, link and load clause `ci`; `one`: its ECB when it has only one.
+// Errors name the clause: "clause 2 (syscall:::entry): ...".
+Result<BpfClause> bpf_compile(const Program &p, u32 ci, const BpfTarget &t,
+                              const BpfTarget::One *one);
+
+// `dtrace -S`: the linked program, each instruction with its function.
+std::string bpf_listing(const BpfClause &c);
+
+} // namespace mk::dt

@@ -1,0 +1,74 @@
+# D variables: globals, thread-locals (self->), clause-locals (this->) and
+# associative arrays, zero until set; storing 0 in self-> or an array
+# element frees it.  The same script on the BPF engine (the default) and
+# the old interpreter (-x engine=interp).  -S with a clause prints its
+# linked BPF program, each instruction with the function it came from.
+# status: 1
+minikern> kldload dtrace_probes
+minikern> dtrace -q -n 'dtt:::tick { n++; sum += arg0; self->last = arg0; byparity[arg0 % 2] += arg0; this->sq = arg0 * arg0; @sq = sum(this->sq); } END { printf("n=%d sum=%d last=%d even=%d odd=%d none=%d\n", n, sum, self->last, byparity[0], byparity[1], byparity[7]); }' -c 'dtprobe tick 5'
+n=5 sum=10 last=4 even=6 odd=4 none=0
+
+               30
+minikern> dtrace -x engine=interp -q -n 'dtt:::tick { n++; sum += arg0; self->last = arg0; byparity[arg0 % 2] += arg0; this->sq = arg0 * arg0; @sq = sum(this->sq); } END { printf("n=%d sum=%d last=%d even=%d odd=%d none=%d\n", n, sum, self->last, byparity[0], byparity[1], byparity[7]); }' -c 'dtprobe tick 5'
+n=5 sum=10 last=4 even=6 odd=4 none=0
+
+               30
+minikern> dtrace -x engine=jit -n BEGIN
+dtrace: -x engine: 'jit' is not an engine (bpf, bpf-interp, interp)
+minikern> dtrace -n 'BEGIN { x = "text"; }'
+dtrace: semantic error near "x": x holds an integer; a string cannot be stored in a variable here
+minikern> dtrace -S -q -n 'BEGIN { self->n = strlen(probename); exit(0); }'
+[x86_64]dtrace: clause 1 (BEGIN): 57 instructions, linked with dt_strlen, dt_var_set; JIT, {{[0-9]+}} bytes of x86_64
+[i386]dtrace: clause 1 (BEGIN): 57 instructions, linked with dt_strlen, dt_var_set; interpreted
+    0 clause           r6 = r1
+    1 clause           r1 = 32
+    2 clause           call 104  ; dt_reserve
+    3 clause           if r0 == 0 goto +19
+    4 clause           r1 = map[0]+8 ll
+    6 clause           *(u64 *)(r10 - 136) = r1
+    7 clause           r1 = *(u64 *)(r10 - 136)
+    8 clause           call +16
+    9 clause           *(u64 *)(r10 - 136) = r0
+   10 clause           r3 = *(u64 *)(r10 - 136)
+   11 clause           r2 = *(u64 *)(r6 + 96)
+   12 clause           r1 = 4294967296 ll
+   14 clause           call +20
+   15 clause           if r0 s>= 0 goto +2
+   16 clause           if r0 == -2 goto +1
+   17 clause           call 113  ; dt_dyndrop
+   18 clause           *(u64 *)(r10 - 136) = 0
+   19 clause           r1 = *(u64 *)(r10 - 136)
+   20 clause           call 109  ; dt_exit
+   21 clause           call 108  ; dt_commit
+   22 clause           goto +0
+   23 clause           r0 = 0
+   24 clause           exit
+   25 dt_strlen        r2 = 0
+   26 dt_strlen        r3 = r1
+   27 dt_strlen        r3 += r2
+   28 dt_strlen        r3 = *(u8 *)(r3 + 0)
+   29 dt_strlen        r0 = r2
+   30 dt_strlen        if w3 == 0 goto +3
+   31 dt_strlen        r0 = 255
+   32 dt_strlen        r2 += 1
+   33 dt_strlen        if r2 != 255 goto -8
+   34 dt_strlen        exit
+   35 dt_var_set       *(u64 *)(r10 - 8) = r3
+   36 dt_var_set       *(u64 *)(r10 - 16) = r2
+   37 dt_var_set       *(u64 *)(r10 - 24) = r1
+   38 dt_var_set       r2 = 4294967296 ll
+   40 dt_var_set       if r1 < r2 goto +7
+   41 dt_var_set       if r3 != 0 goto +6
+   42 dt_var_set       r2 = r10
+   43 dt_var_set       r2 += -24
+   44 dt_var_set       r1 = map[2] ll
+   46 dt_var_set       call 3  ; map_delete_elem
+   47 dt_var_set       goto +8
+   48 dt_var_set       r2 = r10
+   49 dt_var_set       r2 += -24
+   50 dt_var_set       r3 = r10
+   51 dt_var_set       r3 += -8
+   52 dt_var_set       r1 = map[2] ll
+   54 dt_var_set       r4 = 0
+   55 dt_var_set       call 2  ; map_update_elem
+   56 dt_var_set       exit

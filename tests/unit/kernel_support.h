@@ -1,0 +1,56 @@
+// Helpers for unit tests that boot a kernel over modules they build.
+#pragma once
+
+#include "../../kernel/kernel.h"
+#include "elf_builder.h"
+
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+namespace mkt {
+
+// A module path that disappears with the test.
+class ModuleDir {
+public:
+  ModuleDir() {
+    char tmpl[] = "/tmp/mk-unit-XXXXXX";
+    REQUIRE(mkdtemp(tmpl) != nullptr);
+    path_ = tmpl;
+  }
+  ~ModuleDir() {
+    for (const auto &f : files_)
+      std::remove(f.c_str());
+    rmdir(path_.c_str());
+  }
+  ModuleDir(const ModuleDir &) = delete;
+  ModuleDir &operator=(const ModuleDir &) = delete;
+  void write(const std::string &name, const ObjBuilder &b) {
+    const std::string p = path_ + "/" + name;
+    std::vector<u8> bytes = b.build();
+    std::ofstream(p, std::ios::binary)
+        .write((const char *)bytes.data(), (std::streamsize)bytes.size());
+    files_.push_back(p);
+  }
+  const std::string &path() const { return path_; }
+
+private:
+  std::string path_;
+  std::vector<std::string> files_;
+};
+
+// A quiet one-CPU kernel whose module path is `dir`.
+inline mk::Options kernel_options(const std::string &dir) {
+  mk::Options o;
+  o.cpus = 1;
+  o.quiet = true;
+  o.arena_mib = 64;
+  o.module_path = {dir};
+  return o;
+}
+
+} // namespace mkt
