@@ -327,7 +327,7 @@ TEST_CASE("fbt: enabling a batch whose probes had different handlers before") {
   // Probes that shared a list before a batch share one after it: each
   // probe must still end up with exactly its own enablings.
   ModuleDir dir;
-  mk::Kernel k(options(dir.path()));
+  mk::Kernel k(kernel_options(dir.path()));
   REQUIRE(k.boot());
   auto all = ids_of(k, "fbt:kernel::");
   REQUIRE(all.size() >= 40);
@@ -362,7 +362,7 @@ TEST_CASE("code map: a module's tables, built when first wanted, agree with "
   REQUIRE(len > 0);
   std::string dir(exe, (size_t)len);
   dir = dir.substr(0, dir.rfind('/')) + "/test-modules";
-  mk::Kernel k(options(dir));
+  mk::Kernel k(kernel_options(dir));
   REQUIRE(k.boot());
   auto f = k.linker().load("fbt_check");
   REQUIRE_OK(f);
