@@ -6,12 +6,14 @@
 // r8), r0 is rax (the return register), r6..r9 are callee-saved (rbx, r13,
 // r14, r15) and r10, the frame pointer, is rbp.  r12 holds the RunCtx for
 // the whole run and is the helpers' sixth argument (through r9); r9, r10
-// and r11 are scratch.  The BPF stack is a buffer of the Runner's, never
+// and r11 are scratch (r12 holds the RunCtx only when r9 cannot).  The BPF stack is a buffer of the Runner's, never
 // the native stack, so no store of a program can reach a return address.
 // BPF-to-BPF calls are native calls: the callee pushes r6..r10, lowers rbp
-// by one frame and pops them at exit.  The entry saves every callee-saved
-// register and the native stack pointer; a failed run-time check jumps to
-// a stub that records the instruction and unwinds to that point.
+// by one frame and pops them at exit.  The entry saves only the
+// callee-saved registers the program needs (plan_entry: without BPF-to-BPF
+// calls r10 lives in no register, and the RunCtx stays in r9 unless that
+// is clobbered); a failed run-time check jumps to a stub that records the
+// instruction and unwinds to the entry's frame.
 //
 // Only the checks the verifier asked for are emitted: an access through a
 // pointer with an unknown offset compares (address - region base) with the
