@@ -4,10 +4,10 @@
 // ABI.  BPF registers live in native ones chosen so that helper calls need
 // no shuffling: r1..r5 are the SysV argument registers (rdi, rsi, rdx, rcx,
 // r8), r0 is rax (the return register), r6..r9 are callee-saved (rbx, r13,
-// r14, r15) and r10, the frame pointer, is rbp.  r12 holds the RunCtx for
-// the whole run and is the helpers' sixth argument (through r9); r9, r10
-// and r11 are scratch (r12 holds the RunCtx only when r9 cannot).  The BPF stack is a buffer of the Runner's, never
-// the native stack, so no store of a program can reach a return address.
+// r14, r15) and r10, the frame pointer, is rbp.  The RunCtx arrives in r9
+// and stays there, or, when r9 is needed (it is the helpers' sixth
+// argument), lives in r12 for the whole run; r10 and r11 are scratch.  The
+// BPF stack is a buffer of the Runner's, never the native stack, so no store of a program can reach a return address.
 // BPF-to-BPF calls are native calls: the callee pushes r6..r10, lowers rbp
 // by one frame and pops them at exit.  The entry saves only the
 // callee-saved registers the program needs (plan_entry: without BPF-to-BPF
