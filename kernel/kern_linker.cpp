@@ -295,7 +295,7 @@ std::string KernelLinker::symbolize(u64 addr) const {
 struct KernelLinker::Load {
   std::string path, fname;
   LoadObserver *obs = nullptr;
-  std::optional<ObjectFile> obj;
+  std::shared_ptr<ObjectFile> obj; // shared with the code map
   std::unique_ptr<LinkerFile> f; // until registered
   LinkerFile *file = nullptr;    // once registered (then `f` is empty)
   std::unique_ptr<ModuleLoad> probes;
@@ -385,7 +385,7 @@ Result<void> KernelLinker::read_and_check(Load &l) {
                           [&](const ObjectFile &o) { return check_signature(o); });
   if (!objr)
     return objr.take_error();
-  l.obj.emplace(std::move(*objr));
+  l.obj = std::make_shared<ObjectFile>(std::move(*objr));
   if (l.obj->arch->machine() != kMachine)
     return error(strf("%s: module is for %s, this kernel is %s",
                       l.fname.c_str(), l.obj->arch->name(),
@@ -711,7 +711,8 @@ Result<void> KernelLinker::register_sets(Load &l) {
 // so MOD_LOAD's own probes can be enabled).
 Result<void> KernelLinker::record_probes(Load &l) {
   LinkerFile &f = *l.file;
-  ModuleImage m{&f, f.module_name(), *l.obj, l.linked->pl, f.address, f.size};
+  ModuleImage m{&f,     f.module_name(), *l.obj, l.linked->pl,
+                f.address, f.size,         l.obj};
   l.probes_provided = true;
   MK_TRY(k_.probes().provide_module(*l.probes, m));
   l.probes.reset();

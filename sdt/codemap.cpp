@@ -15,7 +15,73 @@ namespace mk {
 
 // ---- one image ------------------------------------------------------------------------
 
+namespace {
+
+void add_function(CodeImage::Functions &t, u64 addr, u64 size,
+                  std::string_view name) {
+  t.funcs.push_back(
+      CodeImage::Func{addr, size, (u32)t.names.size(), (u32)name.size()});
+  t.names.append(name);
+}
+
+void sort_functions(CodeImage::Functions &t) {
+  std::sort(t.funcs.begin(), t.funcs.end(),
+            [](const CodeImage::Func &a, const CodeImage::Func &b) {
+              return a.addr < b.addr;
+            });
+}
+
+void sort_fdes(std::vector<CodeImage::Fde> &fdes) {
+  // The compiler writes them in address order, and the loader places a
+  // module's sections in order: mostly sorted already.
+  if (!std::is_sorted(fdes.begin(), fdes.end(),
+                      [](const CodeImage::Fde &a, const CodeImage::Fde &b) {
+                        return a.lo < b.lo;
+                      }))
+    std::sort(fdes.begin(), fdes.end(),
+              [](const CodeImage::Fde &a, const CodeImage::Fde &b) {
+                return a.lo < b.lo;
+              });
+}
+
+} // namespace
+
+CodeImage::~CodeImage() {
+  delete funcs_.load(std::memory_order_relaxed);
+  delete fdes_.load(std::memory_order_relaxed);
+}
+
+void CodeImage::set_tables(std::unique_ptr<Functions> f,
+                           std::vector<Fde> fdes) {
+  sort_functions(*f);
+  sort_fdes(fdes);
+  delete funcs_.exchange(f.release(), std::memory_order_release);
+  delete fdes_.exchange(new std::vector<Fde>(std::move(fdes)),
+                        std::memory_order_release);
+}
+
+const CodeImage::Functions *CodeImage::functions() const {
+  if (const Functions *t = funcs_.load(std::memory_order_acquire))
+    return t;
+  MutexLock g(build_mu_);
+  if (const Functions *t = funcs_.load(std::memory_order_acquire))
+    return t;
+  auto t = std::make_unique<Functions>();
+  if (obj)
+    for (size_t i = 1; i < obj->symbols.size(); i++) {
+      const Symbol &s = obj->symbols[i];
+      if (s.type != STT_FUNC || s.shndx == SHN_UNDEF ||
+          s.shndx >= sec_addr.size() || !sec_addr[s.shndx])
+        continue;
+      add_function(*t, sec_addr[s.shndx] + s.value, s.size, s.name);
+    }
+  sort_functions(*t);
+  funcs_.store(t.get(), std::memory_order_release);
+  return t.release();
+}
+
 const CodeImage::Func *CodeImage::function_at(u64 pc) const {
+  const std::vector<Func> &funcs = functions()->funcs;
   auto it = std::upper_bound(funcs.begin(), funcs.end(), pc,
                              [](u64 a, const Func &f) { return a < f.addr; });
   // Aliases share a start; a few steps back covers them.
@@ -27,33 +93,43 @@ const CodeImage::Func *CodeImage::function_at(u64 pc) const {
   return nullptr;
 }
 
-const CodeImage::Fde *CodeImage::fde_at(u64 pc) const {
-  auto it = std::upper_bound(fdes.begin(), fdes.end(), pc,
-                             [](u64 a, const Fde &f) { return a < f.lo; });
-  if (it == fdes.begin())
-    return nullptr;
-  --it;
-  return pc < it->hi ? &*it : nullptr;
+std::string_view CodeImage::name_of(const Func &f) const {
+  // A Func comes from function_at(): the table is there.
+  const Functions *t = funcs_.load(std::memory_order_acquire);
+  return std::string_view(t->names).substr(f.name_off, f.name_len);
+}
+
+bool CodeImage::fde_at(u64 pc, Fde &out) const {
+  if (const std::vector<Fde> *fdes = fdes_.load(std::memory_order_acquire)) {
+    auto it = std::upper_bound(fdes->begin(), fdes->end(), pc,
+                               [](u64 a, const Fde &f) { return a < f.lo; });
+    if (it == fdes->begin())
+      return false;
+    --it;
+    if (pc >= it->hi)
+      return false;
+    out = *it;
+    return true;
+  }
+  return eh_frame && find_fde(eh_frame, eh_frame_size, pc, out);
+}
+
+void CodeImage::index_unwind() const {
+  if (fdes_.load(std::memory_order_acquire) || !eh_frame)
+    return;
+  MutexLock g(build_mu_);
+  if (fdes_.load(std::memory_order_acquire))
+    return;
+  auto fdes = std::make_unique<std::vector<Fde>>();
+  // A malformed table: fde_at() goes on scanning, which stops where the
+  // table does.
+  if (!parse_eh_frame(*fdes, eh_frame, eh_frame_size))
+    return;
+  sort_fdes(*fdes);
+  fdes_.store(fdes.release(), std::memory_order_release);
 }
 
 namespace {
-
-void sort_image(CodeImage &img) {
-  std::sort(img.funcs.begin(), img.funcs.end(),
-            [](const CodeImage::Func &a, const CodeImage::Func &b) {
-              return a.addr < b.addr;
-            });
-  std::sort(img.fdes.begin(), img.fdes.end(),
-            [](const CodeImage::Fde &a, const CodeImage::Fde &b) {
-              return a.lo < b.lo;
-            });
-}
-
-void add_function(CodeImage &img, u64 addr, u64 size, std::string_view name) {
-  img.funcs.push_back(
-      CodeImage::Func{addr, size, (u32)img.names.size(), (u32)name.size()});
-  img.names.append(name);
-}
 
 // The executable's code segment and PT_GNU_EH_FRAME table.
 struct ExeSearch {
@@ -77,7 +153,8 @@ int find_exe(struct dl_phdr_info *info, size_t, void *data) {
 }
 
 // The function symbols of the ELF file at `path` that lie in [lo, hi).
-Result<void> read_functions(CodeImage &img, const std::string &path, u64 base) {
+Result<void> read_functions(CodeImage::Functions &t, const CodeImage &img,
+                            const std::string &path, u64 base) {
   elf_version(EV_CURRENT);
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0)
@@ -99,7 +176,7 @@ Result<void> read_functions(CodeImage &img, const std::string &path, u64 base) {
       if (addr < img.lo || addr >= img.hi)
         continue;
       const char *name = elf_strptr(e, sh.sh_link, s.st_name);
-      add_function(img, addr, s.st_size, name ? name : "");
+      add_function(t, addr, s.st_size, name ? name : "");
     }
   }
   if (e)
@@ -134,12 +211,14 @@ Result<void> CodeMap::init_kernel(const std::string &path) {
   img->name = "kernel";
   img->lo = s.lo, img->hi = s.hi;
   img->is64 = sizeof(void *) == 8;
-  MK_TRY(read_functions(*img, path, s.base));
+  auto funcs = std::make_unique<CodeImage::Functions>();
+  MK_TRY(read_functions(*funcs, *img, path, s.base));
   // Without a table the kernel's own frames cannot be walked; that is not
   // worth refusing to boot over.
+  std::vector<CodeImage::Fde> fdes;
   if (s.eh_frame_hdr)
-    (void)parse_eh_frame_hdr(*img, s.eh_frame_hdr);
-  sort_image(*img);
+    (void)parse_eh_frame_hdr(fdes, s.eh_frame_hdr);
+  img->set_tables(std::move(funcs), std::move(fdes));
   MutexLock g(mu_);
   std::vector<std::shared_ptr<const CodeImage>> images;
   if (current_)
@@ -152,31 +231,48 @@ Result<void> CodeMap::init_kernel(const std::string &path) {
 }
 
 void CodeMap::add_module(const void *owner, const std::string &name,
-                         const ObjectFile &obj, const Placement &pl, u64 base,
-                         u64 size) {
+                         std::shared_ptr<const ObjectFile> obj,
+                         const Placement &pl, u64 base, u64 size) {
   auto img = std::make_shared<CodeImage>();
   img->owner = owner;
   img->name = name;
   img->lo = base, img->hi = base + size;
-  img->is64 = obj.arch->elf_class() == ELFCLASS64;
-  for (size_t i = 1; i < obj.symbols.size(); i++) {
-    const Symbol &s = obj.symbols[i];
-    if (s.type != STT_FUNC || s.shndx == SHN_UNDEF ||
-        s.shndx >= pl.sec_addr.size() || !pl.sec_addr[s.shndx])
-      continue;
-    add_function(*img, pl.sec_addr[s.shndx] + s.value, s.size, s.name);
+  img->is64 = obj->arch->elf_class() == ELFCLASS64;
+  for (size_t i = 0; i < obj->sections.size(); i++)
+    if (obj->sections[i].name == ".eh_frame" && pl.sec_addr[i]) {
+      img->eh_frame = (const u8 *)(uintptr_t)pl.sec_addr[i];
+      img->eh_frame_size = obj->sections[i].size;
+    }
+  img->sec_addr = pl.sec_addr;
+  img->obj = std::move(obj);
+  bool walked;
+  {
+    MutexLock g(mu_);
+    walked = unwind_users_ > 0;
+    std::vector<std::shared_ptr<const CodeImage>> images;
+    if (current_)
+      images = current_->images;
+    images.push_back(img);
+    publish(std::move(images));
   }
-  for (size_t i = 0; i < obj.sections.size(); i++)
-    if (obj.sections[i].name == ".eh_frame" && pl.sec_addr[i])
-      (void)parse_eh_frame(*img, (const u8 *)(uintptr_t)pl.sec_addr[i],
-                           obj.sections[i].size);
-  sort_image(*img);
-  MutexLock g(mu_);
-  std::vector<std::shared_ptr<const CodeImage>> images;
-  if (current_)
-    images = current_->images;
-  images.push_back(std::move(img));
-  publish(std::move(images));
+  // A stack walker is running: it would scan the module's .eh_frame for
+  // every frame in it until this is done.
+  if (walked)
+    img->index_unwind();
+}
+
+void CodeMap::use_unwind(int delta) const {
+  std::shared_ptr<const Snapshot> s;
+  {
+    MutexLock g(mu_);
+    unwind_users_ += delta;
+    if (delta <= 0)
+      return;
+    s = current_;
+  }
+  if (s)
+    for (auto &img : s->images)
+      img->index_unwind();
 }
 
 void CodeMap::remove_module(const void *owner) {

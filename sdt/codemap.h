@@ -24,8 +24,20 @@
 namespace mk {
 
 // One image: its address range, functions and call-frame information.
-// Immutable once published.
+// Immutable once published, but for its two tables, which a module's
+// image builds when first needed (a load pays for neither: most modules
+// are never named nor walked through): the function table on the first
+// function_at() (any thread but probe context), from the module's object
+// file, which the image keeps; the FDE table when a stack walker wants it
+// (index_unwind(), CodeMap::use_unwind()).  Until then fde_at() scans the
+// loaded .eh_frame in place, probe-context safe.  A table, once built, is
+// never replaced and goes with the image.
 struct CodeImage {
+  CodeImage() = default;
+  ~CodeImage();
+  CodeImage(const CodeImage &) = delete;
+  CodeImage &operator=(const CodeImage &) = delete;
+
   const void *owner = nullptr; // the module; nullptr for the kernel image
   std::string name;            // "kernel", "memdev": the module`... prefix
   u64 lo = 0, hi = 0;          // its code: [lo, hi)
@@ -33,26 +45,45 @@ struct CodeImage {
 
   struct Func {
     u64 addr, size;
-    u32 name_off, name_len; // in `names`
+    u32 name_off, name_len; // in Functions::names
   };
-  std::vector<Func> funcs; // by address
-  std::string names;       // the functions' symbol names (mangled)
-
+  struct Functions {
+    std::vector<Func> funcs; // by address
+    std::string names;       // the functions' symbol names (mangled)
+  };
   // One FDE: the code it describes, and where it is (in the image's
   // loaded .eh_frame).
   struct Fde {
     u64 lo, hi;
     const u8 *at;
   };
-  std::vector<Fde> fdes; // by lo
 
   // The function containing `pc` (a size-0 symbol holds its first byte),
-  // or nullptr.
-  const Func *function_at(u64 pc) const;
-  const Fde *fde_at(u64 pc) const;
-  std::string_view name_of(const Func &f) const {
-    return std::string_view(names).substr(f.name_off, f.name_len);
-  }
+  // or nullptr.  Not for probe context: it may build the table.
+  const Func *function_at(u64 pc) const EXCLUDES(build_mu_);
+  std::string_view name_of(const Func &f) const;
+  // Probe context: the FDE describing `pc`; false if none.
+  bool fde_at(u64 pc, Fde &out) const;
+  // Build the FDE table now (not probe context), so that fde_at() need
+  // not scan.
+  void index_unwind() const EXCLUDES(build_mu_);
+
+  // What a module's tables are built from: its object file (kept alive
+  // here: the symbols are views of it), where each of its sections was
+  // placed, and its loaded .eh_frame.
+  std::shared_ptr<const ObjectFile> obj;
+  std::vector<u64> sec_addr;
+  const u8 *eh_frame = nullptr;
+  u64 eh_frame_size = 0;
+
+  // The kernel image's, built at boot.
+  void set_tables(std::unique_ptr<Functions> f, std::vector<Fde> fdes);
+
+private:
+  const Functions *functions() const EXCLUDES(build_mu_);
+  mutable Mutex build_mu_; // serialises building a table
+  mutable std::atomic<const Functions *> funcs_{nullptr};
+  mutable std::atomic<const std::vector<Fde> *> fdes_{nullptr};
 };
 
 class CodeMap {
@@ -66,10 +97,11 @@ public:
   // at `path` (the running executable), its call-frame information from
   // the executable's PT_GNU_EH_FRAME table.
   Result<void> init_kernel(const std::string &path) EXCLUDES(mu_);
-  // A module once it is linked; `base`/`size` is its image.
+  // A module once it is linked; `base`/`size` is its image.  Nothing is
+  // read from `obj` until a table is wanted.
   void add_module(const void *owner, const std::string &name,
-                  const ObjectFile &obj, const Placement &pl, u64 base,
-                  u64 size) EXCLUDES(mu_);
+                  std::shared_ptr<const ObjectFile> obj, const Placement &pl,
+                  u64 base, u64 size) EXCLUDES(mu_);
   void remove_module(const void *owner) EXCLUDES(mu_);
   // Free replaced snapshots: call after a grace period (no probe context
   // still holds one).
@@ -84,6 +116,10 @@ public:
   // byte, "module`0x..." outside every function, "0x..." outside every
   // image (DTrace's forms).
   std::string symbolize(u64 pc) const EXCLUDES(mu_);
+  // A stack walker (stack() in a running program) comes and goes: while
+  // one is there, every image has its FDE table, built now for the
+  // images there are and at load for modules loaded meanwhile.
+  void use_unwind(int delta) const EXCLUDES(mu_);
   // The kernel image (nullptr before init_kernel).
   std::shared_ptr<const CodeImage> kernel() const EXCLUDES(mu_);
 
@@ -98,6 +134,7 @@ private:
   std::shared_ptr<const Snapshot> current_ GUARDED_BY(mu_);
   std::vector<std::shared_ptr<const Snapshot>> retired_ GUARDED_BY(mu_);
   std::atomic<const Snapshot *> live_{nullptr};
+  mutable int unwind_users_ GUARDED_BY(mu_) = 0;
 };
 
 } // namespace mk

@@ -24,33 +24,37 @@ extern const struct fbt_site_record __stop_set_fbt_sites_set[]
 
 namespace mk {
 
-// One traced function: what its stub hands the entry trampoline.
-struct FbtFunc {
+// One traced function: what its stub hands the entry trampoline.  What
+// a call and an enable or disable batch read is in its first cache line
+// (enabling every fbt probe walks 100 000s of them).
+struct alignas(64) FbtFunc {
   // What mk_fbt_enter() reads on every call.
   const ProbeSlot *entry = nullptr, *ret = nullptr;
   std::atomic<bool> hijack{false}; // the return probe is enabled, call mode
   EntryStyle style = EntryStyle::AtEntry;
 
   // The provider's (changed with the registry's lock held).
-  u64 func = 0, size = 0; // the function
-  u64 site = 0;           // its entry site
   u8 len = 5;
-  u8 disabled[8] = {};
-  u64 stub = 0;
   enum Mode : u8 { Off, Call, Trap };
   Mode entry_mode = Off, ret_mode = Off;
+  bool kernel = false; // a site in the kernel image (shared by every
+                       // kernel booted in the process)
+  bool rets_found = false;
+  u32 batch = 0; // the last enable/disable batch that took it (FbtProvider)
+  u64 site = 0;  // its entry site
+  u64 stub = 0;
+  u8 disabled[8] = {};
+  int refs = 0; // probes that include it (its entry's and return's)
+  struct Block *block = nullptr;
+
+  u64 func = 0, size = 0; // the function
   struct Ret {
     u64 addr;
     u8 len;
     u8 bytes[2]; // as it was: c3, or f3 c3
   };
   std::vector<Ret> rets; // its `ret`s, once breakpoint mode wanted them
-  bool rets_found = false;
   std::string function;
-  bool kernel = false; // a site in the kernel image (shared by every
-                       // kernel booted in the process)
-  int refs = 0; // probes that include it (its entry's and return's)
-  struct Block *block = nullptr;
 };
 
 // The functions one add_sites() made, allocated together (enabling every
@@ -64,7 +68,19 @@ namespace {
 
 struct FbtProbe : ProbeData {
   bool is_return = false;
-  std::vector<FbtFunc *> funcs; // several functions may share a name
+  // The functions of its name (several may share one): the first inline,
+  // as nearly every probe has just it and enabling every probe walks them
+  // all.
+  FbtFunc *first = nullptr;
+  std::vector<FbtFunc *> more;
+  void add(FbtFunc *f) {
+    if (!first)
+      first = f;
+    else
+      more.push_back(f);
+  }
+  size_t count() const { return first ? 1 + more.size() : 0; }
+  FbtFunc *at(size_t k) const { return k ? more[k - 1] : first; }
 };
 
 FbtProbe &data_of(const Probe &p) { return *static_cast<FbtProbe *>(p.data.get()); }
@@ -612,7 +628,7 @@ void FbtProvider::add_sites(ProbeRegistry &r, const std::string &module,
         d->is_return = i == 1;
         p->data = std::move(d);
       }
-      data_of(*p).funcs.push_back(f);
+      data_of(*p).add(f);
       (i == 0 ? f->entry : f->ret) = p->slot;
       f->refs++;
       i++;
@@ -713,6 +729,8 @@ public:
         found_.push_back(Found{text, addr - pl.sec_addr[text], 5, true});
       }
     }
+    if (found_.empty())
+      return {}; // built without entry sites (FBT=none): nothing to index
     std::sort(found_.begin(), found_.end(), [](const Found &a, const Found &b) {
       return a.section != b.section ? a.section < b.section : a.off < b.off;
     });
@@ -866,6 +884,8 @@ void ops_for(const FbtFunc &f, std::vector<PatchOp> &ops) {
     std::memcpy(op.bytes, f.disabled, f.len);
   }
   ops.push_back(op);
+  if (!f.rets_found)
+    return;
   for (const FbtFunc::Ret &r : f.rets) {
     PatchOp rop{r.addr, r.len, {r.bytes[0], r.bytes[1]}};
     if (f.ret_mode == FbtFunc::Trap) {
@@ -884,13 +904,24 @@ void ops_for(const FbtFunc &f, std::vector<PatchOp> &ops) {
 Result<void> FbtProvider::enable(const std::vector<Probe *> &probes,
                                  PatchMode mode) {
   const bool trap = mode == PatchMode::Breakpoint;
+  const u32 batch = ++batch_;
   // Everything that can refuse first: a refusal changes nothing.  What to
   // change is gathered on the way (a function and whether its return).
   std::vector<std::pair<FbtFunc *, bool>> work;
   work.reserve(probes.size());
-  for (Probe *p : probes) {
+  const size_t np = probes.size();
+  for (size_t i = 0; i < np; i++) {
+    // The probe, its data and its function, a few ahead (see kAhead).
+    if (i + 3 * kAhead < np)
+      prefetch(probes[i + 3 * kAhead]);
+    if (i + 2 * kAhead < np)
+      prefetch(probes[i + 2 * kAhead]->data.get());
+    if (i + kAhead < np)
+      prefetch(data_of(*probes[i + kAhead]).first);
+    Probe *p = probes[i];
     const FbtProbe &d = data_of(*p);
-    for (FbtFunc *f : d.funcs) {
+    for (size_t k = 0, n = d.count(); k < n; k++) {
+      FbtFunc *f = d.at(k);
       work.emplace_back(f, d.is_return);
       // The kernel image's text is one per process; another kernel booted
       // in the same process (the tests do that) may have patched a site.
@@ -907,7 +938,7 @@ Result<void> FbtProvider::enable(const std::vector<Probe *> &probes,
         return error(strf("fbt: %s: entry and return share the entry site; "
                           "enable them in the same patch mode",
                           f->function.c_str()));
-      if (!trap)
+      if (!trap && !f->stub) // made on the first enabling, then kept
         MK_TRY(stub_for(*f));
       else if (d.is_return && !f->rets_found) {
         f->rets = find_rets(f->func, f->size);
@@ -921,16 +952,14 @@ Result<void> FbtProvider::enable(const std::vector<Probe *> &probes,
     (is_return ? f->ret_mode : f->entry_mode) =
         trap ? FbtFunc::Trap : FbtFunc::Call;
     f->hijack.store(f->ret_mode == FbtFunc::Call, std::memory_order_relaxed);
-    touched.push_back(f);
+    if (f->batch != batch) // entry and return: one site, one patch
+      f->batch = batch, touched.push_back(f);
   }
   apply(touched);
   return {};
 }
 
-void FbtProvider::apply(std::vector<FbtFunc *> &touched) {
-  // A function's entry and return are two probes and one site: one patch.
-  std::sort(touched.begin(), touched.end());
-  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+void FbtProvider::apply(const std::vector<FbtFunc *> &touched) {
   std::vector<PatchOp> ops;
   ops.reserve(touched.size());
   for (FbtFunc *f : touched)
@@ -939,13 +968,25 @@ void FbtProvider::apply(std::vector<FbtFunc *> &touched) {
 }
 
 void FbtProvider::disable(const std::vector<Probe *> &probes) {
+  const u32 batch = ++batch_;
   std::vector<FbtFunc *> touched;
-  for (Probe *p : probes) {
+  touched.reserve(probes.size());
+  const size_t np = probes.size();
+  for (size_t i = 0; i < np; i++) {
+    if (i + 3 * kAhead < np)
+      prefetch(probes[i + 3 * kAhead]);
+    if (i + 2 * kAhead < np)
+      prefetch(probes[i + 2 * kAhead]->data.get());
+    if (i + kAhead < np)
+      prefetch(data_of(*probes[i + kAhead]).first);
+    Probe *p = probes[i];
     const FbtProbe &d = data_of(*p);
-    for (FbtFunc *f : d.funcs) {
+    for (size_t k = 0, n = d.count(); k < n; k++) {
+      FbtFunc *f = d.at(k);
       (d.is_return ? f->ret_mode : f->entry_mode) = FbtFunc::Off;
       f->hijack.store(f->ret_mode == FbtFunc::Call, std::memory_order_relaxed);
-      touched.push_back(f);
+      if (f->batch != batch)
+        f->batch = batch, touched.push_back(f);
     }
   }
   apply(touched);
@@ -959,7 +1000,8 @@ std::vector<std::string> FbtProvider::argtypes(const Probe &p) const {
 std::vector<SiteInfo> FbtProvider::sites(const Probe &p) const {
   std::vector<SiteInfo> out;
   const FbtProbe &d = data_of(p);
-  for (const FbtFunc *f : d.funcs) {
+  for (size_t k = 0, n = d.count(); k < n; k++) {
+    const FbtFunc *f = d.at(k);
     SiteInfo i;
     i.addr = f->site;
     i.len = f->len;
@@ -986,8 +1028,9 @@ std::vector<SiteInfo> FbtProvider::sites(const Probe &p) const {
 void FbtProvider::destroy(Probe &p) {
   if (!p.data)
     return;
-  for (FbtFunc *f : data_of(p).funcs)
-    if (--f->refs == 0) {
+  const FbtProbe &d = data_of(p);
+  for (size_t k = 0, n = d.count(); k < n; k++)
+    if (FbtFunc *f = d.at(k); --f->refs == 0) {
       if (f->stub) {
         MutexLock g(mu_);
         free_stubs_.push_back(f->stub);

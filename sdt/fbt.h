@@ -86,7 +86,9 @@ private:
   // its own lock.
   Result<u64> stub_for(FbtFunc &f) EXCLUDES(mu_);
   // Patch the functions' sites (and rets) to their probes' modes.
-  void apply(std::vector<FbtFunc *> &touched);
+  // (Each function once: a batch stamps the functions it took.)
+  void apply(const std::vector<FbtFunc *> &touched);
+  u32 batch_ = 0; // the last batch's stamp (changed with the registry's lock)
   ProbeRegistry *reg_ = nullptr; // set by provide(), at boot
   struct Chunk {
     u64 addr, size;

@@ -301,32 +301,38 @@ void PatchEngine::apply(const std::vector<PatchOp> &ops) {
     else
       breakpoints_.erase(op.addr);
   }
-  // Only the sites whose bytes change take part.
+  // Only the sites whose bytes change take part (each with its writable
+  // alias, looked up once).
   std::vector<const PatchOp *> live;
+  std::vector<u8 *> at;
+  live.reserve(ops.size());
+  at.reserve(ops.size());
   for (const PatchOp &op : ops) {
     u8 *w = text_.alias(op.addr);
     if (w && std::memcmp(w, op.bytes, op.len) != 0)
-      live.push_back(&op);
+      live.push_back(&op), at.push_back(w);
   }
   if (live.empty()) {
     publish(table_slot_, make_table({}));
     return;
   }
   publish(table_slot_, make_table(live));
-  for (const PatchOp *op : live)
-    code::byte(text_.alias(op->addr), 0xcc);
+  const size_t n = live.size();
+  for (size_t i = 0; i < n; i++)
+    code::byte(at[i], 0xcc);
   serialise();
-  for (const PatchOp *op : live)
-    code::copy(text_.alias(op->addr) + 1, op->bytes + 1, op->len - 1);
+  for (size_t i = 0; i < n; i++)
+    code::copy(at[i] + 1, live[i]->bytes + 1, live[i]->len - 1);
   serialise();
-  for (const PatchOp *op : live)
-    code::byte(text_.alias(op->addr), op->bytes[0]);
+  for (size_t i = 0; i < n; i++)
+    code::byte(at[i], live[i]->bytes[0]);
   serialise();
   publish(table_slot_, make_table({}));
 }
 
 TrapTable *PatchEngine::make_table(const std::vector<const PatchOp *> &live) {
   auto *t = new TrapTable;
+  t->entries.reserve(breakpoints_.size() + live.size());
   for (const auto &[addr, b] : breakpoints_)
     t->entries.push_back(
         {addr, x86::TrapAction{x86::Emul::Fire, b.then, b.len, b.func, b.args},
@@ -335,10 +341,13 @@ TrapTable *PatchEngine::make_table(const std::vector<const PatchOp *> &live) {
     if (op->bytes[0] != 0xcc) // breakpoint sites are already in
       t->entries.push_back(
           {op->addr, x86::decode_final(op->bytes, op->len, op->addr), nullptr});
-  std::sort(t->entries.begin(), t->entries.end(),
-            [](const TrapEntry &a, const TrapEntry &b) {
-              return a.addr < b.addr;
-            });
+  // Batches come mostly in address order (a module's sites, its probes'
+  // ids): often there is nothing to sort.
+  auto by_addr = [](const TrapEntry &a, const TrapEntry &b) {
+    return a.addr < b.addr;
+  };
+  if (!std::is_sorted(t->entries.begin(), t->entries.end(), by_addr))
+    std::sort(t->entries.begin(), t->entries.end(), by_addr);
   return t;
 }
 

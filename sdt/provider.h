@@ -40,6 +40,10 @@ struct ModuleImage {
   const ObjectFile &obj;
   const Placement &pl;
   u64 base = 0, size = 0; // the image in memory
+  // `obj` shared, for what reads it after the load (the code map names
+  // the module's functions from it when first asked); nullptr: a copy is
+  // kept.
+  std::shared_ptr<const ObjectFile> shared_obj = nullptr;
 };
 
 // What a provider keeps per probe (its sites, argument types ...).

@@ -419,7 +419,10 @@ ProbeRegistry::begin_module(const std::string &name) {
 
 Result<void> ProbeRegistry::provide_module(ModuleLoad &load,
                                            const ModuleImage &m) {
-  code_.add_module(m.owner, m.name, m.obj, m.pl, m.base, m.size);
+  code_.add_module(m.owner, m.name,
+                   m.shared_obj ? m.shared_obj
+                                : std::make_shared<const ObjectFile>(m.obj),
+                   m.pl, m.base, m.size);
   for (auto &part : load.parts_) {
     auto r = part->provide(*this, m);
     if (!r) {
@@ -634,9 +637,17 @@ void ProbeRegistry::set_handlers(Probe *p, std::vector<HandlerList *> &retired) 
     std::copy(hs.begin(), hs.end(), nl->h);
     last_list_ = nl;
   }
+  swap_list(p, nl, retired);
+}
+
+void ProbeRegistry::swap_list(Probe *p, HandlerList *nl,
+                              std::vector<HandlerList *> &retired) {
   if (nl)
     nl->refs++;
-  HandlerList *old = p->slot->handlers.exchange(nl, std::memory_order_acq_rel);
+  // Lists change only with the lock held: a load and a store do (firing
+  // threads only read the slot).
+  HandlerList *old = p->slot->handlers.load(std::memory_order_relaxed);
+  p->slot->handlers.store(nl, std::memory_order_release);
   if (old && --old->refs == 0) {
     if (old == last_list_)
       last_list_ = nullptr;
@@ -644,21 +655,66 @@ void ProbeRegistry::set_handlers(Probe *p, std::vector<HandlerList *> &retired) 
   }
 }
 
+void ProbeRegistry::set_handlers(const std::vector<Probe *> &ps,
+                                 std::vector<HandlerList *> &retired) {
+  // Every probe of the batch gained (or lost) the same enabling, so probes
+  // that held the same list before get the same list now: build each new
+  // list once, for the first probe that held its old one (an enabling of
+  // every fbt probe moves 100 000s of probes from one list to one other).
+  // A few recent (old, new) pairs are kept; a miss only costs a rebuild.
+  constexpr size_t kMemo = 8;
+  std::pair<HandlerList *, HandlerList *> memo[kMemo];
+  size_t nmemo = 0, next = 0;
+  for (size_t i = 0; i < ps.size(); i++) {
+    // The probe a few ahead, and the slot of one nearer (its pointer is
+    // in the probe prefetched earlier).
+    if (i + 2 * kAhead < ps.size())
+      prefetch(ps[i + 2 * kAhead]);
+    if (i + kAhead < ps.size())
+      prefetch(ps[i + kAhead]->slot);
+    Probe *p = ps[i];
+    HandlerList *old = p->slot->handlers.load(std::memory_order_relaxed);
+    size_t k = 0;
+    while (k < nmemo && memo[k].first != old)
+      k++;
+    if (k < nmemo) {
+      swap_list(p, memo[k].second, retired);
+      continue;
+    }
+    set_handlers(p, retired);
+    // `old` cannot come back as a new list's address in this batch: a
+    // retired list is freed only after it.
+    memo[next] = {old, p->slot->handlers.load(std::memory_order_relaxed)};
+    next = (next + 1) % kMemo;
+    if (nmemo < kMemo)
+      nmemo++;
+  }
+}
+
+size_t ProbeRegistry::provider_index(const Provider *prov) const {
+  size_t i = 0;
+  while (i < providers_.size() && providers_[i].get() != prov)
+    i++;
+  return i;
+}
+
 Result<void> ProbeRegistry::patch(const std::vector<Probe *> &probes,
                                   bool enable, PatchMode mode) {
   // One batch per provider, the probes sorted out in one pass (an
   // enabling may have 100 000s).
-  std::vector<std::vector<Probe *>> by_prov(providers_.size());
+  ByProvider by_prov(providers_.size());
+  for (Probe *p : probes)
+    if (size_t i = provider_index(p->prov); i < by_prov.size())
+      by_prov[i].push_back(p);
+  return patch(by_prov, enable, mode);
+}
+
+Result<void> ProbeRegistry::patch(const ByProvider &by_prov, bool enable,
+                                  PatchMode mode) {
   // Trampolines, stubs and sites are written with the writable views
   // mapped once for the whole enabling.
   const auto views = patcher_->writing();
-  for (Probe *p : probes)
-    for (size_t i = 0; i < providers_.size(); i++)
-      if (p->prov == providers_[i].get()) {
-        by_prov[i].push_back(p);
-        break;
-      }
-  for (size_t i = 0; i < providers_.size(); i++) {
+  for (size_t i = 0; i < providers_.size() && i < by_prov.size(); i++) {
     Provider *prov = providers_[i].get();
     const std::vector<Probe *> &mine = by_prov[i];
     if (mine.empty())
@@ -674,39 +730,56 @@ Result<void> ProbeRegistry::patch(const std::vector<Probe *> &probes,
 
 Result<int> ProbeRegistry::add_enabling(Enabling en) {
   // Sorted and unique: an enabling may have every fbt probe, 100 000s of
-  // them, and set_handlers() looks ids up in every enabling.
-  std::sort(en.probes.begin(), en.probes.end());
+  // them, and set_handlers() looks ids up in every enabling.  (A match
+  // lists them in id order already.)
+  if (!std::is_sorted(en.probes.begin(), en.probes.end()))
+    std::sort(en.probes.begin(), en.probes.end());
   en.probes.erase(std::unique(en.probes.begin(), en.probes.end()),
                   en.probes.end());
-  std::vector<Probe *> to_patch;
-  for (u32 id : en.probes) {
+  // One pass over the probes for the checks, gathering what the passes
+  // below need (the probes are 100 000s of objects: each pass over them
+  // costs).
+  std::vector<Probe *> ps;
+  ps.reserve(en.probes.size());
+  ByProvider to_patch(providers_.size());
+  Provider *last = nullptr;
+  size_t last_i = 0;
+  const size_t n = en.probes.size();
+  for (size_t i = 0; i < n; i++) {
+    const u32 id = en.probes[i];
+    if (i + kAhead < n)
+      prefetch(find(en.probes[i + kAhead]));
     Probe *p = find(id);
     if (!p)
       return error(strf("probe %u does not exist", id));
     if (p->enable_count > 0 && p->mode != en.mode)
       return error(strf("probe %s is already enabled in another patch mode",
                         p->full().c_str()));
-    if (p->enable_count == 0 && p->prov)
-      to_patch.push_back(p);
+    ps.push_back(p);
+    if (p->enable_count == 0 && p->prov) {
+      if (p->prov != last)
+        last = p->prov, last_i = provider_index(p->prov);
+      if (last_i < to_patch.size())
+        to_patch[last_i].push_back(p);
+    }
   }
   // Handlers first, so the first firing after the patch finds them.
   en.id = next_enabling_++;
   const int id = en.id;
-  const std::vector<u32> ids = en.probes;
   const PatchMode mode = en.mode;
   enablings_.push_back(std::move(en));
   std::vector<HandlerList *> retired;
-  for (u32 pid : ids)
-    set_handlers(find(pid), retired);
+  set_handlers(ps, retired);
   if (auto r = patch(to_patch, true, mode); !r) {
     enablings_.pop_back();
-    for (u32 pid : ids)
-      set_handlers(find(pid), retired);
+    set_handlers(ps, retired);
     free_retired(retired);
     return r.take_error();
   }
-  for (u32 pid : ids) {
-    Probe *p = find(pid);
+  for (size_t i = 0; i < ps.size(); i++) {
+    if (i + kAhead < ps.size())
+      prefetch(ps[i + kAhead]);
+    Probe *p = ps[i];
     if (p->enable_count++ == 0)
       p->mode = mode;
   }
@@ -718,20 +791,29 @@ void ProbeRegistry::remove_enabling(std::vector<Enabling>::iterator it,
                                     std::vector<HandlerList *> &retired) {
   Enabling e = std::move(*it);
   enablings_.erase(it);
-  std::vector<Probe *> to_patch;
-  for (u32 id : e.probes) {
-    Probe *p = find(id);
+  std::vector<Probe *> ps;
+  ps.reserve(e.probes.size());
+  ByProvider to_patch(providers_.size());
+  Provider *last = nullptr;
+  size_t last_i = 0;
+  for (size_t i = 0; i < e.probes.size(); i++) {
+    if (i + kAhead < e.probes.size())
+      prefetch(find(e.probes[i + kAhead]));
+    Probe *p = find(e.probes[i]);
     if (!p)
       continue; // its module went away
-    if (--p->enable_count == 0 && p->prov)
-      to_patch.push_back(p);
+    ps.push_back(p);
+    if (--p->enable_count == 0 && p->prov) {
+      if (p->prov != last)
+        last = p->prov, last_i = provider_index(p->prov);
+      if (last_i < to_patch.size())
+        to_patch[last_i].push_back(p);
+    }
   }
   // The sites first: once restored, only threads already past them can
   // still reach the old list.
   (void)patch(to_patch, false, PatchMode::Call);
-  for (u32 id : e.probes)
-    if (Probe *p = find(id))
-      set_handlers(p, retired);
+  set_handlers(ps, retired);
 }
 
 Result<int> ProbeRegistry::enable(const std::vector<u32> &ids,

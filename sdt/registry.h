@@ -111,19 +111,30 @@ struct alignas(64) ProbeSlot {
 
 // A probe, as the registry and its provider see it.  Consumers never get
 // one: they get ProbeInfo copies.
+// What enabling reads and writes comes first, in one cache line: an
+// enabling of every fbt probe walks 100 000s of them.
 struct Probe {
   u32 id = 0;
+  int enable_count = 0; // enablings that include it
   Provider *prov = nullptr;
-  std::string provider, module, function, name;
-  const void *owner = nullptr; // the module it came with; null: the kernel
   ProbeSlot *slot = nullptr;
   std::unique_ptr<ProbeData> data; // the provider's
-  int enable_count = 0;            // enablings that include it
   PatchMode mode = PatchMode::Call;
+  const void *owner = nullptr; // the module it came with; null: the kernel
+  std::string provider, module, function, name;
   std::string full() const {
     return provider + ":" + module + ":" + function + ":" + name;
   }
 };
+
+// Batches walk 100 000s of probes, each its own allocation: loops over
+// them ask for the one kAhead places on early, so that many misses are
+// under way at once rather than one at a time.
+constexpr size_t kAhead = 8;
+inline void prefetch(const void *p) {
+  if (p)
+    __builtin_prefetch(p);
+}
 
 // Where the registry's messages go (the kernel's console).
 using ConsoleWriter = std::function<void(const std::string &)>;
@@ -269,10 +280,23 @@ private:
   // probe holds it, freed after one synchronize() for the whole batch.
   void set_handlers(Probe *p, std::vector<HandlerList *> &retired)
       REQUIRES(mu_);
+  // The same for a batch of probes that all gained, or all lost, one
+  // enabling (add_enabling, remove_enabling).
+  void set_handlers(const std::vector<Probe *> &ps,
+                    std::vector<HandlerList *> &retired) REQUIRES(mu_);
+  // Publish `nl` as `p`'s list; the old one to `retired` once unused.
+  void swap_list(Probe *p, HandlerList *nl,
+                 std::vector<HandlerList *> &retired) REQUIRES(mu_);
   void free_retired(std::vector<HandlerList *> &retired);
   // Enable or disable `probes` in one batch per provider.
   Result<void> patch(const std::vector<Probe *> &probes, bool enable,
                      PatchMode mode) REQUIRES(mu_);
+  // The same, the probes already sorted out by provider (by index in
+  // providers_).
+  using ByProvider = std::vector<std::vector<Probe *>>;
+  Result<void> patch(const ByProvider &by_prov, bool enable, PatchMode mode)
+      REQUIRES(mu_);
+  size_t provider_index(const Provider *prov) const; // providers_.size(): none
 
   ModuleArena &arena_;
   ConsoleWriter console_;

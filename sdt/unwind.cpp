@@ -416,25 +416,72 @@ bool rules_at(const u8 *fde_at, u64 pc, State &s) {
 
 // ---- tables -------------------------------------------------------------------------
 
-bool parse_eh_frame(CodeImage &img, const u8 *at, u64 size) {
+bool parse_eh_frame(std::vector<CodeImage::Fde> &out, const u8 *at,
+                    u64 size) {
   const u8 *limit = at + size;
+  // Consecutive FDEs share their CIE: read it once.
+  const u8 *cie_at = nullptr;
+  Cie cie;
   for (const u8 *p = at; p < limit;) {
     const u8 *body, *end;
     if (!entry_at(p, limit, body, end))
       return avail(p, limit) < 4 || rd<u32>(p) == 0; // the terminator, or the end
-    if (rd<u32>(body) != 0) {
-      Fde f;
-      if (!parse_fde(at, p, limit, f))
+    const u32 id = rd<u32>(body);
+    if (id != 0) {
+      // The CIE pointer comes from the file: back into the section.
+      if ((uintptr_t)body - (uintptr_t)at < id)
         return false;
-      if (f.hi > f.lo) // a zero-length FDE: a discarded function's
-        img.fdes.push_back(CodeImage::Fde{f.lo, f.hi, p});
+      const u8 *c = (const u8 *)((uintptr_t)body - id);
+      if (c != cie_at) {
+        if (!parse_cie(c, limit, cie))
+          return false;
+        cie_at = c;
+      }
+      const u8 *q = body + 4;
+      u64 lo, range;
+      if (!encoded(q, end, cie.fde_enc, 0, lo) ||
+          !encoded(q, end, cie.fde_enc & 0x0f, 0, range))
+        return false;
+      if (range) // a zero-length FDE: a discarded function's
+        out.push_back(CodeImage::Fde{lo, lo + range, p});
     }
     p = end;
   }
   return true;
 }
 
-bool parse_eh_frame_hdr(CodeImage &img, const u8 *hdr) {
+bool find_fde(const u8 *at, u64 size, u64 pc, CodeImage::Fde &out) {
+  const u8 *limit = at + size;
+  const u8 *cie_at = nullptr;
+  Cie cie;
+  for (const u8 *p = at; p < limit;) {
+    const u8 *body, *end;
+    if (!entry_at(p, limit, body, end))
+      return false;
+    const u32 id = rd<u32>(body);
+    if (id != 0) {
+      const u8 *c = body - id;
+      if (c != cie_at) {
+        if (!parse_cie(c, limit, cie))
+          return false;
+        cie_at = c;
+      }
+      const u8 *q = body + 4;
+      u64 lo, range;
+      if (!encoded(q, end, cie.fde_enc, 0, lo) ||
+          !encoded(q, end, cie.fde_enc & 0x0f, 0, range))
+        return false;
+      if (pc >= lo && pc - lo < range) {
+        out = CodeImage::Fde{lo, lo + range, p};
+        return true;
+      }
+    }
+    p = end;
+  }
+  return false;
+}
+
+bool parse_eh_frame_hdr(std::vector<CodeImage::Fde> &out, const u8 *hdr) {
   // version, eh_frame_ptr encoding, fde_count encoding, table encoding.
   if (hdr[0] != 1)
     return false;
@@ -448,7 +495,7 @@ bool parse_eh_frame_hdr(CodeImage &img, const u8 *hdr) {
   // the header; linkers write it datarel|sdata4.
   if (hdr[3] != (kDatarel | 0x0b))
     return false;
-  img.fdes.reserve(img.fdes.size() + count);
+  out.reserve(out.size() + count);
   for (u64 i = 0; i < count; i++) {
     u64 lo, fde;
     if (!encoded(p, end, hdr[3], (u64)(uintptr_t)hdr, lo) ||
@@ -458,7 +505,7 @@ bool parse_eh_frame_hdr(CodeImage &img, const u8 *hdr) {
     if (!parse_fde(nullptr, (const u8 *)(uintptr_t)fde, end, f))
       return false;
     if (f.hi > f.lo)
-      img.fdes.push_back(CodeImage::Fde{f.lo, f.hi, (const u8 *)(uintptr_t)fde});
+      out.push_back(CodeImage::Fde{f.lo, f.hi, (const u8 *)(uintptr_t)fde});
   }
   return true;
 }
@@ -481,9 +528,9 @@ size_t unwind(const CodeMap &code, const ProbeFrame &from, u64 *pcs,
     if (!img)
       break; // the kernel's stack ends where its code does
     pcs[n++] = pc;
-    const CodeImage::Fde *fde = img->fde_at(at);
+    CodeImage::Fde fde;
     State s;
-    if (!fde || !rules_at(fde->at, at, s) || !s.cfa_ok ||
+    if (!img->fde_at(at, fde) || !rules_at(fde.at, at, s) || !s.cfa_ok ||
         s.ra.kind != Rule::Offset)
       break;
     uintptr_t base;

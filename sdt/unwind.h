@@ -36,10 +36,14 @@ __attribute__((always_inline)) inline ProbeFrame current_frame() {
 // ---- reading call-frame information (CodeMap builds its tables with these)
 
 // Add the FDEs of the .eh_frame section loaded at [at, at + size) to
-// `img.fdes` (unsorted); false if it is malformed.
-bool parse_eh_frame(CodeImage &img, const u8 *at, u64 size);
+// `out` (unsorted); false if it is malformed.
+bool parse_eh_frame(std::vector<CodeImage::Fde> &out, const u8 *at, u64 size);
 // Add the FDEs the binary-search table of a PT_GNU_EH_FRAME segment at
 // `hdr` lists; false if it is malformed or not a table.
-bool parse_eh_frame_hdr(CodeImage &img, const u8 *hdr);
+bool parse_eh_frame_hdr(std::vector<CodeImage::Fde> &out, const u8 *hdr);
+// The FDE of the .eh_frame section loaded at [at, at + size) that
+// describes `pc`, found by reading the section in place (probe-context
+// safe: no table needed); false if none.
+bool find_fde(const u8 *at, u64 size, u64 pc, CodeImage::Fde &out);
 
 } // namespace mk

@@ -99,6 +99,8 @@ private:
   ThreadState *claim();
   void fire_slow(const ProbeEcbs &pe, u32 probe, const uintptr_t *args)
       __attribute__((noinline));
+  void fire_bpf_slow(const ProbeEcbs &pe, u32 probe, const uintptr_t *args)
+      __attribute__((noinline));
   // The runtime table for the ECBs so far, published for the firing path.
   void publish_table() REQUIRES(ecbs_mu_);
   const EcbInfo *ecb(u32 epid) const EXCLUDES(ecbs_mu_);
@@ -107,6 +109,8 @@ private:
            int depth);
   void run_bpf(const EcbRt &e, ThreadState *ts, const uintptr_t *args,
                u32 probe, int depth);
+  static void run_bpf_on(const EcbRt &e, BpfLane &l, const uintptr_t *args,
+                         u32 probe);
   Result<void> init_bpf();
   Result<void> bpf_refresh() REQUIRES(ecbs_mu_);
   void bpf_ecb(EcbRt &r, const EcbInfo &e) REQUIRES(ecbs_mu_);
@@ -130,6 +134,7 @@ private:
   // their records still in the buffers, out of the runtime table.
   std::vector<bool> retired_ GUARDED_BY(ecbs_mu_); // by epid - 1
   ConsumerOptions opts_;
+  bool walks_ = false; // a clause calls stack(): opts_.code indexed for it
   Sink &sink_;
   u32 begin_id_, end_id_, error_id_;
   int pid_;

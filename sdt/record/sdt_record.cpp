@@ -10,11 +10,18 @@
 // get the same treatment: each becomes a NOP and a record in
 // `set_fbt_sites_set` (the fbt provider's).
 //
-// The record references the function that holds the site (or its section),
-// never a section offset alone, so static functions, -ffunction-sections
+// The record references the function that holds the site (or its section:
+// always so when the function's symbol is global or weak, as another
+// object's copy of the function may take the symbol), never a section
+// offset alone, so static functions, -ffunction-sections
 // and --gc-sections all work: each text section gets its own record section
 // with SHF_LINK_ORDER pointing at it, so a section the linker discards takes
-// its records with it.
+// its records with it.  A text section in a section group (a C++ inline
+// function or template instance, emitted by every object that uses it, the
+// linker keeping one copy) gets record sections that are members of the
+// same group: the linker keeps or drops them with the copy they describe,
+// so no record outlives its copy to name another object's (which may have
+// no site there at all: the files built without entry sites).
 //
 //   sdt-record IN.o OUT.o     (OUT may be IN)
 //   sdt-record --mcount-loc IN.o OUT.o
@@ -123,6 +130,17 @@ int main(int argc, char **argv) {
       s.sym = h.sym;
       s.function = h.function;
       s.addend = (i64)(s.insn_off - h.value);
+      // A global or weak holder may resolve to another object's copy of the
+      // function (an inline function's, a weak one's), whose code differs:
+      // anchor the record to this copy, by its section's symbol.
+      if (obj.symbols[h.sym].bind != STB_LOCAL)
+        for (size_t i = 1; i < obj.symbols.size(); i++)
+          if (obj.symbols[i].type == STT_SECTION &&
+              obj.symbols[i].shndx == s.section) {
+            s.sym = (u32)i;
+            s.addend = (i64)(s.insn_off - obj.symbols[i].value);
+            break;
+          }
       if (entry) {
         const Symbol &hs = obj.symbols[h.sym];
         const u64 fsize = hs.type == STT_FUNC && hs.size ? hs.size
@@ -186,6 +204,26 @@ int main(int argc, char **argv) {
   }
   auto data_of = [&](size_t idx) { return elf_getdata(dscn[idx], nullptr); };
 
+  // The section group (SHT_GROUP section) each section belongs to, 0 for
+  // none, and the record sections to add to each group's member list.
+  std::vector<u32> group_of(obj.sections.size(), 0);
+  for (size_t g = 1; g < obj.sections.size(); g++) {
+    const Section &gs = obj.sections[g];
+    if (gs.type != SHT_GROUP)
+      continue;
+    if (gs.size % 4 || !gs.data)
+      return fail(in + ": section group " + gs.name + " is malformed");
+    for (u64 o = 4; o < gs.size; o += 4) { // word 0 holds the flags
+      u32 member;
+      std::memcpy(&member, gs.data + o, 4);
+      if (member == 0 || member >= group_of.size() || group_of[member])
+        return fail(in + ": section group " + gs.name +
+                    " names a bad member section " + std::to_string(member));
+      group_of[member] = (u32)g;
+    }
+  }
+  std::map<u32, std::vector<u32>> group_adds;
+
   // NOP the sites and drop their relocations.
   for (const Site &s : sites) {
     Elf_Data *td = data_of(s.section);
@@ -226,11 +264,13 @@ int main(int argc, char **argv) {
   // A record section (and its relocations) holding one fixed-size record
   // per site of `list`: `make` writes a record, whose word at offset 0 the
   // relocation fills with the site's address.  `link` (a text section, or
-  // 0) ties the section to the code it describes.
+  // 0) ties the section to the code it describes; `group` (a SHT_GROUP
+  // section, or 0) is the group both sections join.
   auto emit = [&](u32 name_off, u32 rel_name_off,
                   const std::vector<const Site *> &list, size_t recsize,
-                  size_t align, u32 link,
+                  size_t align, u32 link, u32 group,
                   const std::function<void(const Site &, u8 *)> &make) {
+    const u64 in_group = group ? SHF_GROUP : 0;
     std::vector<u8> recs(list.size() * recsize, 0);
     for (size_t i = 0; i < list.size(); i++) {
       make(*list[i], recs.data() + i * recsize);
@@ -250,7 +290,7 @@ int main(int argc, char **argv) {
     GElf_Shdr sh{};
     sh.sh_name = name_off;
     sh.sh_type = SHT_PROGBITS;
-    sh.sh_flags = SHF_ALLOC | (link ? SHF_WRITE | SHF_LINK_ORDER : 0);
+    sh.sh_flags = SHF_ALLOC | (link ? SHF_WRITE | SHF_LINK_ORDER : 0) | in_group;
     sh.sh_link = link; // discarded together with its text section
     sh.sh_addralign = align;
     sh.sh_size = sd->d_size;
@@ -280,13 +320,17 @@ int main(int argc, char **argv) {
     GElf_Shdr rh{};
     rh.sh_name = rel_name_off;
     rh.sh_type = obj.arch->uses_rela() ? SHT_RELA : SHT_REL;
-    rh.sh_flags = SHF_INFO_LINK;
+    rh.sh_flags = SHF_INFO_LINK | in_group;
     rh.sh_link = obj.symtab_index;
     rh.sh_info = (u32)elf_ndxscn(set);
     rh.sh_addralign = is64 ? 8 : 4;
     rh.sh_entsize = entsz;
     rh.sh_size = rd->d_size;
     gelf_update_shdr(rel, &rh);
+    if (group) {
+      group_adds[group].push_back((u32)elf_ndxscn(set));
+      group_adds[group].push_back((u32)elf_ndxscn(rel));
+    }
   };
 
   // The records, one record section per text section with sites of the
@@ -295,20 +339,27 @@ int main(int argc, char **argv) {
   for (const Site &s : sites)
     (s.kind == SiteKind::Entry ? entries : probes)[s.section].push_back(&s);
   if (mcount_loc) {
-    // One __mcount_loc, as gcc writes it: a pointer per site.
-    std::vector<const Site *> all;
-    for (auto &[sec, list] : entries)
+    // One __mcount_loc, as gcc writes it: a pointer per site; and one in
+    // each section group with sites, to go with the group's copy.
+    std::map<u32, std::vector<const Site *>> by_group;
+    for (auto &[sec, list] : entries) {
+      auto &all = by_group[group_of[sec]];
       all.insert(all.end(), list.begin(), list.end());
-    if (!all.empty())
-      emit(add_name("__mcount_loc"),
-           add_name(std::string(rel_prefix) + "__mcount_loc"), all,
-           is64 ? 8 : 4, is64 ? 8 : 4, 0, [](const Site &, u8 *) {});
+    }
+    if (!by_group.empty()) {
+      u32 name_set = add_name("__mcount_loc");
+      u32 name_rel = add_name(std::string(rel_prefix) + "__mcount_loc");
+      for (auto &[group, all] : by_group)
+        emit(name_set, name_rel, all, is64 ? 8 : 4, is64 ? 8 : 4, 0, group,
+             [](const Site &, u8 *) {});
+    }
   } else {
     if (!probes.empty()) {
       u32 name_set = add_name("set_sdt_sites_set");
       u32 name_rel = add_name(std::string(rel_prefix) + "set_sdt_sites_set");
       for (auto &[secidx, list] : probes)
         emit(name_set, name_rel, list, sizeof(sdt_site_record), 8, secidx,
+             group_of[secidx],
              [](const Site &s, u8 *out) {
                sdt_site_record r{};
                r.kind = (u32)s.kind;
@@ -325,6 +376,7 @@ int main(int argc, char **argv) {
       u32 name_rel = add_name(std::string(rel_prefix) + "set_fbt_sites_set");
       for (auto &[secidx, list] : entries)
         emit(name_set, name_rel, list, sizeof(fbt_site_record), 8, secidx,
+             group_of[secidx],
              [](const Site &s, u8 *out) {
                fbt_site_record r{};
                r.len = s.len;
@@ -332,6 +384,22 @@ int main(int argc, char **argv) {
                std::memcpy(out, &r, sizeof r);
              });
     }
+  }
+
+  // The groups' member lists, with the record sections added.
+  for (auto &[group, adds] : group_adds) {
+    const Section &gs = obj.sections[group];
+    std::vector<u32> words(gs.size / 4 + adds.size());
+    std::memcpy(words.data(), gs.data, gs.size);
+    std::memcpy(words.data() + gs.size / 4, adds.data(), adds.size() * 4);
+    owned.emplace_back((u8 *)words.data(), (u8 *)(words.data() + words.size()));
+    Elf_Data *gd = data_of(group);
+    gd->d_buf = owned.back().data();
+    gd->d_size = owned.back().size();
+    GElf_Shdr gh;
+    gelf_getshdr(dscn[group], &gh);
+    gh.sh_size = gd->d_size;
+    gelf_update_shdr(dscn[group], &gh);
   }
 
   if (elf_update(dst, ELF_C_WRITE) < 0)

@@ -9,11 +9,6 @@
 #include <string>
 #include <thread>
 
-// std::string's members come from the kernel's objects (or libstdc++), not
-// from an untraced copy here: the linker keeps the first copy of an inline
-// function, and the kernel's fbt entry record names the traced one.
-extern template class std::__cxx11::basic_string<char>;
-
 using namespace mk;
 using namespace mk::dt;
 

@@ -311,6 +311,103 @@ TEST_CASE("unwind: the caller's frames, named as stack() prints them") {
   CHECK(k.probes().code().symbolize(1) == "0x1");
 }
 
+namespace {
+void count_a(void *, u32, const uintptr_t *) {}
+void count_b(void *, u32, const uintptr_t *) {}
+
+std::vector<int> enablings_on(mk::Kernel &k, u32 id) {
+  std::vector<int> out;
+  for (const mk::HandlerInfo &h : k.probes().handlers(id))
+    out.push_back(h.enabling);
+  return out;
+}
+} // namespace
+
+TEST_CASE("fbt: enabling a batch whose probes had different handlers before") {
+  // Probes that shared a list before a batch share one after it: each
+  // probe must still end up with exactly its own enablings.
+  ModuleDir dir;
+  mk::Kernel k(kernel_options(dir.path()));
+  REQUIRE(k.boot());
+  auto all = ids_of(k, "fbt:kernel::");
+  REQUIRE(all.size() >= 40);
+  all.resize(40);
+  const std::vector<u32> half(all.begin(), all.begin() + all.size() / 2);
+  auto a = k.probes().enable(half, count_a, nullptr);
+  REQUIRE_OK(a);
+  auto b = k.probes().enable(all, count_b, nullptr);
+  REQUIRE_OK(b);
+  for (size_t i = 0; i < all.size(); i++)
+    CHECK(enablings_on(k, all[i]) ==
+          (i < half.size() ? std::vector<int>{*a, *b} : std::vector<int>{*b}));
+  k.probes().disable(*a);
+  for (u32 id : all)
+    CHECK(enablings_on(k, id) == std::vector<int>{*b});
+  auto c = k.probes().enable(half, count_a, nullptr);
+  REQUIRE_OK(c);
+  k.probes().disable(*b);
+  for (size_t i = 0; i < all.size(); i++)
+    CHECK(enablings_on(k, all[i]) ==
+          (i < half.size() ? std::vector<int>{*c} : std::vector<int>{}));
+  k.probes().disable(*c);
+  for (u32 id : all)
+    CHECK(enablings_on(k, id).empty());
+}
+
+TEST_CASE("code map: a module's tables, built when first wanted, agree with "
+          "reading its .eh_frame in place") {
+  // build/ARCH/unit-tests sits beside build/ARCH/test-modules/.
+  char exe[4096];
+  ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  REQUIRE(len > 0);
+  std::string dir(exe, (size_t)len);
+  dir = dir.substr(0, dir.rfind('/')) + "/test-modules";
+  mk::Kernel k(kernel_options(dir));
+  REQUIRE(k.boot());
+  auto f = k.linker().load("fbt_check");
+  REQUIRE_OK(f);
+  const mk::CodeMap &code = k.probes().code();
+  const mk::CodeImage *img = code.image_at((*f)->address);
+  REQUIRE(img != nullptr);
+  REQUIRE(img->eh_frame != nullptr);
+  // No stack walker yet: every lookup reads the section in place.
+  std::vector<std::pair<u64, u64>> scanned; // per pc: the FDE's range
+  size_t found = 0;
+  for (u64 pc = img->lo; pc < img->hi; pc++) {
+    mk::CodeImage::Fde fde{};
+    if (img->fde_at(pc, fde)) {
+      CHECK(pc >= fde.lo);
+      CHECK(pc < fde.hi);
+      found++;
+    }
+    scanned.emplace_back(fde.lo, fde.hi);
+  }
+  CHECK(found > 0);
+  // A walker comes: the table is built, and answers the same.
+  code.use_unwind(+1);
+  size_t i = 0;
+  for (u64 pc = img->lo; pc < img->hi; pc++, i++) {
+    mk::CodeImage::Fde fde{};
+    (void)img->fde_at(pc, fde);
+    if (std::make_pair(fde.lo, fde.hi) != scanned[i])
+      FAIL("pc 0x" << std::hex << pc << ": table and scan disagree");
+  }
+  code.use_unwind(-1);
+  // The function table, built on the first name asked for.
+  bool named = false;
+  for (u64 pc = img->lo; pc < img->hi && !named; pc++) {
+    mk::CodeImage::Fde fde{};
+    if (img->fde_at(pc, fde) && fde.lo == pc) {
+      const std::string s = code.symbolize(pc);
+      CHECK(s.rfind("fbt_check`", 0) == 0);
+      CHECK(s.find('+') == std::string::npos); // a function's first byte
+      named = true;
+    }
+  }
+  CHECK(named);
+  REQUIRE_OK(k.linker().unload(*f));
+}
+
 TEST_CASE("profile: probe names, units and the rate limit") {
   auto ns = [](const char *n) -> long long {
     auto r = mk::parse_profile_name(n);

@@ -331,6 +331,11 @@ private:
                                                       CodeAllocator *);
 };
 
+// A Runner's memory: its RunCtx, the regions, then the stack.  The stack's
+// top is at this fixed offset from the RunCtx for every Runner of `env`, so
+// compiled code can address the stack through the RunCtx.
+u64 runner_stack_top(const Env &env);
+
 // One per CPU: the run state and the stack.  Not thread-safe; a CPU runs
 // one program at a time.
 class Runner {

@@ -4,14 +4,16 @@
 // ABI.  BPF registers live in native ones chosen so that helper calls need
 // no shuffling: r1..r5 are the SysV argument registers (rdi, rsi, rdx, rcx,
 // r8), r0 is rax (the return register), r6..r9 are callee-saved (rbx, r13,
-// r14, r15) and r10, the frame pointer, is rbp.  r12 holds the RunCtx for
-// the whole run and is the helpers' sixth argument (through r9); r9, r10
-// and r11 are scratch.  The BPF stack is a buffer of the Runner's, never
-// the native stack, so no store of a program can reach a return address.
+// r14, r15) and r10, the frame pointer, is rbp.  The RunCtx arrives in r9
+// and stays there, or, when r9 is needed (it is the helpers' sixth
+// argument), lives in r12 for the whole run; r10 and r11 are scratch.  The
+// BPF stack is a buffer of the Runner's, never the native stack, so no store of a program can reach a return address.
 // BPF-to-BPF calls are native calls: the callee pushes r6..r10, lowers rbp
-// by one frame and pops them at exit.  The entry saves every callee-saved
-// register and the native stack pointer; a failed run-time check jumps to
-// a stub that records the instruction and unwinds to that point.
+// by one frame and pops them at exit.  The entry saves only the
+// callee-saved registers the program needs (plan_entry: without BPF-to-BPF
+// calls r10 lives in no register, and the RunCtx stays in r9 unless that
+// is clobbered); a failed run-time check jumps to a stub that records the
+// instruction and unwinds to the entry's frame.
 //
 // Only the checks the verifier asked for are emitted: an access through a
 // pointer with an unknown offset compares (address - region base) with the
@@ -34,7 +36,6 @@ enum : u8 {
   R8 = 8, R9 = 9, R10 = 10, R11 = 11, R12 = 12, R13 = 13, R14 = 14, R15 = 15,
 };
 constexpr u8 kMap[kRegs] = {RAX, RDI, RSI, RDX, RCX, R8, RBX, R13, R14, R15, RBP};
-constexpr u8 CTX = R12;
 
 constexpr i32 kOffBudget = offsetof(RunCtx, budget);
 constexpr i32 kOffNativeSp = offsetof(RunCtx, native_sp);
@@ -205,10 +206,10 @@ public:
       a_.push(r);
     if (pad_)
       a_.alu_ri(5, true, RSP, 8); // keeps calls 16-aligned
-    if (need_ctx_) {
-      a_.mov_rr(true, CTX, R9);
-      a_.rm({0x89}, true, RSP, CTX, kOffNativeSp); // mov [r12+sp], rsp
-    }
+    if (need_ctx_ && ctx_ != R9)
+      a_.mov_rr(true, ctx_, R9);
+    if (has_subcalls_) // faults in a callee unwind to here
+      a_.rm({0x89}, true, RSP, ctx_, kOffNativeSp); // mov [ctx+sp], rsp
     if (need_rbp_)
       a_.rm({0x8b}, true, RBP, R9, kOffStackTop);
 
@@ -246,13 +247,14 @@ public:
     // Fault stubs: record the instruction, the kind, the address (r11).
     for (const Stub &s : stubs_) {
       a_.patch(s.at, a_.pos());
-      a_.rm({0xc7}, false, 0, CTX, kOffFaultPc);
+      a_.rm({0xc7}, false, 0, ctx_, kOffFaultPc);
       a_.d32(s.pc);
-      a_.rm({0xc7}, false, 0, CTX, kOffFault);
+      a_.rm({0xc7}, false, 0, ctx_, kOffFault);
       a_.d32((u32)s.kind);
       if (s.with_addr)
-        a_.rm({0x89}, true, R11, CTX, kOffFaultAddr);
-      a_.rm({0x8b}, true, RSP, CTX, kOffNativeSp); // unwind every frame
+        a_.rm({0x89}, true, R11, ctx_, kOffFaultAddr);
+      if (has_subcalls_)
+        a_.rm({0x8b}, true, RSP, ctx_, kOffNativeSp); // unwind every frame
       a_.byte(0x31);                                // xor eax, eax
       a_.byte(0xc0);
       a_.patch(a_.jmp(), epilogue_);
@@ -267,39 +269,95 @@ public:
   }
 
 private:
-  // Which callee-saved registers the entry must save, and whether it needs
-  // the RunCtx (checks, helpers, loops, calls) and the frame pointer.
+  // What the entry must set up, from what the program does:
+  //  - the RunCtx (checks, helpers, loops, faults, per-CPU lookups).  It
+  //    stays in r9, where it arrives, unless something clobbers r9 (a
+  //    helper call takes it as its sixth argument; divisions and fetching
+  //    atomics use it as scratch): then in r12, saved;
+  //  - the frame pointer.  Without BPF-to-BPF calls r10 is one fixed frame
+  //    at a known offset from the RunCtx (runner_stack_top), so r10-based
+  //    accesses address the RunCtx directly and r10 needs no register;
+  //    with them (or r10 used other than as a base or copied), rbp, saved;
+  //  - r6..r9 when the program writes them (callee-saved natively);
+  //  - the native stack pointer to unwind to, only when a fault can happen
+  //    in a callee's frame.
+  // A program that touches none of these (an empty clause, a keyless
+  // count( )) saves nothing: its entry is its first instruction.
   void plan_entry() {
-    bool uses[kRegs] = {}, calls = false;
+    bool uses[kRegs] = {}, calls = false, clobbers_r9 = false;
+    bool r10_other = false; // r10 used other than as a base or a copy
     for (size_t pc = 0; pc < code_.size(); pc++) {
       const Insn &i = code_[pc];
       const InsnInfo &in = info_[pc];
+      const u8 cls = insn_class(i.code);
       if (!in.reached || in.check != Check::None || in.back_edge)
         need_ctx_ = true;
       if (i.code == (kJMP | kCALL)) {
-        calls = need_ctx_ = true;
-        if (i.src == kPseudoCall)
+        need_ctx_ = true;
+        if (i.src == kPseudoCall) {
+          calls = clobbers_r9 = has_subcalls_ = true;
           uses[10] = true;
+        } else if (!in.reached || !inlinable_lookup(pc)) {
+          calls = clobbers_r9 = true;
+        }
+        continue;
       }
+      if (i.code == (kJMP | kEXIT))
+        continue;
       if (in.check == Check::AnyRegion)
-        calls = true;
+        calls = clobbers_r9 = true; // any_region_allows( ) clobbers r9
       if (is_ld_imm64(i)) {
         uses[i.dst] = true;
         pc++;
         continue;
       }
-      uses[i.dst] = uses[i.src] = true;
+      const bool alu = cls == kALU || cls == kALU64;
+      const bool atomic = cls == kSTX && mem_mode(i.code) == kATOMIC;
+      if (alu && (alu_op(i.code) == kDIV || alu_op(i.code) == kMOD))
+        clobbers_r9 = true; // divmod( ) keeps rax there
+      if (atomic && (i.imm & kFETCH) && (i.imm & ~kFETCH) != kADD)
+        clobbers_r9 = true; // the compare-exchange loop
+      // r10 may be a load's or a plain store's base, or copied whole into
+      // another register; any other use keeps it in rbp.
+      const bool reads_src = cls == kLDX || cls == kSTX ||
+                             ((alu || cls == kJMP || cls == kJMP32) && (i.code & kX));
+      if (reads_src && i.src == 10) {
+        const bool copy = cls == kALU64 && alu_op(i.code) == kMOV && i.off == 0;
+        if (cls != kLDX && !copy)
+          r10_other = true;
+      }
+      if (i.dst == 10 && (atomic || !(cls == kST || cls == kSTX)))
+        r10_other = true;
+      uses[i.dst] = true;
+      if (reads_src)
+        uses[i.src] = true;
     }
-    need_rbp_ = uses[10];
+    virtual_r10_ = uses[10] && !has_subcalls_ && !r10_other;
+    if (virtual_r10_)
+      need_ctx_ = true;
+    need_rbp_ = uses[10] && !virtual_r10_;
     if (need_rbp_)
       saved_.push_back(RBP);
     for (unsigned r = 6; r <= 9; r++)
       if (uses[r])
         saved_.push_back(kMap[r]);
-    if (need_ctx_)
-      saved_.push_back(CTX);
+    ctx_ = clobbers_r9 ? R12 : R9;
+    if (need_ctx_ && ctx_ == R12)
+      saved_.push_back(R12);
+    top_off_ = (i64)runner_stack_top(p_.env());
     // At entry rsp is 8 past a 16-byte boundary.
     pad_ = calls && saved_.size() % 2 == 0;
+  }
+
+  // The native base and displacement of [bpf register + off].
+  struct Base {
+    u8 reg;
+    i32 disp;
+  };
+  Base base_of(u8 bpf_reg, i16 off) const {
+    if (bpf_reg == 10 && virtual_r10_)
+      return {ctx_, (i32)(top_off_ + off)};
+    return {kMap[bpf_reg], off};
   }
 
   struct Stub {
@@ -322,8 +380,8 @@ private:
     const InsnInfo &in = info_[pc];
     if (in.check == Check::Region) {
       a_.mov_rr(true, R10, R11);
-      a_.rm({0x2b}, true, R10, CTX, region_base(in.region)); // sub r10, base
-      a_.rm({0x3b}, true, R10, CTX, region_span(in.region, w)); // cmp r10, span
+      a_.rm({0x2b}, true, R10, ctx_, region_base(in.region)); // sub r10, base
+      a_.rm({0x3b}, true, R10, ctx_, region_span(in.region, w)); // cmp r10, span
       fault_jump(pc, Fault::OutOfBounds, true, CC_AE);
       return;
     }
@@ -331,7 +389,7 @@ private:
     for (u8 r : kVolatile)
       a_.push(r);
     a_.alu_ri(5, true, RSP, 8);
-    a_.mov_rr(true, RDI, CTX);
+    a_.mov_rr(true, RDI, ctx_);
     a_.mov_rr(true, RSI, R11);
     a_.mov_imm64(RDX, w);
     a_.mov_imm64(RCX, write ? 1 : 0);
@@ -350,10 +408,11 @@ private:
     u8 base;
     i32 disp;
   };
-  Mem address(u32 pc, u8 base, i16 off, unsigned w, bool write) {
+  Mem address(u32 pc, u8 bpf_base, i16 off, unsigned w, bool write) {
+    const Base b = base_of(bpf_base, off);
     if (info_[pc].check == Check::None)
-      return {base, off};
-    a_.rm({0x8d}, true, R11, base, off); // lea r11, [base + off]
+      return {b.reg, b.disp};
+    a_.rm({0x8d}, true, R11, b.reg, b.disp); // lea r11, [base + off]
     check(pc, w, write);
     return {R11, 0};
   }
@@ -505,6 +564,10 @@ private:
       a_.rr({0xf7}, w, 3, dst);
       break;
     case kMOV:
+      if (x && i.src == 10 && virtual_r10_) { // r10 = the RunCtx + top
+        a_.rm({0x8d}, true, dst, ctx_, (i32)top_off_); // lea dst, [ctx+top]
+        break;
+      }
       if (!x) {
         if (w)
           a_.mov_imm64(dst, (u64)(i64)i.imm);
@@ -597,18 +660,32 @@ private:
   // map_lookup_elem on an array map known at load time, inline: the
   // value's address is slab + (cpu * entries + key) * stride, or 0 when
   // the key (or the CPU) is out of range.  Same answers as Map::lookup.
-  bool inline_array_lookup(u32 pc, const Helper *h) {
+  // The array map a helper call at `pc` looks up, when the JIT can do the
+  // lookup inline; nullptr otherwise.
+  const Map *inlinable_lookup(u32 pc) const {
+    const Helper *h = p_.env().helper((u32)code_[pc].imm);
     const i32 mi = info_[pc].map;
-    if (h->id != kHelperMapLookup || mi < 0 || h->fn != map_helpers()[0].fn)
-      return false;
+    if (!h || h->id != kHelperMapLookup || mi < 0 ||
+        h->fn != map_helpers()[0].fn)
+      return nullptr;
     const Map &m = *p_.env().maps[mi];
     const MapSpec &spec = m.spec();
     if (spec.type != MapType::Array && spec.type != MapType::PerCpuArray)
-      return false;
+      return nullptr;
     const u64 per_cpu = u64(spec.max_entries) * m.value_stride();
     if (m.value_stride() > 0x7fffffff || per_cpu > 0x7fffffff ||
         spec.max_entries > 0x7fffffff)
+      return nullptr;
+    return &m;
+  }
+
+  bool inline_array_lookup(u32 pc) {
+    const Map *mp = inlinable_lookup(pc);
+    if (!mp)
       return false;
+    const Map &m = *mp;
+    const MapSpec &spec = m.spec();
+    const u64 per_cpu = u64(spec.max_entries) * m.value_stride();
     a_.rm({0x8b}, false, RAX, RSI, 0); // mov eax, [rsi]: the key
     a_.alu_ri(7, false, RAX, (i32)spec.max_entries);
     const size_t null1 = a_.jcc(CC_AE);
@@ -616,7 +693,7 @@ private:
     a_.rr({0x69}, true, RAX, RAX); // imul rax, rax, stride
     a_.d32(m.value_stride());
     if (m.per_cpu()) {
-      a_.rm({0x8b}, false, R11, CTX, (i32)offsetof(RunCtx, cpu));
+      a_.rm({0x8b}, false, R11, ctx_, (i32)offsetof(RunCtx, cpu));
       a_.alu_ri(7, false, R11, (i32)m.ncpus());
       null2 = a_.jcc(CC_AE);
       a_.rr({0x69}, true, R11, R11); // imul r11, r11, entries * stride
@@ -635,7 +712,7 @@ private:
   }
 
   void budget(u32 pc) {
-    a_.rm({0x83}, true, 5, CTX, kOffBudget); // sub qword [r12+budget], 1
+    a_.rm({0x83}, true, 5, ctx_, kOffBudget); // sub qword [r12+budget], 1
     a_.byte(1);
     fault_jump(pc, Fault::LoopBudget, false, CC_B);
   }
@@ -662,13 +739,13 @@ private:
     }
     case kLDX: {
       const unsigned w = size_bytes(i.code);
-      const Mem m = address(pc, kMap[i.src], i.off, w, false);
+      const Mem m = address(pc, i.src, i.off, w, false);
       load(kMap[i.dst], m, w, mem_mode(i.code) == kMEMSX);
       return;
     }
     case kST: {
       const unsigned w = size_bytes(i.code);
-      store_imm(address(pc, kMap[i.dst], i.off, w, true), i.imm, w);
+      store_imm(address(pc, i.dst, i.off, w, true), i.imm, w);
       return;
     }
     case kSTX:
@@ -676,7 +753,7 @@ private:
         atomic(pc, i);
         return;
       }
-      store_reg(address(pc, kMap[i.dst], i.off, size_bytes(i.code), true),
+      store_reg(address(pc, i.dst, i.off, size_bytes(i.code), true),
                 kMap[i.src], size_bytes(i.code));
       return;
     case kJMP:
@@ -697,14 +774,14 @@ private:
           calls_.push_back({a_.call(), pc + 1 + i.imm});
           return;
         }
-        const Helper *h = p_.env().helper((u32)i.imm);
-        if (inline_array_lookup(pc, h))
+        if (inline_array_lookup(pc))
           return;
-        a_.mov_rr(true, R9, CTX);
+        const Helper *h = p_.env().helper((u32)i.imm);
+        a_.mov_rr(true, R9, ctx_);
         a_.mov_imm64(R11, (u64)(uintptr_t)h->fn);
         a_.rr({0xff}, false, 2, R11); // call r11
         if (h->may_abort) {
-          a_.rm({0x83}, false, 7, CTX, kOffFault); // cmp dword [fault], 0
+          a_.rm({0x83}, false, 7, ctx_, kOffFault); // cmp dword [fault], 0
           a_.byte(0);
           fault_jump(pc, Fault::Aborted, false, CC_NE);
         }
@@ -758,6 +835,9 @@ private:
   size_t epilogue_ = 0;
   std::vector<u8> saved_;
   bool need_ctx_ = false, need_rbp_ = false, pad_ = false;
+  bool has_subcalls_ = false, virtual_r10_ = false;
+  u8 ctx_ = R12;  // where the RunCtx lives: r9 or r12
+  i64 top_off_ = 0; // the stack's top, from the RunCtx
 };
 
 } // namespace

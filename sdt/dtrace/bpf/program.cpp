@@ -105,9 +105,14 @@ Result<std::unique_ptr<Program>> Program::load(std::vector<Insn> code,
   return p;
 }
 
+u64 runner_stack_top(const Env &env) {
+  const u64 nregions = kRegionMap0 + (u64)env.maps.size();
+  return align_up(sizeof(RunCtx) + nregions * sizeof(Region), 64) + kStackSize;
+}
+
 Runner::Runner(const Env &env, u32 cpu, void *user) : env_(env) {
   const u32 nregions = kRegionMap0 + (u32)env.maps.size();
-  const size_t head = align_up(sizeof(RunCtx) + nregions * sizeof(Region), 64);
+  const size_t head = runner_stack_top(env) - kStackSize;
   mem_ = static_cast<u8 *>(std::aligned_alloc(64, head + kStackSize));
   if (!mem_)
     throw std::bad_alloc();
