@@ -901,6 +901,22 @@ void ops_for(const FbtFunc &f, std::vector<PatchOp> &ops) {
 
 } // namespace
 
+namespace {
+
+// A batch's walk over its probes: the probe, its data and its function,
+// a few ahead of probe `i` (see kAhead).
+void prefetch_ahead(const std::vector<Probe *> &probes, size_t i) {
+  const size_t np = probes.size();
+  if (i + 3 * kAhead < np)
+    prefetch(probes[i + 3 * kAhead]);
+  if (i + 2 * kAhead < np)
+    prefetch(probes[i + 2 * kAhead]->data.get());
+  if (i + kAhead < np)
+    prefetch(data_of(*probes[i + kAhead]).first);
+}
+
+} // namespace
+
 Result<void> FbtProvider::enable(const std::vector<Probe *> &probes,
                                  PatchMode mode) {
   const bool trap = mode == PatchMode::Breakpoint;
@@ -911,13 +927,7 @@ Result<void> FbtProvider::enable(const std::vector<Probe *> &probes,
   work.reserve(probes.size());
   const size_t np = probes.size();
   for (size_t i = 0; i < np; i++) {
-    // The probe, its data and its function, a few ahead (see kAhead).
-    if (i + 3 * kAhead < np)
-      prefetch(probes[i + 3 * kAhead]);
-    if (i + 2 * kAhead < np)
-      prefetch(probes[i + 2 * kAhead]->data.get());
-    if (i + kAhead < np)
-      prefetch(data_of(*probes[i + kAhead]).first);
+    prefetch_ahead(probes, i);
     Probe *p = probes[i];
     const FbtProbe &d = data_of(*p);
     for (size_t k = 0, n = d.count(); k < n; k++) {
@@ -973,12 +983,7 @@ void FbtProvider::disable(const std::vector<Probe *> &probes) {
   touched.reserve(probes.size());
   const size_t np = probes.size();
   for (size_t i = 0; i < np; i++) {
-    if (i + 3 * kAhead < np)
-      prefetch(probes[i + 3 * kAhead]);
-    if (i + 2 * kAhead < np)
-      prefetch(probes[i + 2 * kAhead]->data.get());
-    if (i + kAhead < np)
-      prefetch(data_of(*probes[i + kAhead]).first);
+    prefetch_ahead(probes, i);
     Probe *p = probes[i];
     const FbtProbe &d = data_of(*p);
     for (size_t k = 0, n = d.count(); k < n; k++) {
