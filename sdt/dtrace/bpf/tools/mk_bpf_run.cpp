@@ -97,7 +97,8 @@ int main(int argc, char **argv) {
   // The memory region is at least 8 bytes and 8-aligned; r2 says how much
   // of it the test gave.
   std::vector<u64> buf((mem->size() + 7) / 8 + 1, 0);
-  std::memcpy(buf.data(), mem->data(), mem->size());
+  if (!mem->empty())
+    std::memcpy(buf.data(), mem->data(), mem->size());
 
   Env env;
   env.ctx_size = (u32)mem->size();
