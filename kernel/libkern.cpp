@@ -27,7 +27,16 @@
 
 #include <sys/sdt.h>
 
+// AddressSanitizer's LeakSanitizer is on (gcc says so one way, clang
+// another).
 #if defined(__SANITIZE_ADDRESS__)
+#define MK_LSAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MK_LSAN 1
+#endif
+#endif
+#if defined(MK_LSAN)
 #include <sanitizer/lsan_interface.h>
 #endif
 
@@ -52,7 +61,7 @@ struct alignas(16) BlockHeader {
 // (tests/integration/leak.t).  What LeakSanitizer checks is the kernel's
 // own memory, its blocks included.
 void lsan_module_block(Kernel *k, MallocStats *owner, void *raw) {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(MK_LSAN)
   if (k && owner && owner != k->kernel_mstats())
     __lsan_ignore_object(raw);
 #else
