@@ -90,6 +90,9 @@ struct EcbRt {
   // BPF: the clause's program, and what its context holds for this ECB.
   const bpf::Program *bprog = nullptr;
   const BpfClause *bclause = nullptr;
+  // bprog's entry when it is plain (bpf::Program::plain_entry): no helper
+  // reads the lane, so the run is the call alone.
+  bpf::JitEntry direct = nullptr;
   bool needs_ctx = false;
   u64 ecbctx[kEcbCtxWords] = {}; // probe, epid, str[4]
 };
@@ -791,6 +794,7 @@ void Consumer::bpf_ecb(EcbRt &r, const EcbInfo &e) {
   r.bclause = r.clause < bclauses_.size() ? bclauses_[r.clause].get() : nullptr;
   r.bprog = r.bclause ? r.bclause->prog.get() : nullptr;
   r.needs_ctx = r.bclause && r.bclause->needs_ctx;
+  r.direct = r.bprog ? r.bprog->plain_entry() : nullptr;
 }
 
 std::vector<u32> Consumer::sdt_probes() const {
@@ -1035,13 +1039,17 @@ __attribute__((noinline, cold)) static void bpf_run_fault(BpfLane &l,
 inline __attribute__((always_inline)) void
 Consumer::run_bpf_on(const EcbRt &e, BpfLane &l, const uintptr_t *args,
                      u32 probe) {
-  if (__builtin_expect(!e.bprog, 0))
-    return;
   if (e.needs_ctx) {
     for (int i = 0; i < 6; i++)
       l.ctx.arg[i] = (u64)args[i];
     std::memcpy(&l.ctx.probe, e.ecbctx, sizeof e.ecbctx);
   }
+  if (e.direct) { // plain code: it calls no helper and cannot fault
+    e.direct((u64)(uintptr_t)&l.ctx, 0, 0, 0, 0, &l.runner.ctx());
+    return;
+  }
+  if (__builtin_expect(!e.bprog, 0))
+    return;
   l.cur = &e;
   l.probe = probe;
   l.now = 0;

@@ -189,6 +189,7 @@ constexpr u8 kVolatile[] = {RAX, RDI, RSI, RDX, RCX, R8, R11};
 class Jit {
 public:
   explicit Jit(const Program &p) : p_(p), code_(p.insns()), info_(p.info()) {}
+  bool plain() const { return plain_; } // after compile( )
 
   std::vector<u8> compile() {
     const u32 n = (u32)code_.size();
@@ -291,7 +292,7 @@ private:
       const InsnInfo &in = info_[pc];
       const u8 cls = insn_class(i.code);
       if (!in.reached || in.check != Check::None || in.back_edge)
-        need_ctx_ = true;
+        need_ctx_ = true, plain_ = false;
       if (i.code == (kJMP | kCALL)) {
         need_ctx_ = true;
         if (i.src == kPseudoCall) {
@@ -299,6 +300,7 @@ private:
           uses[10] = true;
         } else if (!in.reached || !inlinable_lookup(pc)) {
           calls = clobbers_r9 = true;
+          plain_ = false;
         }
         continue;
       }
@@ -686,6 +688,33 @@ private:
     const Map &m = *mp;
     const MapSpec &spec = m.spec();
     const u64 per_cpu = u64(spec.max_entries) * m.value_stride();
+    const InsnInfo &in = info_[pc];
+    if (in.key_seen == InsnInfo::ConstKey) {
+      // The verifier proved the key: its value's offset is a constant, and
+      // out of range the answer is always null.  Only the CPU is read.
+      if (in.key >= spec.max_entries) {
+        a_.rr({0x31}, false, RAX, RAX);
+        return true;
+      }
+      const u64 value = (u64)(uintptr_t)m.slab() + in.key * m.value_stride();
+      if (!m.per_cpu()) {
+        a_.mov_imm64(RAX, value);
+        return true;
+      }
+      // rax = value + cpu * entries * stride, or 0 when the CPU has no
+      // copy: no branch.
+      const i32 cpu = (i32)offsetof(RunCtx, cpu);
+      a_.rm({0x8b}, false, RAX, ctx_, cpu); // mov eax, [ctx + cpu]
+      a_.rr({0x69}, true, RAX, RAX);        // imul rax, rax, entries * stride
+      a_.d32((u32)per_cpu);
+      a_.mov_imm64(R11, value);
+      a_.rr({0x01}, true, R11, RAX);        // add rax, r11
+      a_.rr({0x31}, false, R11, R11);       // xor r11d, r11d
+      a_.rm({0x81}, false, 7, ctx_, cpu);   // cmp dword [ctx + cpu], ncpus
+      a_.d32(m.ncpus());
+      a_.rr({0x0f, 0x43}, true, RAX, R11);  // cmovae rax, r11
+      return true;
+    }
     a_.rm({0x8b}, false, RAX, RSI, 0); // mov eax, [rsi]: the key
     a_.alu_ri(7, false, RAX, (i32)spec.max_entries);
     const size_t null1 = a_.jcc(CC_AE);
@@ -760,7 +789,9 @@ private:
     case kJMP32: {
       const u8 op = alu_op(i.code);
       if (op == kEXIT) {
-        if (in_entry) {
+        if (in_entry && saved_.empty() && !pad_) {
+          a_.byte(0xc3); // the epilogue would be this ret alone
+        } else if (in_entry) {
           to_epilogue_.push_back(a_.jmp());
         } else {
           for (u8 r : {RBP, R15, R14, R13, RBX})
@@ -836,6 +867,7 @@ private:
   std::vector<u8> saved_;
   bool need_ctx_ = false, need_rbp_ = false, pad_ = false;
   bool has_subcalls_ = false, virtual_r10_ = false;
+  bool plain_ = true; // no fault, loop or helper call: see JitCode::plain
   u8 ctx_ = R12;  // where the RunCtx lives: r9 or r12
   i64 top_off_ = 0; // the stack's top, from the RunCtx
 };
@@ -859,7 +891,7 @@ Result<std::unique_ptr<JitCode>> jit_compile(const Program &prog,
     return error(strf("%s: cannot make the code executable",
                       prog.name().c_str()));
   }
-  return std::make_unique<JitCode>(alloc, entry, code.size());
+  return std::make_unique<JitCode>(alloc, entry, code.size(), jit.plain());
 }
 
 u64 jit_run(const JitCode &code, RunCtx &rc, const u64 args[5]) {
