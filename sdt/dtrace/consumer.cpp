@@ -101,8 +101,10 @@ struct EcbRt {
 // is the lane's, so per-CPU maps have a copy per lane), the context, and
 // what the helpers keep between calls of one run.
 struct BpfLane {
-  BpfLane(const bpf::Env &env, u32 cpu) : runner(env, cpu, this) {}
+  BpfLane(const bpf::Env &env, u32 cpu)
+      : runner(env, cpu, this), rc(&runner.ctx()) {}
   bpf::Runner runner;
+  bpf::RunCtx *rc; // the runner's, for plain code called directly
   FireCtx ctx{};
   Consumer *c = nullptr;
   ThreadState *ts = nullptr;
@@ -867,9 +869,9 @@ void Consumer::fire(u32 probe, const uintptr_t *args) {
   const ProbeEcbs &pe = t->by_probe[probe];
   if (bpf_) {
     // Every clause is a BPF program.  The common case, one clause and the
-    // thread's lane known, runs it right here: no loop, and nothing but the
-    // lane kept across the program's call, so this path saves one register
-    // where the general one (fire_bpf_slow) saves six.
+    // thread's lane known, runs it right here: no loop, and the program
+    // (plain) or the lane's run of it reached by a tail call, so this path
+    // saves no register where the general one (fire_bpf_slow) saves six.
     TlsSlot &c = t_states[gen_ & 3];
     if (__builtin_expect(c.gen == gen_ && pe.n == 1, 1)) {
       run_bpf_on(pe.ecbs[0], *c.ts->lane[0], args, probe);
@@ -1035,19 +1037,11 @@ __attribute__((noinline, cold)) static void bpf_run_fault(BpfLane &l,
     BpfRuntime::fault(l, FLT_ILLOP, 0, (u64)action);
 }
 
-// One clause on a lane.
-inline __attribute__((always_inline)) void
-Consumer::run_bpf_on(const EcbRt &e, BpfLane &l, const uintptr_t *args,
-                     u32 probe) {
-  if (e.needs_ctx) {
-    for (int i = 0; i < 6; i++)
-      l.ctx.arg[i] = (u64)args[i];
-    std::memcpy(&l.ctx.probe, e.ecbctx, sizeof e.ecbctx);
-  }
-  if (e.direct) { // plain code: it calls no helper and cannot fault
-    e.direct((u64)(uintptr_t)&l.ctx, 0, 0, 0, 0, &l.runner.ctx());
-    return;
-  }
+// A clause whose code is not plain: what its helpers read of the lane,
+// then the Runner's run.  Out of line, so that the plain path through
+// Consumer::fire saves no register at all.
+__attribute__((noinline)) static void bpf_run_helped(const EcbRt &e, BpfLane &l,
+                                                     u32 probe) {
   if (__builtin_expect(!e.bprog, 0))
     return;
   l.cur = &e;
@@ -1057,6 +1051,23 @@ Consumer::run_bpf_on(const EcbRt &e, BpfLane &l, const uintptr_t *args,
   const bpf::RunResult r = l.runner.run(*e.bprog, &l.ctx);
   if (__builtin_expect(r.fault != bpf::Fault::None, 0))
     bpf_run_fault(l, r);
+}
+
+// One clause on a lane.  Plain code (it calls no helper and cannot fault)
+// is the call alone: a tail call from Consumer::fire.
+inline __attribute__((always_inline)) void
+Consumer::run_bpf_on(const EcbRt &e, BpfLane &l, const uintptr_t *args,
+                     u32 probe) {
+  if (e.needs_ctx) {
+    for (int i = 0; i < 6; i++)
+      l.ctx.arg[i] = (u64)args[i];
+    std::memcpy(&l.ctx.probe, e.ecbctx, sizeof e.ecbctx);
+  }
+  if (e.direct) {
+    e.direct((u64)(uintptr_t)&l.ctx, 0, 0, 0, 0, l.rc);
+    return;
+  }
+  bpf_run_helped(e, l, probe);
 }
 
 inline void Consumer::run_bpf(const EcbRt &e, ThreadState *ts,

@@ -296,7 +296,9 @@ public:
   size_t size() const { return size_; }
   // The code can neither fault nor take a backward jump nor call a helper
   // (an inlined array lookup is no call): it reads none of the RunCtx's
-  // per-run state (budget, fault, the context's region) and writes none.
+  // per-run state (budget, fault, the context's region).  Code the
+  // verifier proved dead may be there: if it ever ran (an engine bug) it
+  // would still return, its Fault::Unreachable left unreported.
   bool plain() const { return plain_; }
 
 private:

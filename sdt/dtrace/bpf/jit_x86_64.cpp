@@ -291,14 +291,23 @@ private:
       const Insn &i = code_[pc];
       const InsnInfo &in = info_[pc];
       const u8 cls = insn_class(i.code);
-      if (!in.reached || in.check != Check::None || in.back_edge)
+      // Code the verifier proved dead becomes a stub reporting a fault
+      // (an engine bug if it ever ran).  It leaves the code plain: the
+      // stub still returns safely, only unreported.
+      if (!in.reached) {
+        need_ctx_ = true;
+        if (is_ld_imm64(i))
+          pc++;
+        continue;
+      }
+      if (in.check != Check::None || in.back_edge)
         need_ctx_ = true, plain_ = false;
       if (i.code == (kJMP | kCALL)) {
         need_ctx_ = true;
         if (i.src == kPseudoCall) {
           calls = clobbers_r9 = has_subcalls_ = true;
           uses[10] = true;
-        } else if (!in.reached || !inlinable_lookup(pc)) {
+        } else if (!inlinable_lookup(pc)) {
           calls = clobbers_r9 = true;
           plain_ = false;
         }
