@@ -100,8 +100,13 @@ private:
   u32 slots_ = 0;    // array: max_entries; hash: the table's capacity
   u8 *slab_ = nullptr;
   u64 slab_size_ = 0;
-  // Hash maps: per slot a state word (0 empty, 1 used, 2 deleted) and key.
-  std::atomic<u8> *state_ = nullptr;
+  // Hash maps: per slot a state byte (0 empty, 1 used, 2 deleted) and key.
+  // The states are plain zeroed bytes (lazily mapped for a big table)
+  // accessed atomically through state().
+  u8 *state_ = nullptr;
+  std::atomic_ref<u8> state(u32 slot) const {
+    return std::atomic_ref<u8>(state_[slot]);
+  }
   u8 *keys_ = nullptr;
   std::atomic<u32> used_{0}; // written under mu_, read by count() anywhere
   // Serialises writers (update, remove).  Lookups read the slot states,
@@ -114,7 +119,7 @@ private:
 template <class F> void Map::for_each(F &&f) const {
   const u32 n = is_hash() ? slots_ : spec_.max_entries;
   for (u32 s = 0; s < n; s++) {
-    if (is_hash() && state_[s].load(std::memory_order_acquire) != 1)
+    if (is_hash() && state(s).load(std::memory_order_acquire) != 1)
       continue;
     u32 idx = s;
     const void *key = is_hash() ? (const void *)(keys_ + (u64)s * spec_.key_size)
