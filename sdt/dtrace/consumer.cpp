@@ -671,6 +671,8 @@ Result<void> Consumer::init_bpf() {
   // appear, into room kept for them), then a string's worth of zeros.
   std::string tab;
   for (const std::string &lit : prog_->strings) {
+    if (tab.size() & 1) // even offsets: see strtab_name
+      tab.push_back('\0');
     target_.literal_off.push_back((u32)tab.size());
     tab.append(lit).push_back('\0');
   }
@@ -735,13 +737,15 @@ u32 Consumer::strtab_name(const std::string &n) {
   if (it != strnames_.end())
     return it->second;
   const u32 cap = (u32)maps_[M_STRTAB]->spec().value_size - kStrSize;
-  if (strtab_used_ + n.size() + 1 > cap)
+  // At an even offset, as the literals: an aggregation key of this string
+  // is then its address | 1 (BpfRuntime::agg_key), not a copy.
+  const u32 at = (strtab_used_ + 1) & ~1u;
+  if (at + n.size() + 1 > cap)
     return cap; // the zeros: an empty string
   const u32 zero = 0;
   u8 *tab = (u8 *)maps_[M_STRTAB]->lookup(&zero, 0);
-  std::memcpy(tab + strtab_used_, n.c_str(), n.size() + 1);
-  const u32 at = strtab_used_;
-  strtab_used_ += (u32)n.size() + 1;
+  std::memcpy(tab + at, n.c_str(), n.size() + 1);
+  strtab_used_ = at + (u32)n.size() + 1;
   strnames_[n] = at;
   return at;
 }

@@ -660,6 +660,34 @@ TEST_CASE("bpf: plain programs skip the Runner's per-run state") {
   CHECK(v == 9);
 }
 
+// The JIT turns a load of the slot the previous instruction stored into a
+// move, but never where a jump may arrive at the load, and never from r10
+// (which may live in no register): each case below would answer wrongly.
+TEST_CASE("bpf: a store then a load of the same slot, with a jump to the load") {
+  Env env;
+  env.scalar_args = 1; // r2
+  const std::vector<Insn> c = {
+      st(kDW, 10, -8, -5),       // 0
+      ldx(kDW, 3, 10, -8),       // 1: r3 = -5 (sign-extended immediate)
+      mov64i(4, 9),              // 2
+      stx(kDW, 10, -16, 4),      // 3
+      jmpi(kJEQ, 2, 0, 1),       // 4 -> 6
+      stx(kDW, 10, -16, 3),      // 5
+      ldx(kDW, 5, 10, -16),      // 6: a jump target: 9 when r2 == 0, else -5
+      stx(kDW, 10, -24, 5),      // 7
+      ldx(kDW, 5, 10, -24),      // 8: the same register
+      mov64(0, 5),               // 9
+      alu64(kADD, 0, 3),         // 10
+      stx(kDW, 10, -32, 10),     // 11: r10 itself
+      ldx(kDW, 6, 10, -32),      // 12
+      ldx(kDW, 7, 6, -8),        // 13: through the copy: -5
+      alu64(kADD, 0, 7),         // 14
+      exit(),
+  };
+  CHECK((i64)run_both(c, env, nullptr, 0).r0 == 9 - 5 - 5);
+  CHECK((i64)run_both(c, env, nullptr, 1).r0 == -5 - 5 - 5);
+}
+
 TEST_CASE("bpf: random programs the verifier accepts run without harm") {
   // Programs of random instructions over a context, the stack and a map:
   // most are refused; the ones accepted must run to an answer or a fault,

@@ -197,6 +197,25 @@ public:
     std::vector<bool> is_func(n, false);
     for (u32 f : p_.functions())
       is_func[f] = true;
+    // Where control may arrive other than from the previous instruction.
+    is_target_.assign(n + 1, false);
+    for (u32 pc = 0; pc < n; pc++) {
+      const Insn &i = code_[pc];
+      const u8 cls = insn_class(i.code);
+      if (is_func[pc])
+        is_target_[pc] = true;
+      if (is_ld_imm64(i)) {
+        pc++;
+        continue;
+      }
+      if ((cls == kJMP || cls == kJMP32) && alu_op(i.code) != kCALL &&
+          alu_op(i.code) != kEXIT) {
+        const i64 t = (i64)pc + 1 +
+                      (cls == kJMP32 && alu_op(i.code) == kJA ? i.imm : i.off);
+        if (t >= 0 && t <= (i64)n)
+          is_target_[t] = true;
+      }
+    }
     func_label_.assign(n, 0);
 
     // Entry: u64 entry(r1, r2, r3, r4, r5, RunCtx *rc): the arguments are
@@ -749,6 +768,33 @@ private:
     return true;
   }
 
+  // A load of the 8 bytes the previous instruction stored at the same
+  // stack slot (bpfgen's value stack does this at nearly every step): the
+  // value is still in a register, or an immediate, so the load becomes a
+  // move and no store-to-load forwarding sits on the dependency chain.
+  // Not when control may arrive at the load from elsewhere.
+  bool forwarded_load(u32 pc) {
+    const Insn &l = code_[pc];
+    if (pc == 0 || is_target_[pc] || l.src != 10 || mem_mode(l.code) != kMEM ||
+        size_bytes(l.code) != 8 || info_[pc].check != Check::None)
+      return false;
+    const Insn &st = code_[pc - 1];
+    const u8 cls = insn_class(st.code);
+    if ((cls != kST && cls != kSTX) || mem_mode(st.code) != kMEM ||
+        size_bytes(st.code) != 8 || st.dst != 10 || st.off != l.off ||
+        !info_[pc - 1].reached || info_[pc - 1].check != Check::None)
+      return false;
+    if (cls == kST) {
+      a_.mov_imm64(kMap[l.dst], (u64)(i64)st.imm);
+      return true;
+    }
+    if (st.src == 10) // r10 may live in no register (virtual_r10_)
+      return false;
+    if (st.src != l.dst)
+      a_.mov_rr(true, kMap[l.dst], kMap[st.src]);
+    return true;
+  }
+
   void budget(u32 pc) {
     a_.rm({0x83}, true, 5, ctx_, kOffBudget); // sub qword [r12+budget], 1
     a_.byte(1);
@@ -777,6 +823,8 @@ private:
     }
     case kLDX: {
       const unsigned w = size_bytes(i.code);
+      if (forwarded_load(pc))
+        return;
       const Mem m = address(pc, i.src, i.off, w, false);
       load(kMap[i.dst], m, w, mem_mode(i.code) == kMEMSX);
       return;
@@ -869,6 +917,7 @@ private:
   const std::vector<InsnInfo> &info_;
   Asm a_;
   std::vector<size_t> label_, func_label_;
+  std::vector<bool> is_target_;
   std::vector<std::pair<size_t, u32>> jumps_, calls_;
   std::vector<size_t> to_epilogue_;
   std::vector<Stub> stubs_;
