@@ -1427,9 +1427,12 @@ op_stvar: {
     st[sp++] = v ? rd(v) : 0;
     NEXT;
   }
-  // As dlib/vars.c: 0 frees a thread-local or an associative element.
+  // As dlib/vars.c: 0 frees a thread-local or an associative element; a
+  // variable that exists is written in place.
   if (val == 0 && (key[0] >> 32) != 0)
     vars.remove(key);
+  else if (i64 *v = (i64 *)vars.lookup(key, 0))
+    wr(v, val);
   else if (vars.update(key, &val, bpf::kUpdateAny, 0) < 0)
     dyndrops_.fetch_add(1, std::memory_order_relaxed);
   NEXT;
