@@ -41,7 +41,17 @@ bool probe_thread_registered() { return t_reader; }
 
 namespace detail {
 __thread bool t_probe_context = false;
-__thread const ProbeFrame *t_probe_frame = nullptr;
+__thread uintptr_t t_probe_frame = 0;
+
+namespace {
+// frame_of_args()'s: read only by the thread's own handlers.
+thread_local ProbeFrame t_args_frame;
+} // namespace
+
+const ProbeFrame *frame_of_args(uintptr_t tagged) {
+  t_args_frame = x86::trampoline_frame((const uintptr_t *)(tagged & ~(uintptr_t)1));
+  return &t_args_frame;
+}
 } // namespace detail
 
 void probe_thread_register() {
@@ -60,7 +70,7 @@ void ProbeRegistry::fire_locked(const ProbeSlot *slot, const uintptr_t *args,
                                 const ProbeFrame *frame) {
   if (const HandlerList *hl = slot->handlers.load(std::memory_order_acquire)) {
     detail::t_probe_context = true;
-    detail::t_probe_frame = frame;
+    detail::t_probe_frame = (uintptr_t)frame;
     const u32 id = slot->id;
     for (u32 i = 0; i < hl->n; i++) {
       const Handler &h = hl->h[i];
@@ -69,7 +79,7 @@ void ProbeRegistry::fire_locked(const ProbeSlot *slot, const uintptr_t *args,
       else
         h.fn(h.ctx, id, args);
     }
-    detail::t_probe_frame = nullptr;
+    detail::t_probe_frame = 0;
     detail::t_probe_context = false;
   }
 }
@@ -95,10 +105,18 @@ extern "C" void mk_probe_fire(const ProbeSlot *slot, const uintptr_t *args) {
   ProbeRegistry::fire(slot, args, &f);
 }
 
-extern "C" void mk_probe_fire_locked(const ProbeSlot *slot,
-                                     const uintptr_t *args) {
-  const ProbeFrame f = x86::trampoline_frame(args);
-  ProbeRegistry::fire_locked(slot, args, &f);
+// The trampolines' shared slow path with a list of several handlers: the
+// thread is inside a read-side section and in probe context, its frame set.
+extern "C" void mk_probe_fire_list(const HandlerList *hl, const ProbeSlot *slot,
+                                   const uintptr_t *args) {
+  const u32 id = slot->id;
+  for (u32 i = 0; i < hl->n; i++) {
+    const Handler &h = hl->h[i];
+    if (h.mfn)
+      h.mfn(h.ctx, args[0], args[1], args[2], args[3], args[4], args[5]);
+    else
+      h.fn(h.ctx, id, args);
+  }
 }
 
 // A trampoline's inline read-side unlock found a grace period waiting for
@@ -128,12 +146,18 @@ x86::TrampolinePlan trampoline_plan() {
                 "HandlerList has room for liburcu's rcu_head");
   x86::TrampolinePlan p;
   p.fire = (u64)(uintptr_t)&mk_probe_fire;
-  p.fire_locked = (u64)(uintptr_t)&mk_probe_fire_locked;
+  p.fire_list = (u64)(uintptr_t)&mk_probe_fire_list;
   p.rcu_wake = (u64)(uintptr_t)&mk_probe_rcu_wake;
   p.slot_list = (u32)offsetof(ProbeSlot, handlers);
   p.list_n = (u32)offsetof(HandlerList, n);
   p.list_mfn = (u32)(offsetof(HandlerList, h) + offsetof(Handler, mfn));
   p.list_ctx = (u32)(offsetof(HandlerList, h) + offsetof(Handler, ctx));
+  p.list_fn = (u32)(offsetof(HandlerList, h) + offsetof(Handler, fn));
+  p.slot_id = (u32)offsetof(ProbeSlot, id);
+  static_assert(sizeof(void *) == sizeof(uintptr_t) &&
+                    offsetof(HandlerList, h) + sizeof(Handler) < 128 &&
+                    offsetof(ProbeSlot, id) < 128,
+                "the trampolines reach these fields with 8-bit offsets");
   p.gp_ctr = (u64)(uintptr_t)&urcu_memb_gp.ctr;
   p.gp_futex = (u64)(uintptr_t)&urcu_memb_gp.futex;
   auto offsets = [] {
@@ -145,11 +169,12 @@ x86::TrampolinePlan trampoline_plan() {
 #endif
     // Signed: thread-local data lies below the thread pointer on x86.
     auto off = [tp](const void *v) { return (i64)(intptr_t)((uintptr_t)v - tp); };
-    return std::array<i64, 3>{off(&URCU_TLS(urcu_memb_reader).ctr),
-                              off(&t_reader), off(&detail::t_probe_context)};
+    return std::array<i64, 4>{off(&URCU_TLS(urcu_memb_reader).ctr),
+                              off(&t_reader), off(&detail::t_probe_context),
+                              off(&detail::t_probe_frame)};
   };
   const auto here = offsets();
-  std::array<i64, 3> there{};
+  std::array<i64, 4> there{};
   std::thread([&] { there = offsets(); }).join();
   bool fits = true;
   for (i64 o : here)
@@ -160,6 +185,7 @@ x86::TrampolinePlan trampoline_plan() {
   p.tls_ctr = (i32)here[0];
   p.tls_reader = (i32)here[1];
   p.tls_context = (i32)here[2];
+  p.tls_frame = (i32)here[3];
   return p;
 }
 

@@ -233,8 +233,7 @@ public:
   // thread already running handlers (in_probe_context()).
   static void fire(const ProbeSlot *slot, const uintptr_t *args,
                    const ProbeFrame *frame = nullptr);
-  // The same, for a caller already inside an RCU read-side section (the
-  // trampolines' inline read side).
+  // The same, for a caller already inside an RCU read-side section.
   static void fire_locked(const ProbeSlot *slot, const uintptr_t *args,
                           const ProbeFrame *frame);
 
@@ -355,13 +354,20 @@ bool probe_thread_registered();
 // handlers.  Plain TLS (no C++ TLS wrapper): read on every firing.
 namespace detail {
 extern __thread bool t_probe_context;
-extern __thread const ProbeFrame *t_probe_frame;
+// The frame of the probe whose handlers run: a ProbeFrame *, or, with the
+// low bit set, the argument array a trampoline saved (its slow path sets
+// no more than that), from which frame_of_args() works the frame out.
+extern __thread uintptr_t t_probe_frame;
+const ProbeFrame *frame_of_args(uintptr_t tagged);
 } // namespace detail
 // Whether the calling thread runs probe handlers now.  No probe fires
 // there: a handler that calls traced code never re-enters itself (ftrace's
 // recursion guard, DTrace's probe context).
 inline bool in_probe_context() { return detail::t_probe_context; }
 // The frame of the probe whose handlers the calling thread runs, or nullptr.
-inline const ProbeFrame *probe_frame() { return detail::t_probe_frame; }
+inline const ProbeFrame *probe_frame() {
+  const uintptr_t v = detail::t_probe_frame;
+  return v & 1 ? detail::frame_of_args(v) : (const ProbeFrame *)v;
+}
 
 } // namespace mk

@@ -38,11 +38,26 @@ Result<u64> TrampolineArea::trampoline(const ProbeSlot *slot) {
   MutexLock g(mu_);
   if (auto it = by_slot_.find(slot); it != by_slot_.end())
     return it->second;
+  x86::TrampolinePlan plan = plan_;
+  if (plan.inline_rcu) {
+    // The slow path every trampoline jumps to, made with the first.
+    if (!slow_) {
+      auto s = slot_of(x86::kProbeSlowPathSize);
+      if (!s)
+        return s;
+      u8 code[x86::kProbeSlowPathSize];
+      size_t n = x86::write_probe_slow_path(code, *s, plan);
+      auto w = arena_.writing();
+      code::copy(arena_.alias(*s), code, n);
+      slow_ = *s;
+    }
+    plan.slow = slow_;
+  }
   auto at = slot_of(x86::kProbeTrampolineSize);
   if (!at)
     return at;
   u8 code[x86::kProbeTrampolineSize];
-  size_t n = x86::write_probe_trampoline(code, *at, (u64)(uintptr_t)slot, plan_);
+  size_t n = x86::write_probe_trampoline(code, *at, (u64)(uintptr_t)slot, plan);
   auto w = arena_.writing();
   code::copy(arena_.alias(*at), code, n);
   by_slot_[slot] = *at;

@@ -45,6 +45,7 @@ private:
   std::vector<ModuleArena::Block> chunks_ GUARDED_BY(mu_);
   u64 used_ GUARDED_BY(mu_) = 0; // in the last chunk
   u64 ret1_ GUARDED_BY(mu_) = 0;
+  u64 slow_ GUARDED_BY(mu_) = 0; // the trampolines' shared slow path
   std::map<const ProbeSlot *, u64> by_slot_ GUARDED_BY(mu_);
   std::vector<u64> free_stubs_ GUARDED_BY(mu_);
   std::vector<u64> stubs_ GUARDED_BY(mu_); // sorted, live

@@ -99,7 +99,6 @@ size_t write_probe_trampoline(u8 *out, u64 at, u64 slot,
   c.b({0x41, 0xff, 0xd3});                    // movb $1,%fs:context; call *%r11
   c.b({0x64, 0xc6, 0x04, 0x25}), c.d32((u32)plan.tls_context), c.b({0x00});
   c.b({0x48, 0x83, 0xc4, 0x08});              // movb $0,%fs:context; add $8,%rsp
-  const size_t unlock = c.here();
   c.bind8(to_unlock);
   // _urcu_memb_read_unlock at nesting 1: the counter drops to 0; a
   // synchronize_rcu sleeping on this reader is woken.
@@ -108,17 +107,10 @@ size_t write_probe_trampoline(u8 *out, u64 at, u64 slot,
   c.b({0x83, 0xf8, 0xff, 0x74, 0x01, 0xc3});  // cmp $-1; je wake; ret
   c.b({0x48, 0x83, 0xec, 0x08, 0xe8}), c.rel32_to(plan.rcu_wake);
   c.b({0x48, 0x83, 0xc4, 0x08, 0xc3});        // sub 8; call wake; add; ret
-  // Any other list: the arguments as an array, the registry's loop.
+  // Any other list: the shared slow path, with the slot.
   c.bind8(to_multi1), c.bind8(to_multi2);
-  // The same frame as the generic body's (trampoline_frame()): the site's
-  // %rbp below the six argument words.
-  c.b({0x41, 0x51, 0x41, 0x50, 0x51, 0x52, 0x56, 0x57}); // push r9..rdi
-  c.b({0x55});                                // push %rbp
-  c.b({0x48, 0x8d, 0x74, 0x24, 0x08});        // lea 8(%rsp),%rsi
-  c.b({0x48, 0xbf}), c.q(slot);               // movabs $slot,%rdi
-  c.b({0xe8}), c.rel32_to(plan.fire_locked);
-  c.b({0x48, 0x83, 0xc4, 0x38});              // add $56,%rsp
-  c.b({0xeb}), c.bind8_to(c.rel8(), unlock);  // jmp unlock
+  c.b({0x49, 0xba}), c.q(slot);               // movabs $slot,%r10
+  c.b({0xe9}), c.rel32_to(plan.slow);         // jmp slow
 #else
   c.b({0x65, 0x80, 0x3d}), c.d32((u32)plan.tls_reader), c.b({0x00});
   c.b({0x0f, 0x84}), to_generic1 = c.rel32(); // cmpb $0,%gs:reader; je
@@ -143,7 +135,6 @@ size_t write_probe_trampoline(u8 *out, u64 at, u64 slot,
   c.b({0xff, 0xd1});                          // movb $1,%gs:context; call *%ecx
   c.b({0x65, 0xc6, 0x05}), c.d32((u32)plan.tls_context), c.b({0x00});
   c.b({0x83, 0xc4, 0x1c});                    // movb $0,%gs:context; add $28,%esp
-  const size_t unlock = c.here();
   c.bind8(to_unlock);
   c.b({0x65, 0x83, 0x2d}), c.d32((u32)plan.tls_ctr), c.b({0x01});
   c.b({0xa1}), c.d32((u32)plan.gp_futex);     // mov gp.futex,%eax
@@ -151,11 +142,8 @@ size_t write_probe_trampoline(u8 *out, u64 at, u64 slot,
   c.b({0x83, 0xec, 0x0c, 0xe8}), c.rel32_to(plan.rcu_wake);
   c.b({0x83, 0xc4, 0x0c, 0xc3});              // sub 12; call wake; add; ret
   c.bind8(to_multi1), c.bind8(to_multi2);
-  c.b({0x8d, 0x44, 0x24, 0x04});              // lea 4(%esp),%eax
-  c.b({0x55, 0x50, 0x68}), c.d32((u32)slot);  // push %ebp; push; push
-  c.b({0xe8}), c.rel32_to(plan.fire_locked);
-  c.b({0x83, 0xc4, 0x0c});                    // add $12,%esp
-  c.b({0xeb}), c.bind8_to(c.rel8(), unlock);
+  c.b({0xb9}), c.d32((u32)slot);              // mov $slot,%ecx
+  c.b({0xe9}), c.rel32_to(plan.slow);         // jmp slow
 #endif
   // The generic body.
   c.bind32(to_generic1), c.bind32(to_generic2);
@@ -164,6 +152,78 @@ size_t write_probe_trampoline(u8 *out, u64 at, u64 slot,
   if (n > kProbeTrampolineSize)
     std::abort(); // trampolines are laid out kProbeTrampolineSize apart
   return n;
+}
+
+size_t write_probe_slow_path(u8 *out, u64 at, const TrampolinePlan &plan) {
+  Code c(out, at);
+  size_t to_loop, to_done;
+#if defined(__x86_64__)
+  // The frame generic trampolines make (trampoline_frame()): the six
+  // argument registers as an array, the site's %rbp below them, which
+  // also leaves the stack 16-byte aligned.  The probe frame is that
+  // array, tagged: probe_frame() works the ProbeFrame out from it only if
+  // a handler asks.
+  c.b({0x41, 0x51, 0x41, 0x50, 0x51, 0x52, 0x56, 0x57}); // push r9..rdi
+  c.b({0x55});                                // push %rbp
+  c.b({0x4c, 0x8d, 0x5c, 0x24, 0x09});        // lea 9(%rsp),%r11 (args | 1)
+  c.b({0x64, 0x4c, 0x89, 0x1c, 0x25}), c.d32((u32)plan.tls_frame);
+  c.b({0x64, 0xc6, 0x04, 0x25}), c.d32((u32)plan.tls_context), c.b({0x01});
+  // mov %r11,%fs:frame; movb $1,%fs:context
+  c.b({0x48, 0x8d, 0x54, 0x24, 0x08});        // lea 8(%rsp),%rdx (args)
+  c.b({0x83, 0x78, (u8)plan.list_n, 0x01});   // cmpl $1,n(%rax)
+  c.b({0x75}), to_loop = c.rel8();            // jne loop
+  // One callback: fn(ctx, id, args).
+  c.b({0x48, 0x8b, 0x78, (u8)plan.list_ctx}); // mov ctx(%rax),%rdi
+  c.b({0x41, 0x8b, 0x72, (u8)plan.slot_id});  // mov id(%r10),%esi
+  c.b({0xff, 0x50, (u8)plan.list_fn});        // call *fn(%rax)
+  const size_t done = c.here();
+  c.b({0x64, 0x48, 0xc7, 0x04, 0x25}), c.d32((u32)plan.tls_frame), c.d32(0);
+  c.b({0x64, 0xc6, 0x04, 0x25}), c.d32((u32)plan.tls_context), c.b({0x00});
+  c.b({0x48, 0x83, 0xc4, 0x38});              // add $56,%rsp
+  // The read-side unlock, as in the trampolines.
+  c.b({0x64, 0x48, 0x83, 0x2c, 0x25}), c.d32((u32)plan.tls_ctr), c.b({0x01});
+  c.b({0xa1}), c.q(plan.gp_futex);            // movabs gp.futex,%eax
+  c.b({0x83, 0xf8, 0xff, 0x74, 0x01, 0xc3});  // cmp $-1; je wake; ret
+  c.b({0x48, 0x83, 0xec, 0x08, 0xe8}), c.rel32_to(plan.rcu_wake);
+  c.b({0x48, 0x83, 0xc4, 0x08, 0xc3});        // sub 8; call wake; add; ret
+  // Several handlers: the registry's loop, fire_list(list, slot, args).
+  c.bind8(to_loop);
+  c.b({0x48, 0x89, 0xc7, 0x4c, 0x89, 0xd6});  // mov %rax,%rdi; mov %r10,%rsi
+  c.b({0xe8}), c.rel32_to(plan.fire_list);
+  c.b({0xeb}), to_done = c.rel8();
+#else
+  // %ebp below the site's return address (trampoline_frame()); the probe
+  // frame is the site's argument array, tagged, as on x86_64.
+  c.b({0x55});                                // push %ebp
+  c.b({0x8d, 0x54, 0x24, 0x09});              // lea 9(%esp),%edx (args | 1)
+  c.b({0x65, 0x89, 0x15}), c.d32((u32)plan.tls_frame);
+  c.b({0x65, 0xc6, 0x05}), c.d32((u32)plan.tls_context), c.b({0x01});
+  // Either call takes three words; 12 more bytes align the stack.
+  c.b({0x83, 0xec, 0x0c});                    // sub $12,%esp
+  c.b({0x8d, 0x54, 0x24, 0x14, 0x52});        // lea 20(%esp),%edx; push (args)
+  c.b({0x83, 0x78, (u8)plan.list_n, 0x01});   // cmpl $1,n(%eax)
+  c.b({0x75}), to_loop = c.rel8();            // jne loop
+  c.b({0xff, 0x71, (u8)plan.slot_id});        // push id(%ecx)
+  c.b({0xff, 0x70, (u8)plan.list_ctx});       // push ctx(%eax)
+  c.b({0xff, 0x50, (u8)plan.list_fn});        // call *fn(%eax)
+  const size_t done = c.here();
+  c.b({0x65, 0xc7, 0x05}), c.d32((u32)plan.tls_frame), c.d32(0);
+  c.b({0x65, 0xc6, 0x05}), c.d32((u32)plan.tls_context), c.b({0x00});
+  c.b({0x83, 0xc4, 0x1c});                    // add $28,%esp
+  c.b({0x65, 0x83, 0x2d}), c.d32((u32)plan.tls_ctr), c.b({0x01});
+  c.b({0xa1}), c.d32((u32)plan.gp_futex);     // mov gp.futex,%eax
+  c.b({0x83, 0xf8, 0xff, 0x74, 0x01, 0xc3});  // cmp $-1; je wake; ret
+  c.b({0x83, 0xec, 0x0c, 0xe8}), c.rel32_to(plan.rcu_wake);
+  c.b({0x83, 0xc4, 0x0c, 0xc3});              // sub 12; call wake; add; ret
+  c.bind8(to_loop);
+  c.b({0x51, 0x50});                          // push %ecx; push %eax
+  c.b({0xe8}), c.rel32_to(plan.fire_list);
+  c.b({0xeb}), to_done = c.rel8();
+#endif
+  c.bind8_to(to_done, done);
+  if (c.here() > kProbeSlowPathSize)
+    std::abort();
+  return c.here();
 }
 
 } // namespace mk::x86

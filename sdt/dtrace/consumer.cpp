@@ -90,6 +90,9 @@ struct EcbRt {
   // BPF: the clause's program, and what its context holds for this ECB.
   const bpf::Program *bprog = nullptr;
   const BpfClause *bclause = nullptr;
+  // bprog's entry when it is plain (bpf::Program::plain_entry): no helper
+  // reads the lane, so the run is the call alone.
+  bpf::JitEntry direct = nullptr;
   bool needs_ctx = false;
   u64 ecbctx[kEcbCtxWords] = {}; // probe, epid, str[4]
 };
@@ -98,8 +101,10 @@ struct EcbRt {
 // is the lane's, so per-CPU maps have a copy per lane), the context, and
 // what the helpers keep between calls of one run.
 struct BpfLane {
-  BpfLane(const bpf::Env &env, u32 cpu) : runner(env, cpu, this) {}
+  BpfLane(const bpf::Env &env, u32 cpu)
+      : runner(env, cpu, this), rc(&runner.ctx()) {}
   bpf::Runner runner;
+  bpf::RunCtx *rc; // the runner's, for plain code called directly
   FireCtx ctx{};
   Consumer *c = nullptr;
   ThreadState *ts = nullptr;
@@ -666,6 +671,8 @@ Result<void> Consumer::init_bpf() {
   // appear, into room kept for them), then a string's worth of zeros.
   std::string tab;
   for (const std::string &lit : prog_->strings) {
+    if (tab.size() & 1) // even offsets: see strtab_name
+      tab.push_back('\0');
     target_.literal_off.push_back((u32)tab.size());
     tab.append(lit).push_back('\0');
   }
@@ -730,13 +737,15 @@ u32 Consumer::strtab_name(const std::string &n) {
   if (it != strnames_.end())
     return it->second;
   const u32 cap = (u32)maps_[M_STRTAB]->spec().value_size - kStrSize;
-  if (strtab_used_ + n.size() + 1 > cap)
+  // At an even offset, as the literals: an aggregation key of this string
+  // is then its address | 1 (BpfRuntime::agg_key), not a copy.
+  const u32 at = (strtab_used_ + 1) & ~1u;
+  if (at + n.size() + 1 > cap)
     return cap; // the zeros: an empty string
   const u32 zero = 0;
   u8 *tab = (u8 *)maps_[M_STRTAB]->lookup(&zero, 0);
-  std::memcpy(tab + strtab_used_, n.c_str(), n.size() + 1);
-  const u32 at = strtab_used_;
-  strtab_used_ += (u32)n.size() + 1;
+  std::memcpy(tab + at, n.c_str(), n.size() + 1);
+  strtab_used_ = at + (u32)n.size() + 1;
   strnames_[n] = at;
   return at;
 }
@@ -791,6 +800,7 @@ void Consumer::bpf_ecb(EcbRt &r, const EcbInfo &e) {
   r.bclause = r.clause < bclauses_.size() ? bclauses_[r.clause].get() : nullptr;
   r.bprog = r.bclause ? r.bclause->prog.get() : nullptr;
   r.needs_ctx = r.bclause && r.bclause->needs_ctx;
+  r.direct = r.bprog ? r.bprog->plain_entry() : nullptr;
 }
 
 std::vector<u32> Consumer::sdt_probes() const {
@@ -863,9 +873,9 @@ void Consumer::fire(u32 probe, const uintptr_t *args) {
   const ProbeEcbs &pe = t->by_probe[probe];
   if (bpf_) {
     // Every clause is a BPF program.  The common case, one clause and the
-    // thread's lane known, runs it right here: no loop, and nothing but the
-    // lane kept across the program's call, so this path saves one register
-    // where the general one (fire_bpf_slow) saves six.
+    // thread's lane known, runs it right here: no loop, and the program
+    // (plain) or the lane's run of it reached by a tail call, so this path
+    // saves no register where the general one (fire_bpf_slow) saves six.
     TlsSlot &c = t_states[gen_ & 3];
     if (__builtin_expect(c.gen == gen_ && pe.n == 1, 1)) {
       run_bpf_on(pe.ecbs[0], *c.ts->lane[0], args, probe);
@@ -1031,17 +1041,13 @@ __attribute__((noinline, cold)) static void bpf_run_fault(BpfLane &l,
     BpfRuntime::fault(l, FLT_ILLOP, 0, (u64)action);
 }
 
-// One clause on a lane.
-inline __attribute__((always_inline)) void
-Consumer::run_bpf_on(const EcbRt &e, BpfLane &l, const uintptr_t *args,
-                     u32 probe) {
+// A clause whose code is not plain: what its helpers read of the lane,
+// then the Runner's run.  Out of line, so that the plain path through
+// Consumer::fire saves no register at all.
+__attribute__((noinline)) static void bpf_run_helped(const EcbRt &e, BpfLane &l,
+                                                     u32 probe) {
   if (__builtin_expect(!e.bprog, 0))
     return;
-  if (e.needs_ctx) {
-    for (int i = 0; i < 6; i++)
-      l.ctx.arg[i] = (u64)args[i];
-    std::memcpy(&l.ctx.probe, e.ecbctx, sizeof e.ecbctx);
-  }
   l.cur = &e;
   l.probe = probe;
   l.now = 0;
@@ -1049,6 +1055,23 @@ Consumer::run_bpf_on(const EcbRt &e, BpfLane &l, const uintptr_t *args,
   const bpf::RunResult r = l.runner.run(*e.bprog, &l.ctx);
   if (__builtin_expect(r.fault != bpf::Fault::None, 0))
     bpf_run_fault(l, r);
+}
+
+// One clause on a lane.  Plain code (it calls no helper and cannot fault)
+// is the call alone: a tail call from Consumer::fire.
+inline __attribute__((always_inline)) void
+Consumer::run_bpf_on(const EcbRt &e, BpfLane &l, const uintptr_t *args,
+                     u32 probe) {
+  if (e.needs_ctx) {
+    for (int i = 0; i < 6; i++)
+      l.ctx.arg[i] = (u64)args[i];
+    std::memcpy(&l.ctx.probe, e.ecbctx, sizeof e.ecbctx);
+  }
+  if (e.direct) {
+    e.direct((u64)(uintptr_t)&l.ctx, 0, 0, 0, 0, l.rc);
+    return;
+  }
+  bpf_run_helped(e, l, probe);
 }
 
 inline void Consumer::run_bpf(const EcbRt &e, ThreadState *ts,
@@ -1404,9 +1427,12 @@ op_stvar: {
     st[sp++] = v ? rd(v) : 0;
     NEXT;
   }
-  // As dlib/vars.c: 0 frees a thread-local or an associative element.
+  // As dlib/vars.c: 0 frees a thread-local or an associative element; a
+  // variable that exists is written in place.
   if (val == 0 && (key[0] >> 32) != 0)
     vars.remove(key);
+  else if (i64 *v = (i64 *)vars.lookup(key, 0))
+    wr(v, val);
   else if (vars.update(key, &val, bpf::kUpdateAny, 0) < 0)
     dyndrops_.fetch_add(1, std::memory_order_relaxed);
   NEXT;

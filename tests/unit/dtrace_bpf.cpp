@@ -3,9 +3,12 @@
 // the BPF engine and the old interpreter, linking with exactly the library
 // functions a clause reaches, and clauses the verifier refuses.
 #include "../../sdt/dtrace/consumer.h"
+#include "../../sdt/dtrace/bpf/builder.h"
+#include "../../sdt/dtrace/bpf/proglink.h"
 
 #include <doctest/doctest.h>
 
+#include <cstring>
 #include <string>
 #include <thread>
 
@@ -287,5 +290,58 @@ TEST_CASE("D on BPF: a probe appearing later relinks a clause that had one") {
     t.fire(11);
     t.fire(10);
     CHECK(t.finish() == "func 1 10;other 2 11;func 1 10;\n");
+  }
+}
+
+// The D library's strlen on every short string that ends exactly at the end
+// of its region: each must load (the verifier checks no byte past s[0] at
+// load time; the rest are checked as they are read, the way they were when
+// strlen was a byte loop) and count right on both engines.  A string whose
+// NUL would lie past the region stops the program with a fault, never the
+// process, and is never refused at load time.
+TEST_CASE("dlib: strlen of strings that end at their region's end") {
+  auto lib = embedded_dlib();
+  REQUIRE(static_cast<bool>(lib));
+  constexpr u32 kSize = 24;
+  auto m = bpf::Map::create({"strs", bpf::MapType::Array, 4, kSize, 1}, 1);
+  REQUIRE(static_cast<bool>(m));
+  bpf::Env env;
+  env.maps = {m->get()};
+  env.helpers = bpf::map_helpers();
+  auto no_symbols = [](const std::string &s, i64) -> Result<bpf::Imm64Binding> {
+    return error("no binding for " + s);
+  };
+  auto run = [&](u32 off, bpf::Engine e) {
+    std::vector<bpf::Insn> code;
+    bpf::ins::ld_map_value(code, 1, 0, off);
+    code.push_back(bpf::ins::call_local(-1));
+    code.push_back(bpf::ins::exit());
+    auto l = bpf::link_program(code, {{bpf::SymbolRef::Call, 2, "dt_strlen", 0}},
+                               **lib, no_symbols, "strlen");
+    REQUIRE(static_cast<bool>(l));
+    auto p = bpf::Program::load(l->code, env, {"strlen", e});
+    REQUIRE_MESSAGE(static_cast<bool>(p), (p ? "" : p.error().message));
+    bpf::Runner r(env, 0);
+    u64 ctx = 0;
+    return r.run(**p, &ctx);
+  };
+  for (bpf::Engine e : {bpf::Engine::Interpreter, bpf::Engine::Jit}) {
+    if (e == bpf::Engine::Jit && !bpf::jit_available())
+      continue;
+    for (u32 len = 0; len < kSize; len++) {
+      CAPTURE(len);
+      const u32 off = kSize - 1 - len;
+      u8 *v = (*m)->slab();
+      std::memset(v, '?', kSize);
+      std::memset(v + off, 'a', len);
+      v[kSize - 1] = 0;
+      const bpf::RunResult res = run(off, e);
+      CHECK(res.fault == bpf::Fault::None);
+      CHECK(res.r0 == len);
+      // The same bytes without their NUL: the read past the region faults.
+      v[kSize - 1] = 'a';
+      const bpf::RunResult bad = run(off, e);
+      CHECK(bad.fault == bpf::Fault::OutOfBounds);
+    }
   }
 }

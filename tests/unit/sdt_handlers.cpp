@@ -377,11 +377,15 @@ TEST_CASE("handlers: a trampoline fits its room") {
   // than that would overwrite the next.
   mk::x86::TrampolinePlan p;
   p.inline_rcu = true;
-  p.fire = 0x401000, p.fire_locked = 0x402000, p.rcu_wake = 0x403000;
-  p.tls_ctr = -384, p.tls_reader = -16;
+  p.fire = 0x401000, p.fire_list = 0x402000, p.rcu_wake = 0x403000;
+  p.slow = 0x60010000;
+  p.tls_ctr = -384, p.tls_reader = -16, p.tls_context = -8, p.tls_frame = -24;
   p.gp_ctr = 0x5000000, p.gp_futex = 0x5000008;
-  p.list_n = 16, p.list_mfn = 32, p.list_ctx = 40;
+  p.list_n = 16, p.list_mfn = 32, p.list_ctx = 40, p.list_fn = 24;
+  p.slot_id = 8;
   std::vector<mk::u8> buf(4096);
+  CHECK(mk::x86::write_probe_slow_path(buf.data(), 0x60010000, p) <=
+        mk::x86::kProbeSlowPathSize);
   const size_t n = mk::x86::write_probe_trampoline(buf.data(), 0x60000000,
                                                    0x1234000, p);
   CHECK(n <= mk::x86::kProbeTrampolineSize);

@@ -475,6 +475,219 @@ TEST_CASE("bpf: inline array lookups answer as Map::lookup does") {
   }
 }
 
+// A lookup whose key the verifier proved constant: the JIT computes the
+// value's address without reading the key (and, out of range, answers null
+// without a lookup).  Every key shape below answers as Map::lookup does, on
+// both engines, on CPUs inside and outside the map's copies.
+TEST_CASE("bpf: constant keys: the verifier knows them, the JIT's lookup agrees") {
+  auto pc = Map::create({"pcpu", MapType::PerCpuArray, 4, 8, 5}, 2);
+  auto ar = Map::create({"arr", MapType::Array, 4, 8, 5}, 1);
+  REQUIRE(static_cast<bool>(pc));
+  REQUIRE(static_cast<bool>(ar));
+  Env env;
+  env.ctx_size = 8;
+  env.maps = {pc->get(), ar->get()};
+  env.helpers = map_helpers();
+  for (u32 key = 0; key < 5; key++) {
+    for (u32 cpu = 0; cpu < 2; cpu++) {
+      const u64 v = 1000 * (cpu + 1) + key;
+      std::memcpy((*pc)->lookup(&key, cpu), &v, 8);
+    }
+    const u64 w = 7000 + key;
+    std::memcpy((*ar)->lookup(&key, 0), &w, 8);
+  }
+  // Stores the key (`key` instructions, r10 - 8 .. r10 - 1), looks it up
+  // in `map` and returns the value, or 1 when the lookup answers null.
+  auto program = [](std::vector<Insn> key, u32 map) {
+    std::vector<Insn> c = std::move(key);
+    c.push_back(mov64(2, 10));
+    c.push_back(alu64i(kADD, 2, -4));
+    ld_map(c, 1, map);
+    c.push_back(call(kHelperMapLookup));
+    c.push_back(jmpi(kJEQ, 0, 0, 2));
+    c.push_back(ldx(kDW, 0, 0, 0));
+    c.push_back(exit());
+    c.push_back(mov64i(0, 1));
+    c.push_back(exit());
+    return c;
+  };
+  const u32 call_at_from_end = 6; // the call, counted from the end
+  struct Shape {
+    const char *what;
+    std::vector<Insn> key;
+    InsnInfo::KeySeen seen;
+    u64 key_value; // ConstKey: the key; otherwise the context's
+  };
+  const Shape shapes[] = {
+      {"an immediate store", {st(kW, 10, -4, 3)}, InsnInfo::ConstKey, 3},
+      {"key 0", {st(kW, 10, -4, 0)}, InsnInfo::ConstKey, 0},
+      {"out of range", {st(kW, 10, -4, 5)}, InsnInfo::ConstKey, 5},
+      {"far out of range", {st(kW, 10, -4, -1)}, InsnInfo::ConstKey, 0xffffffffu},
+      {"a known register", {mov64i(3, 4), stx(kW, 10, -4, 3)}, InsnInfo::ConstKey, 4},
+      {"byte by byte", {st(kB, 10, -4, 2), st(kB, 10, -3, 0), st(kH, 10, -2, 0)},
+       InsnInfo::ConstKey, 2},
+      {"an 8-byte store read as 4", {st(kDW, 10, -8, 0), st(kW, 10, -4, 1)},
+       InsnInfo::ConstKey, 1},
+      // Not constant: the engines read the key at run time.
+      {"from the context", {ldx(kW, 3, 1, 0), stx(kW, 10, -4, 3)},
+       InsnInfo::VaryingKey, 2},
+      {"a byte overwritten by an unknown one",
+       {st(kW, 10, -4, 1), ldx(kW, 3, 1, 0), stx(kB, 10, -4, 3)},
+       InsnInfo::VaryingKey, 3},
+      {"a different constant on each path",
+       {ldx(kW, 3, 1, 0), st(kW, 10, -4, 1), jmpi(kJEQ, 3, 0, 1),
+        st(kW, 10, -4, 2)},
+       InsnInfo::VaryingKey, 0},
+      {"the same constant on each path",
+       {ldx(kW, 3, 1, 0), st(kW, 10, -4, 4), jmpi(kJEQ, 3, 0, 1),
+        st(kW, 10, -4, 4)},
+       InsnInfo::ConstKey, 4},
+  };
+  for (const Shape &sh : shapes) {
+    for (u32 map : {0u, 1u}) {
+      CAPTURE(sh.what);
+      CAPTURE(map);
+      const std::vector<Insn> c = program(sh.key, map);
+      auto pi = load(c, env, Engine::Interpreter);
+      const InsnInfo &in = pi->info()[c.size() - call_at_from_end];
+      CHECK(in.key_seen == sh.seen);
+      if (sh.seen == InsnInfo::ConstKey)
+        CHECK(in.key == sh.key_value);
+      std::unique_ptr<Program> pj;
+      if (jit_available()) {
+        pj = load(c, env, Engine::Jit);
+        CHECK(pj->plain()); // no helper call left, no check
+      }
+      for (u32 cpu : {0u, 1u, 2u}) {
+        Runner r(env, cpu);
+        // The context's key, where the key comes from it.
+        for (u64 ctx : {sh.key_value, (u64)0, (u64)7}) {
+          // What Map::lookup answers for the key the program stores.
+          u64 want = 1;
+          {
+            // The key's stores alone, reading the key back.
+            std::vector<Insn> k = sh.key;
+            k.push_back(ldx(kW, 0, 10, -4));
+            k.push_back(exit());
+            auto pk = load(k, env, Engine::Interpreter);
+            const u32 key = (u32)r.run(*pk, &ctx).r0;
+            if (void *v = env.maps[map]->lookup(&key, cpu))
+              std::memcpy(&want, v, 8);
+          }
+          CHECK(r.run(*pi, &ctx).r0 == want);
+          if (pj)
+            CHECK(r.run(*pj, &ctx).r0 == want);
+        }
+      }
+    }
+  }
+  // What the verifier refused it still refuses: a key with a byte never
+  // written, and the value used before the null check, constant key or not.
+  std::vector<Insn> partial = program({st(kH, 10, -4, 1)}, 0);
+  CHECK(refusal(partial, env) ==
+        "bpf: insn 5 'call 1': reading 1 bytes at -2 of the stack: byte -2 is "
+        "not initialised");
+  std::vector<Insn> unchecked = {st(kW, 10, -4, 0), mov64(2, 10),
+                                 alu64i(kADD, 2, -4)};
+  ld_map(unchecked, 1, 0);
+  unchecked.push_back(call(kHelperMapLookup));
+  unchecked.push_back(ldx(kDW, 0, 0, 0));
+  unchecked.push_back(exit());
+  CHECK(refusal(unchecked, env) ==
+        "bpf: insn 6 'r0 = *(u64 *)(r0 + 0)': r0 may be null (compare it with "
+        "0 first)");
+}
+
+// A plain program (no fault possible, no loop, no helper called) runs by a
+// bare call; what is not plain keeps the Runner's resets, and a fault in it
+// after a plain run is still reported.
+TEST_CASE("bpf: plain programs skip the Runner's per-run state") {
+  if (!jit_available())
+    return;
+  auto m = Map::create({"pcpu", MapType::PerCpuArray, 4, 8, 1}, 1);
+  REQUIRE(static_cast<bool>(m));
+  Env env;
+  env.ctx_size = 16;
+  env.maps = {m->get()};
+  env.helpers = map_helpers();
+  env.loop_budget = 10;
+  std::vector<Insn> count = {st(kW, 10, -4, 0), mov64(2, 10), alu64i(kADD, 2, -4)};
+  ld_map(count, 1, 0);
+  count.push_back(call(kHelperMapLookup));
+  count.push_back(jmpi(kJEQ, 0, 0, 3));
+  count.push_back(ldx(kDW, 1, 0, 0));
+  count.push_back(alu64i(kADD, 1, 1));
+  count.push_back(stx(kDW, 0, 0, 1));
+  count.push_back(mov64i(0, 0));
+  count.push_back(exit());
+  auto plain = load(count, env, Engine::Jit);
+  CHECK(plain->plain());
+  CHECK_FALSE(load(count, env, Engine::Interpreter)->plain());
+  // Not plain: a loop (the budget), a checked access, a helper call.
+  const std::vector<Insn> loop = {mov64i(0, 0), alu64i(kADD, 0, 1),
+                                  jmpi(kJLT, 0, 100, -2), exit()};
+  const std::vector<Insn> checked = {ldx(kDW, 2, 1, 0), alu64i(kAND, 2, 15),
+                                     mov64(3, 1), alu64(kADD, 3, 2),
+                                     ldx(kDW, 0, 3, 0), exit()};
+  std::vector<Insn> helper = {st(kW, 10, -4, 0), mov64(2, 10), alu64i(kADD, 2, -4),
+                              st(kDW, 10, -16, 9), mov64(3, 10), alu64i(kADD, 3, -16),
+                              mov64i(4, 0)};
+  ld_map(helper, 1, 0);
+  helper.push_back(call(kHelperMapUpdate));
+  helper.push_back(exit());
+  auto ploop = load(loop, env, Engine::Jit);
+  auto pchecked = load(checked, env, Engine::Jit);
+  auto phelper = load(helper, env, Engine::Jit);
+  CHECK_FALSE(ploop->plain());
+  CHECK_FALSE(pchecked->plain());
+  CHECK_FALSE(phelper->plain());
+  Runner r(env, 0);
+  u64 ctx[2] = {9, 0}; // offset 9: 8 bytes from there cross the context's end
+  for (int k = 0; k < 3; k++) {
+    CHECK(r.run(*plain, ctx).fault == Fault::None);
+    const RunResult a = r.run(*ploop, ctx);
+    CHECK(a.fault == Fault::LoopBudget);
+    const RunResult b = r.run(*pchecked, ctx);
+    CHECK(b.fault == Fault::OutOfBounds);
+    CHECK(r.run(*plain, ctx).fault == Fault::None); // the fault is not left over
+  }
+  u32 key = 0;
+  u64 v;
+  std::memcpy(&v, (*m)->lookup(&key, 0), 8);
+  CHECK(v == 6);
+  CHECK(r.run(*phelper, ctx).r0 == 0);
+  std::memcpy(&v, (*m)->lookup(&key, 0), 8);
+  CHECK(v == 9);
+}
+
+// The JIT turns a load of the slot the previous instruction stored into a
+// move, but never where a jump may arrive at the load, and never from r10
+// (which may live in no register): each case below would answer wrongly.
+TEST_CASE("bpf: a store then a load of the same slot, with a jump to the load") {
+  Env env;
+  env.scalar_args = 1; // r2
+  const std::vector<Insn> c = {
+      st(kDW, 10, -8, -5),       // 0
+      ldx(kDW, 3, 10, -8),       // 1: r3 = -5 (sign-extended immediate)
+      mov64i(4, 9),              // 2
+      stx(kDW, 10, -16, 4),      // 3
+      jmpi(kJEQ, 2, 0, 1),       // 4 -> 6
+      stx(kDW, 10, -16, 3),      // 5
+      ldx(kDW, 5, 10, -16),      // 6: a jump target: 9 when r2 == 0, else -5
+      stx(kDW, 10, -24, 5),      // 7
+      ldx(kDW, 5, 10, -24),      // 8: the same register
+      mov64(0, 5),               // 9
+      alu64(kADD, 0, 3),         // 10
+      stx(kDW, 10, -32, 10),     // 11: r10 itself
+      ldx(kDW, 6, 10, -32),      // 12
+      ldx(kDW, 7, 6, -8),        // 13: through the copy: -5
+      alu64(kADD, 0, 7),         // 14
+      exit(),
+  };
+  CHECK((i64)run_both(c, env, nullptr, 0).r0 == 9 - 5 - 5);
+  CHECK((i64)run_both(c, env, nullptr, 1).r0 == -5 - 5 - 5);
+}
+
 TEST_CASE("bpf: random programs the verifier accepts run without harm") {
   // Programs of random instructions over a context, the stack and a map:
   // most are refused; the ones accepted must run to an answer or a fault,

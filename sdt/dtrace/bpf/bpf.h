@@ -100,8 +100,13 @@ private:
   u32 slots_ = 0;    // array: max_entries; hash: the table's capacity
   u8 *slab_ = nullptr;
   u64 slab_size_ = 0;
-  // Hash maps: per slot a state word (0 empty, 1 used, 2 deleted) and key.
-  std::atomic<u8> *state_ = nullptr;
+  // Hash maps: per slot a state byte (0 empty, 1 used, 2 deleted) and key.
+  // The states are plain zeroed bytes (lazily mapped for a big table)
+  // accessed atomically through state().
+  u8 *state_ = nullptr;
+  std::atomic_ref<u8> state(u32 slot) const {
+    return std::atomic_ref<u8>(state_[slot]);
+  }
   u8 *keys_ = nullptr;
   std::atomic<u32> used_{0}; // written under mu_, read by count() anywhere
   // Serialises writers (update, remove).  Lookups read the slot states,
@@ -114,7 +119,7 @@ private:
 template <class F> void Map::for_each(F &&f) const {
   const u32 n = is_hash() ? slots_ : spec_.max_entries;
   for (u32 s = 0; s < n; s++) {
-    if (is_hash() && state_[s].load(std::memory_order_acquire) != 1)
+    if (is_hash() && state(s).load(std::memory_order_acquire) != 1)
       continue;
     u32 idx = s;
     const void *key = is_hash() ? (const void *)(keys_ + (u64)s * spec_.key_size)
@@ -248,6 +253,13 @@ struct InsnInfo {
   // Helper calls: the map argument, when it is the same on every path
   // (-1: none seen, -2: it varies).  Lets the JIT inline array lookups.
   i32 map = -1;
+  // map_lookup_elem: the key, when it is a constant on the stack (key_size
+  // at most 8 bytes, every byte stored as a known number) and the same on
+  // every path: an array lookup then needs no load of the key and no
+  // bounds check at run time.
+  enum KeySeen : u8 { NoKey, ConstKey, VaryingKey };
+  KeySeen key_seen = NoKey;
+  u64 key = 0;
 };
 
 enum class Engine : u8 { Auto, Interpreter, Jit };
@@ -279,19 +291,26 @@ using JitEntry = u64 (*)(u64, u64, u64, u64, u64, RunCtx *);
 // Native code of a program (jit_x86_64.cpp).
 class JitCode {
 public:
-  JitCode(CodeAllocator *alloc, void *mem, size_t size)
-      : alloc_(alloc), mem_(mem), size_(size) {}
+  JitCode(CodeAllocator *alloc, void *mem, size_t size, bool plain)
+      : alloc_(alloc), mem_(mem), size_(size), plain_(plain) {}
   ~JitCode() { alloc_->release(mem_, size_); }
   JitCode(const JitCode &) = delete;
   JitCode &operator=(const JitCode &) = delete;
   const void *entry() const { return mem_; }
   JitEntry fn() const { return reinterpret_cast<JitEntry>(mem_); }
   size_t size() const { return size_; }
+  // The code can neither fault nor take a backward jump nor call a helper
+  // (an inlined array lookup is no call): it reads none of the RunCtx's
+  // per-run state (budget, fault, the context's region).  Code the
+  // verifier proved dead may be there: if it ever ran (an engine bug) it
+  // would still return, its Fault::Unreachable left unreported.
+  bool plain() const { return plain_; }
 
 private:
   CodeAllocator *alloc_;
   void *mem_;
   size_t size_;
+  bool plain_;
 };
 
 class Program {
@@ -311,6 +330,11 @@ public:
   size_t code_size() const;
   // The native code (nullptr when interpreted), for listings.
   const void *native_code() const;
+  // The native entry of a plain program (JitCode::plain), which may be
+  // called directly with a Runner's RunCtx (Runner::ctx) and a non-null
+  // context, without Runner::run's per-run resets; nullptr otherwise.
+  JitEntry plain_entry() const { return plain_fn_; }
+  bool plain() const { return plain_fn_ != nullptr; }
 
 private:
   Program() = default;
@@ -324,6 +348,7 @@ private:
   std::vector<const Helper *> helper_at_; // per call instruction
   std::unique_ptr<JitCode> jit_;
   JitEntry jit_fn_ = nullptr;
+  JitEntry plain_fn_ = nullptr; // jit_fn_ when the code is plain
   friend Result<void> verify_program(Program &, const Env &,
                                      const std::string &);
   friend u64 interpret(const Program &, RunCtx &, const u64 *);
@@ -351,6 +376,8 @@ public:
                 u64 a4 = 0, u64 a5 = 0) {
     if (__builtin_expect(prog.jit_fn_ != nullptr && ctx != nullptr &&
                              &prog.env() == &env_, 1)) {
+      if (prog.plain_fn_) // nothing to reset, nothing to look at after
+        return RunResult{prog.plain_fn_((u64)(uintptr_t)ctx, a2, a3, a4, a5, rc_)};
       rc_->fault = Fault::None;
       rc_->budget = budget_;
       ctx_region_->base = (u64)(uintptr_t)ctx;

@@ -189,6 +189,7 @@ constexpr u8 kVolatile[] = {RAX, RDI, RSI, RDX, RCX, R8, R11};
 class Jit {
 public:
   explicit Jit(const Program &p) : p_(p), code_(p.insns()), info_(p.info()) {}
+  bool plain() const { return plain_; } // after compile( )
 
   std::vector<u8> compile() {
     const u32 n = (u32)code_.size();
@@ -196,6 +197,25 @@ public:
     std::vector<bool> is_func(n, false);
     for (u32 f : p_.functions())
       is_func[f] = true;
+    // Where control may arrive other than from the previous instruction.
+    is_target_.assign(n + 1, false);
+    for (u32 pc = 0; pc < n; pc++) {
+      const Insn &i = code_[pc];
+      const u8 cls = insn_class(i.code);
+      if (is_func[pc])
+        is_target_[pc] = true;
+      if (is_ld_imm64(i)) {
+        pc++;
+        continue;
+      }
+      if ((cls == kJMP || cls == kJMP32) && alu_op(i.code) != kCALL &&
+          alu_op(i.code) != kEXIT) {
+        const i64 t = (i64)pc + 1 +
+                      (cls == kJMP32 && alu_op(i.code) == kJA ? i.imm : i.off);
+        if (t >= 0 && t <= (i64)n)
+          is_target_[t] = true;
+      }
+    }
     func_label_.assign(n, 0);
 
     // Entry: u64 entry(r1, r2, r3, r4, r5, RunCtx *rc): the arguments are
@@ -290,15 +310,25 @@ private:
       const Insn &i = code_[pc];
       const InsnInfo &in = info_[pc];
       const u8 cls = insn_class(i.code);
-      if (!in.reached || in.check != Check::None || in.back_edge)
+      // Code the verifier proved dead becomes a stub reporting a fault
+      // (an engine bug if it ever ran).  It leaves the code plain: the
+      // stub still returns safely, only unreported.
+      if (!in.reached) {
         need_ctx_ = true;
+        if (is_ld_imm64(i))
+          pc++;
+        continue;
+      }
+      if (in.check != Check::None || in.back_edge)
+        need_ctx_ = true, plain_ = false;
       if (i.code == (kJMP | kCALL)) {
         need_ctx_ = true;
         if (i.src == kPseudoCall) {
           calls = clobbers_r9 = has_subcalls_ = true;
           uses[10] = true;
-        } else if (!in.reached || !inlinable_lookup(pc)) {
+        } else if (!inlinable_lookup(pc)) {
           calls = clobbers_r9 = true;
+          plain_ = false;
         }
         continue;
       }
@@ -686,6 +716,33 @@ private:
     const Map &m = *mp;
     const MapSpec &spec = m.spec();
     const u64 per_cpu = u64(spec.max_entries) * m.value_stride();
+    const InsnInfo &in = info_[pc];
+    if (in.key_seen == InsnInfo::ConstKey) {
+      // The verifier proved the key: its value's offset is a constant, and
+      // out of range the answer is always null.  Only the CPU is read.
+      if (in.key >= spec.max_entries) {
+        a_.rr({0x31}, false, RAX, RAX);
+        return true;
+      }
+      const u64 value = (u64)(uintptr_t)m.slab() + in.key * m.value_stride();
+      if (!m.per_cpu()) {
+        a_.mov_imm64(RAX, value);
+        return true;
+      }
+      // rax = value + cpu * entries * stride, or 0 when the CPU has no
+      // copy: no branch.
+      const i32 cpu = (i32)offsetof(RunCtx, cpu);
+      a_.rm({0x8b}, false, RAX, ctx_, cpu); // mov eax, [ctx + cpu]
+      a_.rr({0x69}, true, RAX, RAX);        // imul rax, rax, entries * stride
+      a_.d32((u32)per_cpu);
+      a_.mov_imm64(R11, value);
+      a_.rr({0x01}, true, R11, RAX);        // add rax, r11
+      a_.rr({0x31}, false, R11, R11);       // xor r11d, r11d
+      a_.rm({0x81}, false, 7, ctx_, cpu);   // cmp dword [ctx + cpu], ncpus
+      a_.d32(m.ncpus());
+      a_.rr({0x0f, 0x43}, true, RAX, R11);  // cmovae rax, r11
+      return true;
+    }
     a_.rm({0x8b}, false, RAX, RSI, 0); // mov eax, [rsi]: the key
     a_.alu_ri(7, false, RAX, (i32)spec.max_entries);
     const size_t null1 = a_.jcc(CC_AE);
@@ -708,6 +765,33 @@ private:
       a_.patch(null2, a_.pos());
     a_.rr({0x31}, false, RAX, RAX);
     a_.patch(done, a_.pos());
+    return true;
+  }
+
+  // A load of the 8 bytes the previous instruction stored at the same
+  // stack slot (bpfgen's value stack does this at nearly every step): the
+  // value is still in a register, or an immediate, so the load becomes a
+  // move and no store-to-load forwarding sits on the dependency chain.
+  // Not when control may arrive at the load from elsewhere.
+  bool forwarded_load(u32 pc) {
+    const Insn &l = code_[pc];
+    if (pc == 0 || is_target_[pc] || l.src != 10 || mem_mode(l.code) != kMEM ||
+        size_bytes(l.code) != 8 || info_[pc].check != Check::None)
+      return false;
+    const Insn &st = code_[pc - 1];
+    const u8 cls = insn_class(st.code);
+    if ((cls != kST && cls != kSTX) || mem_mode(st.code) != kMEM ||
+        size_bytes(st.code) != 8 || st.dst != 10 || st.off != l.off ||
+        !info_[pc - 1].reached || info_[pc - 1].check != Check::None)
+      return false;
+    if (cls == kST) {
+      a_.mov_imm64(kMap[l.dst], (u64)(i64)st.imm);
+      return true;
+    }
+    if (st.src == 10) // r10 may live in no register (virtual_r10_)
+      return false;
+    if (st.src != l.dst)
+      a_.mov_rr(true, kMap[l.dst], kMap[st.src]);
     return true;
   }
 
@@ -739,6 +823,8 @@ private:
     }
     case kLDX: {
       const unsigned w = size_bytes(i.code);
+      if (forwarded_load(pc))
+        return;
       const Mem m = address(pc, i.src, i.off, w, false);
       load(kMap[i.dst], m, w, mem_mode(i.code) == kMEMSX);
       return;
@@ -760,7 +846,9 @@ private:
     case kJMP32: {
       const u8 op = alu_op(i.code);
       if (op == kEXIT) {
-        if (in_entry) {
+        if (in_entry && saved_.empty() && !pad_) {
+          a_.byte(0xc3); // the epilogue would be this ret alone
+        } else if (in_entry) {
           to_epilogue_.push_back(a_.jmp());
         } else {
           for (u8 r : {RBP, R15, R14, R13, RBX})
@@ -829,6 +917,7 @@ private:
   const std::vector<InsnInfo> &info_;
   Asm a_;
   std::vector<size_t> label_, func_label_;
+  std::vector<bool> is_target_;
   std::vector<std::pair<size_t, u32>> jumps_, calls_;
   std::vector<size_t> to_epilogue_;
   std::vector<Stub> stubs_;
@@ -836,6 +925,7 @@ private:
   std::vector<u8> saved_;
   bool need_ctx_ = false, need_rbp_ = false, pad_ = false;
   bool has_subcalls_ = false, virtual_r10_ = false;
+  bool plain_ = true; // no fault, loop or helper call: see JitCode::plain
   u8 ctx_ = R12;  // where the RunCtx lives: r9 or r12
   i64 top_off_ = 0; // the stack's top, from the RunCtx
 };
@@ -859,7 +949,7 @@ Result<std::unique_ptr<JitCode>> jit_compile(const Program &prog,
     return error(strf("%s: cannot make the code executable",
                       prog.name().c_str()));
   }
-  return std::make_unique<JitCode>(alloc, entry, code.size());
+  return std::make_unique<JitCode>(alloc, entry, code.size(), jit.plain());
 }
 
 u64 jit_run(const JitCode &code, RunCtx &rc, const u64 args[5]) {

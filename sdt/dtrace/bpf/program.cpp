@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -15,10 +16,26 @@ namespace {
 
 // Pages are mapped read+write while the JIT writes them, then sealed
 // read+exec: never both at once.
+//
+// They are placed near the engine's own code when the address space there
+// is free (a hint, never MAP_FIXED): an indirect call whose target lies
+// gigabytes away from the caller, as mmap's default placement puts it from
+// a non-PIE executable's text, cost 0.6-0.7 ns more per call on the
+// development machine (a bare `ret` through a function pointer: 2.0 ns at
+// 0x7f..., 1.4 ns at 0x10000000, the caller at 0x400000).  Where the hint
+// is taken the kernel places the pages elsewhere: slower, as correct.
 class PageAllocator final : public CodeAllocator {
 public:
   void *allocate(size_t size) override {
-    void *p = mmap(nullptr, round(size), PROT_READ | PROT_WRITE,
+    const size_t n = round(size);
+    void *hint = nullptr;
+    if (sizeof(void *) == 8) {
+      // A window of 256 MiB, reused from its start once passed (released
+      // programs leave holes there).
+      const uintptr_t at = next_.fetch_add(n) % kWindow;
+      hint = reinterpret_cast<void *>(first_hint() + at);
+    }
+    void *p = mmap(hint, n, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     return p == MAP_FAILED ? nullptr : p;
   }
@@ -33,6 +50,14 @@ public:
   }
 
 private:
+  // 256 MiB above the engine's text (clear of a non-PIE program's heap
+  // start and of the module arena, which takes the highest gap below 2 GiB).
+  static uintptr_t first_hint() {
+    const uintptr_t text = reinterpret_cast<uintptr_t>(&default_code_allocator);
+    return (text & ~((uintptr_t(1) << 21) - 1)) + (uintptr_t(256) << 20);
+  }
+  static constexpr uintptr_t kWindow = uintptr_t(256) << 20;
+  std::atomic<uintptr_t> next_{0};
   static size_t round(size_t n) {
     const size_t page = (size_t)sysconf(_SC_PAGESIZE);
     return (n + page - 1) / page * page;
@@ -102,6 +127,8 @@ Result<std::unique_ptr<Program>> Program::load(std::vector<Insn> code,
     return j.take_error();
   p->jit_ = std::move(*j);
   p->jit_fn_ = p->jit_->fn();
+  if (p->jit_->plain())
+    p->plain_fn_ = p->jit_fn_;
   return p;
 }
 

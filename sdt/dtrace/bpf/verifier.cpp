@@ -110,9 +110,19 @@ constexpr unsigned kSlots = kFrameSize / 8;
 struct Slot {
   u8 init = 0;        // which of the 8 bytes have been written
   bool spill = false; // holds a register stored whole (8 bytes, aligned)
+  u8 known = 0;       // which bytes hold a number known at load time
+  u64 bytes = 0;      // their values (little-endian; unknown bytes are 0)
   Reg reg;
   bool operator==(const Slot &) const = default;
 };
+
+u64 byte_mask(u8 known) {
+  u64 m = 0;
+  for (unsigned k = 0; k < 8; k++)
+    if (known & (1u << k))
+      m |= 0xffull << (8 * k);
+  return m;
+}
 
 struct Frame {
   Reg r[kRegs];
@@ -139,6 +149,11 @@ State join(const State &a, const State &b) {
       if (p == q)
         continue;
       p.init &= q.init;
+      for (unsigned b = 0; b < 8; b++) // a byte stays known where both agree
+        if (((p.bytes ^ q.bytes) >> (8 * b)) & 0xff)
+          p.known &= u8(~(1u << b));
+      p.known &= q.known;
+      p.bytes &= byte_mask(p.known);
       if (p.spill && q.spill) {
         p.reg = join(p.reg, q.reg);
         if (p.reg.kind == Kind::Uninit || p.reg.kind == Kind::Mixed)
@@ -539,7 +554,7 @@ private:
       if (write && (b.region == kRegionStack || b.region == kSomeRegion))
         for (Frame &f : s.f) // any slot may have been overwritten
           for (Slot &sl : f.s)
-            sl.spill = false, sl.reg = Reg{};
+            sl.spill = false, sl.reg = Reg{}, sl.known = 0, sl.bytes = 0;
       return {};
     }
     const i64 o = b.val + off;
@@ -574,11 +589,20 @@ private:
     Frame &f = s.f[frame];
     const i64 rel = o - top + kFrameSize; // bytes from the frame's bottom
     if (write) {
+      const bool num = stored && stored->kind == Kind::Scalar && stored->known;
       for (unsigned k = 0; k < w; k++) {
         Slot &sl = f.s[(rel + k) / 8];
-        sl.init |= u8(1u << ((rel + k) % 8));
+        const unsigned b = (rel + k) % 8;
+        sl.init |= u8(1u << b);
         sl.spill = false;
         sl.reg = Reg{};
+        sl.bytes &= ~(0xffull << (8 * b));
+        if (num) { // the stored number's byte k (the engines are little-endian)
+          sl.known |= u8(1u << b);
+          sl.bytes |= (((u64)stored->val >> (8 * k)) & 0xff) << (8 * b);
+        } else {
+          sl.known &= u8(~(1u << b));
+        }
       }
       if (stored && w == 8 && rel % 8 == 0 && !atomic) {
         Slot &sl = f.s[rel / 8];
@@ -599,6 +623,42 @@ private:
     if (loaded && w == 8 && rel % 8 == 0 && f.s[rel / 8].spill)
       *loaded = f.s[rel / 8].reg;
     return {};
+  }
+
+  // The number in `w` bytes at stack offset `o` (from the top), when every
+  // byte of it is known; the access was checked already.
+  static bool stack_number(const State &s, i64 o, unsigned w, u64 *out) {
+    const i64 frame = (-o - 1) / (i64)kFrameSize;
+    const i64 rel = o + (frame + 1) * (i64)kFrameSize;
+    if (o >= 0 || frame >= (i64)s.f.size() || rel + w > kFrameSize)
+      return false; // a key across two frames: not worth knowing
+    const Frame &f = s.f[frame];
+    u64 v = 0;
+    for (unsigned k = 0; k < w; k++) {
+      const Slot &sl = f.s[(rel + k) / 8];
+      const unsigned b = (rel + k) % 8;
+      if (!(sl.known & (1u << b)))
+        return false;
+      v |= ((sl.bytes >> (8 * b)) & 0xff) << (8 * k);
+    }
+    *out = v;
+    return true;
+  }
+
+  // What the lookup at `pc` learns about its key on this path.
+  void note_key(const State &s, u32 pc, const Reg &k, u32 key_size) {
+    InsnInfo &in = p_.info_[pc];
+    u64 v = 0;
+    const bool known = k.kind == Kind::Ptr && k.region == kRegionStack &&
+                       k.known && key_size <= 8 &&
+                       stack_number(s, k.val, key_size, &v);
+    if (!known || (in.key_seen == InsnInfo::ConstKey && in.key != v)) {
+      in.key_seen = InsnInfo::VaryingKey;
+      in.key = 0;
+    } else if (in.key_seen == InsnInfo::NoKey) {
+      in.key_seen = InsnInfo::ConstKey;
+      in.key = v;
+    }
   }
 
   Result<Reg> read_reg(const State &s, u32 pc, unsigned r) {
@@ -679,6 +739,8 @@ private:
         MK_TRY(helper_mem(s, pc, regno,
                           t == ArgType::MapKey ? ms.key_size : ms.value_size,
                           false));
+        if (t == ArgType::MapKey && h->id == kHelperMapLookup)
+          note_key(s, pc, a, ms.key_size);
         break;
       }
       case ArgType::Mem:

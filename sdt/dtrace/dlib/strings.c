@@ -4,8 +4,47 @@
 DT_FN u64
 dt_strlen(const char *s)
 {
-	u64 n = 0;
+	u64 c = (u8)s[0];
+	u64 n;
 
+	if (c == 0)
+		return 0;
+	/*
+	 * n = 0, in a form the verifier does not follow (a byte loaded, and
+	 * 0x100: zero for any byte): it then checks no read below against
+	 * the region s points into at load time, where a short string near
+	 * the region's end would be refused, but each when it runs, as it
+	 * does s[n] in a plain loop after the first turn.  The barriers keep
+	 * clang from folding it back to 0 or from specialising the code that
+	 * follows on its value.
+	 */
+	__asm__ volatile("" : "+r"(c));
+	n = c & 0x100;
+	__asm__ volatile("" : "+r"(n));
+	/* Eight bytes per turn: the engines count one backward jump (the
+	 * loop budget) per eight bytes.  No byte past the NUL is read. */
+	while (n < DT_STRSIZE - 8) {
+		const char *p = s + n;
+
+		if (p[0] == '\0')
+			return n;
+		if (p[1] == '\0')
+			return n + 1;
+		if (p[2] == '\0')
+			return n + 2;
+		if (p[3] == '\0')
+			return n + 3;
+		if (p[4] == '\0')
+			return n + 4;
+		if (p[5] == '\0')
+			return n + 5;
+		if (p[6] == '\0')
+			return n + 6;
+		if (p[7] == '\0')
+			return n + 7;
+		n += 8;
+	}
+#pragma clang loop unroll(disable)
 	while (n < DT_STRSIZE - 1 && s[n] != '\0')
 		n++;
 	return n;

@@ -31,8 +31,16 @@ DT_FN long
 dt_var_set(u64 id, u64 key, u64 value)
 {
 	struct dt_varkey k = { id, key };
+	u64 *v;
 
 	if (value == 0 && (id >> 32) != 0)
 		return bpf_map_delete_elem(dt_vars, &k);
+	/* A variable that exists is written in place: a lookup takes no
+	 * lock, an update serialises on the map's. */
+	v = bpf_map_lookup_elem(dt_vars, &k);
+	if (v) {
+		*v = value;
+		return 0;
+	}
 	return bpf_map_update_elem(dt_vars, &k, &value, 0);
 }
