@@ -40,6 +40,7 @@ struct alignas(64) FbtFunc {
   bool kernel = false; // a site in the kernel image (shared by every
                        // kernel booted in the process)
   bool rets_found = false;
+  bool rets_armed = false; // its `ret`s hold int3s (breakpoint mode)
   u32 batch = 0; // the last enable/disable batch that took it (FbtProvider)
   u64 site = 0;  // its entry site
   u64 stub = 0;
@@ -560,7 +561,12 @@ extern "C" MK_NOTRACE void mk_fbt_exit(uintptr_t *frame,
       e.ret_slot->handlers.load(std::memory_order_relaxed)) {
     // Which `ret` the function took is not known here: arg0 is 0, an
     // offset no ret can have (the entry site is there).
-    const uintptr_t args[6] = {0, regs[0], regs[1], 0, 0, 0};
+    // regs[0] and regs[1] were stored one word at a time: read them so
+    // (one 16-byte load of two 8-byte stores cannot be forwarded, and
+    // waits for them to reach the cache).
+    const uintptr_t args[6] = {0, __atomic_load_n(&regs[0], __ATOMIC_RELAXED),
+                               __atomic_load_n(&regs[1], __ATOMIC_RELAXED),
+                               0, 0, 0};
     ProbeFrame pf;
     pf.pc = e.ret;
     pf.pc_loc = (uintptr_t)slot;
@@ -628,7 +634,9 @@ void FbtProvider::add_sites(ProbeRegistry &r, const std::string &module,
         d->is_return = i == 1;
         p->data = std::move(d);
       }
-      data_of(*p).add(f);
+      FbtProbe &d = data_of(*p);
+      d.add(f);
+      set_ref(p->id, d.count() == 1 ? (uintptr_t)f | (uintptr_t)d.is_return : 0);
       (i == 0 ? f->entry : f->ret) = p->slot;
       f->refs++;
       i++;
@@ -871,7 +879,7 @@ std::vector<FbtFunc::Ret> find_rets(u64 func, u64 size) {
 }
 
 // The patches that bring `f`'s entry site and `ret`s to its modes.
-void ops_for(const FbtFunc &f, std::vector<PatchOp> &ops) {
+void ops_for(FbtFunc &f, std::vector<PatchOp> &ops) {
   PatchOp op{f.site, f.len, {}};
   if (f.entry_mode == FbtFunc::Trap) {
     x86::breakpoint_bytes(f.disabled, f.len, op.bytes);
@@ -884,8 +892,11 @@ void ops_for(const FbtFunc &f, std::vector<PatchOp> &ops) {
     std::memcpy(op.bytes, f.disabled, f.len);
   }
   ops.push_back(op);
-  if (!f.rets_found)
+  // The `ret`s only when they go to or from int3: breakpoint mode.
+  const bool arm = f.ret_mode == FbtFunc::Trap;
+  if (!f.rets_found || (!arm && !f.rets_armed))
     return;
+  f.rets_armed = arm;
   for (const FbtFunc::Ret &r : f.rets) {
     PatchOp rop{r.addr, r.len, {r.bytes[0], r.bytes[1]}};
     if (f.ret_mode == FbtFunc::Trap) {
@@ -901,65 +912,68 @@ void ops_for(const FbtFunc &f, std::vector<PatchOp> &ops) {
 
 } // namespace
 
-namespace {
-
-// A batch's walk over its probes: the probe, its data and its function,
-// a few ahead of probe `i` (see kAhead).
-void prefetch_ahead(const std::vector<Probe *> &probes, size_t i) {
-  const size_t np = probes.size();
-  if (i + 3 * kAhead < np)
-    prefetch(probes[i + 3 * kAhead]);
-  if (i + 2 * kAhead < np)
-    prefetch(probes[i + 2 * kAhead]->data.get());
-  if (i + kAhead < np)
-    prefetch(data_of(*probes[i + kAhead]).first);
+void FbtProvider::set_ref(u32 id, uintptr_t ref) {
+  MutexLock g(ids_mu_);
+  if (by_id_.size() < id)
+    by_id_.resize(id);
+  by_id_[id - 1] = ref;
 }
 
-} // namespace
+void FbtProvider::gather(const ProbeBatch &b) {
+  // From the table by id where it names the one function a probe has
+  // (nearly all), else from the probe's data.
+  MutexLock g(ids_mu_);
+  const std::vector<uintptr_t> &by_id = by_id_;
+  std::vector<FbtWork> &out = work_;
+  out.clear();
+  for (size_t i = 0; i < b.size(); i++) {
+    const u32 id = b.ids[i];
+    if (const uintptr_t ref = id <= by_id.size() ? by_id[id - 1] : 0) {
+      out.push_back({(FbtFunc *)(ref & ~(uintptr_t)1), (ref & 1) != 0, (u32)i});
+      continue;
+    }
+    const FbtProbe &d = data_of(*b.probes[i]);
+    for (size_t k = 0, n = d.count(); k < n; k++)
+      out.push_back({d.at(k), d.is_return, (u32)i});
+  }
+}
 
-Result<void> FbtProvider::enable(const std::vector<Probe *> &probes,
-                                 PatchMode mode) {
+Result<void> FbtProvider::enable(const ProbeBatch &b, PatchMode mode) {
   const bool trap = mode == PatchMode::Breakpoint;
   const u32 batch = ++batch_;
-  // Everything that can refuse first: a refusal changes nothing.  What to
-  // change is gathered on the way (a function and whether its return).
-  std::vector<std::pair<FbtFunc *, bool>> work;
-  work.reserve(probes.size());
-  const size_t np = probes.size();
-  for (size_t i = 0; i < np; i++) {
-    prefetch_ahead(probes, i);
-    Probe *p = probes[i];
-    const FbtProbe &d = data_of(*p);
-    for (size_t k = 0, n = d.count(); k < n; k++) {
-      FbtFunc *f = d.at(k);
-      work.emplace_back(f, d.is_return);
-      // The kernel image's text is one per process; another kernel booted
-      // in the same process (the tests do that) may have patched a site.
-      u8 now[8];
-      if (f->kernel && f->entry_mode == FbtFunc::Off &&
-          f->ret_mode == FbtFunc::Off &&
-          reg_->patcher().read(f->site, now, f->len) &&
-          std::memcmp(now, f->disabled, f->len) != 0)
-        return error(strf("probe %s: its site at 0x%llx is enabled by another "
-                          "kernel in this process",
-                          p->full().c_str(), (unsigned long long)f->site));
-      if ((trap && !d.is_return && f->ret_mode == FbtFunc::Call) ||
-          (!trap && d.is_return && f->entry_mode == FbtFunc::Trap))
-        return error(strf("fbt: %s: entry and return share the entry site; "
-                          "enable them in the same patch mode",
-                          f->function.c_str()));
-      if (!trap && !f->stub) // made on the first enabling, then kept
+  gather(b);
+  // Everything that can refuse first: a refusal changes nothing.
+  for (const FbtWork &w : work_) {
+    FbtFunc *f = w.f;
+    // The kernel image's text is one per process; another kernel booted
+    // in the same process (the tests do that) may have patched a site.
+    u8 now[8];
+    if (f->kernel && f->entry_mode == FbtFunc::Off &&
+        f->ret_mode == FbtFunc::Off &&
+        reg_->patcher().read(f->site, now, f->len) &&
+        std::memcmp(now, f->disabled, f->len) != 0)
+      return error(strf("probe %s: its site at 0x%llx is enabled by another "
+                        "kernel in this process",
+                        b.probes[w.i]->full().c_str(),
+                        (unsigned long long)f->site));
+    if ((trap && !w.is_return && f->ret_mode == FbtFunc::Call) ||
+        (!trap && w.is_return && f->entry_mode == FbtFunc::Trap))
+      return error(strf("fbt: %s: entry and return share the entry site; "
+                        "enable them in the same patch mode",
+                        f->function.c_str()));
+    if (!trap) {
+      if (!f->stub) // made on the first enabling, then kept
         MK_TRY(stub_for(*f));
-      else if (d.is_return && !f->rets_found) {
-        f->rets = find_rets(f->func, f->size);
-        f->rets_found = true;
-      }
+    } else if (w.is_return && !f->rets_found) {
+      f->rets = find_rets(f->func, f->size);
+      f->rets_found = true;
     }
   }
-  std::vector<FbtFunc *> touched;
-  touched.reserve(work.size());
-  for (auto [f, is_return] : work) {
-    (is_return ? f->ret_mode : f->entry_mode) =
+  std::vector<FbtFunc *> &touched = touched_;
+  touched.clear();
+  for (const FbtWork &w : work_) {
+    FbtFunc *f = w.f;
+    (w.is_return ? f->ret_mode : f->entry_mode) =
         trap ? FbtFunc::Trap : FbtFunc::Call;
     f->hijack.store(f->ret_mode == FbtFunc::Call, std::memory_order_relaxed);
     if (f->batch != batch) // entry and return: one site, one patch
@@ -970,29 +984,24 @@ Result<void> FbtProvider::enable(const std::vector<Probe *> &probes,
 }
 
 void FbtProvider::apply(const std::vector<FbtFunc *> &touched) {
-  std::vector<PatchOp> ops;
-  ops.reserve(touched.size());
+  std::vector<PatchOp> &ops = ops_;
+  ops.clear();
   for (FbtFunc *f : touched)
     ops_for(*f, ops);
   reg_->patcher().apply(ops);
 }
 
-void FbtProvider::disable(const std::vector<Probe *> &probes) {
+void FbtProvider::disable(const ProbeBatch &b) {
   const u32 batch = ++batch_;
-  std::vector<FbtFunc *> touched;
-  touched.reserve(probes.size());
-  const size_t np = probes.size();
-  for (size_t i = 0; i < np; i++) {
-    prefetch_ahead(probes, i);
-    Probe *p = probes[i];
-    const FbtProbe &d = data_of(*p);
-    for (size_t k = 0, n = d.count(); k < n; k++) {
-      FbtFunc *f = d.at(k);
-      (d.is_return ? f->ret_mode : f->entry_mode) = FbtFunc::Off;
-      f->hijack.store(f->ret_mode == FbtFunc::Call, std::memory_order_relaxed);
-      if (f->batch != batch)
-        f->batch = batch, touched.push_back(f);
-    }
+  gather(b);
+  std::vector<FbtFunc *> &touched = touched_;
+  touched.clear();
+  for (const FbtWork &w : work_) {
+    FbtFunc *f = w.f;
+    (w.is_return ? f->ret_mode : f->entry_mode) = FbtFunc::Off;
+    f->hijack.store(f->ret_mode == FbtFunc::Call, std::memory_order_relaxed);
+    if (f->batch != batch)
+      f->batch = batch, touched.push_back(f);
   }
   apply(touched);
 }
@@ -1033,6 +1042,7 @@ std::vector<SiteInfo> FbtProvider::sites(const Probe &p) const {
 void FbtProvider::destroy(Probe &p) {
   if (!p.data)
     return;
+  set_ref(p.id, 0);
   const FbtProbe &d = data_of(p);
   for (size_t k = 0, n = d.count(); k < n; k++)
     if (FbtFunc *f = d.at(k); --f->refs == 0) {

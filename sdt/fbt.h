@@ -45,12 +45,21 @@
 #pragma once
 
 #include "../linker/sync.h"
+#include "patch.h"
 #include "provider.h"
 #include "site.h"
 
 namespace mk {
 
 struct FbtFunc;
+
+// One function a batch changes: for the probe at `i` in the batch, its
+// entry or its return.
+struct FbtWork {
+  FbtFunc *f;
+  bool is_return;
+  u32 i;
+};
 
 class FbtProvider final : public Provider {
 public:
@@ -60,9 +69,8 @@ public:
   // The kernel image's functions, from the site recorder's linker set.
   Result<void> provide(ProbeRegistry &r) override;
   std::unique_ptr<ModuleProbes> begin_module(const std::string &name) override;
-  Result<void> enable(const std::vector<Probe *> &probes,
-                      PatchMode mode) override;
-  void disable(const std::vector<Probe *> &probes) override;
+  Result<void> enable(const ProbeBatch &b, PatchMode mode) override;
+  void disable(const ProbeBatch &b) override;
   std::vector<std::string> argtypes(const Probe &p) const override;
   std::vector<SiteInfo> sites(const Probe &p) const override;
   void destroy(Probe &p) override;
@@ -88,8 +96,22 @@ private:
   // Patch the functions' sites (and rets) to their probes' modes.
   // (Each function once: a batch stamps the functions it took.)
   void apply(const std::vector<FbtFunc *> &touched);
+  // The functions of a batch's probes, into work_.
+  void gather(const ProbeBatch &b) EXCLUDES(ids_mu_);
   u32 batch_ = 0; // the last batch's stamp (changed with the registry's lock)
   ProbeRegistry *reg_ = nullptr; // set by provide(), at boot
+  // By probe id (index id - 1): the probe's one function with the low bit
+  // set for a return probe, or 0 (no such probe, or several functions:
+  // see its ProbeData).  What a batch reads in place of the probe objects.
+  Mutex ids_mu_;
+  std::vector<uintptr_t> by_id_ GUARDED_BY(ids_mu_);
+  void set_ref(u32 id, uintptr_t ref) EXCLUDES(ids_mu_);
+  // A batch's scratch space, kept from one batch to the next (with the
+  // registry's lock): 100 000 sites' worth of fresh memory would cost a
+  // page fault every 4 KiB, more than the rest of the batch.
+  std::vector<FbtWork> work_;
+  std::vector<FbtFunc *> touched_;
+  std::vector<PatchOp> ops_;
   struct Chunk {
     u64 addr, size;
   };

@@ -5,6 +5,7 @@
 #include "registry.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cerrno>
 #include <cstring>
 #include <link.h>
@@ -161,13 +162,15 @@ void on_sigtrap(int sig, siginfo_t *info, void *uctx) {
   raise(SIGTRAP);
 }
 
-void publish(int slot, TrapTable *t) {
+// Publish `t` in the process state's `slot`; the table it replaced, no
+// longer read by any handler.
+TrapTable *publish(int slot, TrapTable *t) {
   ProcessState &ps = process();
   TrapTable *old = ps.tables[slot].exchange(t, std::memory_order_acq_rel);
   // A handler that loaded `old` has incremented the reader count first.
   while (ps.readers.load(std::memory_order_acquire) != 0)
     std::this_thread::yield();
-  delete old;
+  return old;
 }
 
 struct PhdrSearch {
@@ -193,7 +196,8 @@ int find_text(struct dl_phdr_info *info, size_t, void *data) {
 PatchEngine::~PatchEngine() {
   if (table_slot_ < 0)
     return;
-  publish(table_slot_, nullptr);
+  delete publish(table_slot_, nullptr);
+  delete spare_;
   ProcessState &ps = process();
   MutexLock g(ps.mu);
   ps.engine_used[table_slot_] = false;
@@ -303,20 +307,19 @@ void PatchEngine::apply(const std::vector<PatchOp> &ops) {
   }
   // Only the sites whose bytes change take part (each with its writable
   // alias, looked up once).
-  std::vector<const PatchOp *> live;
-  std::vector<u8 *> at;
-  live.reserve(ops.size());
-  at.reserve(ops.size());
+  std::vector<const PatchOp *> &live = live_;
+  std::vector<u8 *> &at = at_;
+  live.clear(), at.clear();
   for (const PatchOp &op : ops) {
     u8 *w = text_.alias(op.addr);
     if (w && std::memcmp(w, op.bytes, op.len) != 0)
       live.push_back(&op), at.push_back(w);
   }
   if (live.empty()) {
-    publish(table_slot_, make_table({}));
+    publish_table(make_table({}));
     return;
   }
-  publish(table_slot_, make_table(live));
+  publish_table(make_table(live));
   const size_t n = live.size();
   for (size_t i = 0; i < n; i++)
     code::byte(at[i], 0xcc);
@@ -327,11 +330,19 @@ void PatchEngine::apply(const std::vector<PatchOp> &ops) {
   for (size_t i = 0; i < n; i++)
     code::byte(at[i], live[i]->bytes[0]);
   serialise();
-  publish(table_slot_, make_table({}));
+  publish_table(make_table({}));
+}
+
+void PatchEngine::publish_table(TrapTable *t) {
+  TrapTable *old = publish(table_slot_, t);
+  delete spare_;
+  spare_ = old;
 }
 
 TrapTable *PatchEngine::make_table(const std::vector<const PatchOp *> &live) {
-  auto *t = new TrapTable;
+  TrapTable *t = spare_ ? spare_ : new TrapTable;
+  spare_ = nullptr;
+  t->entries.clear();
   t->entries.reserve(breakpoints_.size() + live.size());
   for (const auto &[addr, b] : breakpoints_)
     t->entries.push_back(
@@ -342,12 +353,36 @@ TrapTable *PatchEngine::make_table(const std::vector<const PatchOp *> &live) {
       t->entries.push_back(
           {op->addr, x86::decode_final(op->bytes, op->len, op->addr), nullptr});
   // Batches come mostly in address order (a module's sites, its probes'
-  // ids): often there is nothing to sort.
+  // ids): often there is nothing to sort, or a few ascending runs to
+  // merge (every fbt probe: one run per module, in its load order).
   auto by_addr = [](const TrapEntry &a, const TrapEntry &b) {
     return a.addr < b.addr;
   };
-  if (!std::is_sorted(t->entries.begin(), t->entries.end(), by_addr))
-    std::sort(t->entries.begin(), t->entries.end(), by_addr);
+  std::vector<TrapEntry> &e = t->entries;
+  std::vector<size_t> &runs = runs_;
+  runs.clear();
+  runs.push_back(0);
+  for (size_t i = 1; i < e.size(); i++)
+    if (by_addr(e[i], e[i - 1]))
+      runs.push_back(i);
+  if (runs.size() > 64) {
+    std::sort(e.begin(), e.end(), by_addr);
+    return t;
+  }
+  runs.push_back(e.size());
+  // Bottom-up: merge neighbouring runs until one is left.
+  while (runs.size() > 2) {
+    size_t out = 1;
+    for (size_t r = 0; r + 2 < runs.size(); r += 2) {
+      std::inplace_merge(e.begin() + runs[r], e.begin() + runs[r + 1],
+                         e.begin() + runs[r + 2], by_addr);
+      runs[out++] = runs[r + 2];
+    }
+    if ((runs.size() - 1) % 2) // an odd run out
+      runs[out++] = runs.back();
+    runs.resize(out);
+  }
+  assert(std::is_sorted(e.begin(), e.end(), by_addr));
   return t;
 }
 

@@ -86,9 +86,12 @@ public:
 
 private:
   // The SIGTRAP handler's table: every breakpoint, and `live`'s sites
-  // while a batch is in flight.
+  // while a batch is in flight.  Built in the spare table if there is one.
   TrapTable *make_table(const std::vector<const PatchOp *> &live)
       REQUIRES(mu_);
+  // Publish `t` as the handler's table; the one it replaces becomes the
+  // spare.
+  void publish_table(TrapTable *t) REQUIRES(mu_);
   struct Breakpoint {
     u8 len;
     const ProbeSlot *fire;
@@ -100,6 +103,13 @@ private:
   Mutex mu_; // one batch at a time
   std::map<u64, Breakpoint> breakpoints_ GUARDED_BY(mu_); // by address
   int table_slot_ = -1; // this engine's trap table in the process state
+  // A batch's scratch space, kept from one batch to the next: fresh
+  // memory for 100 000 sites costs a page fault every 4 KiB.  The spare
+  // trap table, its entries' room kept, is one of them.
+  TrapTable *spare_ GUARDED_BY(mu_) = nullptr;
+  std::vector<const PatchOp *> live_ GUARDED_BY(mu_);
+  std::vector<u8 *> at_ GUARDED_BY(mu_);
+  std::vector<size_t> runs_ GUARDED_BY(mu_); // make_table()'s
   std::atomic<u64> serialisations_{0};
 };
 

@@ -166,8 +166,8 @@ void ProfileProvider::provide_matching(ProbeRegistry &r, const ProbeDesc &d) {
   }
 }
 
-Result<void> ProfileProvider::enable(const std::vector<Probe *> &probes,
-                                     PatchMode mode) {
+Result<void> ProfileProvider::enable(const ProbeBatch &b, PatchMode mode) {
+  const std::vector<Probe *> &probes = b.probes;
   (void)mode; // no sites: nothing to patch
   ProfileState &ps = state();
   std::vector<CpuThread> cpus = cpus_ ? cpus_() : std::vector<CpuThread>{};
@@ -233,7 +233,8 @@ Result<void> ProfileProvider::enable(const std::vector<Probe *> &probes,
   return {};
 }
 
-void ProfileProvider::disable(const std::vector<Probe *> &probes) {
+void ProfileProvider::disable(const ProbeBatch &b) {
+  const std::vector<Probe *> &probes = b.probes;
   for (Probe *p : probes)
     stop(data_of(*p));
 }

@@ -43,9 +43,8 @@ public:
   const char *name() const override { return "profile"; }
   Result<void> provide(ProbeRegistry &r) override;
   void provide_matching(ProbeRegistry &r, const ProbeDesc &d) override;
-  Result<void> enable(const std::vector<Probe *> &probes,
-                      PatchMode mode) override;
-  void disable(const std::vector<Probe *> &probes) override;
+  Result<void> enable(const ProbeBatch &b, PatchMode mode) override;
+  void disable(const ProbeBatch &b) override;
   std::vector<std::string> argtypes(const Probe &p) const override;
   void destroy(Probe &p) override;
 

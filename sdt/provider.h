@@ -58,6 +58,17 @@ public:
   virtual Result<void> provide(ProbeRegistry &r, const ModuleImage &m) = 0;
 };
 
+// One provider's share of an enabling: its probes, and their ids in the
+// same order (a provider that keeps its per-probe state by id need not
+// touch the probe objects: an enabling may have 100 000s).
+struct ProbeBatch {
+  std::vector<Probe *> probes;
+  std::vector<u32> ids;
+  void add(Probe *p, u32 id) { probes.push_back(p), ids.push_back(id); }
+  size_t size() const { return ids.size(); }
+  bool empty() const { return ids.empty(); }
+};
+
 class Provider {
 public:
   virtual ~Provider() = default;
@@ -77,9 +88,8 @@ public:
     return nullptr;
   }
   // Called with the registry's lock held, one batch per enabling.
-  virtual Result<void> enable(const std::vector<Probe *> &probes,
-                              PatchMode mode) = 0;
-  virtual void disable(const std::vector<Probe *> &probes) = 0;
+  virtual Result<void> enable(const ProbeBatch &b, PatchMode mode) = 0;
+  virtual void disable(const ProbeBatch &b) = 0;
   virtual std::vector<std::string> argtypes(const Probe &p) const = 0;
   virtual std::vector<SiteInfo> sites(const Probe &p) const {
     (void)p;

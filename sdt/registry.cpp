@@ -66,19 +66,25 @@ void probe_thread_register() {
 
 // ---- the firing path --------------------------------------------------------------
 
+namespace {
+// A probe's handlers, in order.
+inline void call_handlers(const HandlerList *hl, u32 id, const uintptr_t *args) {
+  for (u32 i = 0; i < hl->n; i++) {
+    const Handler &h = hl->h[i];
+    if (h.mfn)
+      h.mfn(h.ctx, args[0], args[1], args[2], args[3], args[4], args[5]);
+    else
+      h.fn(h.ctx, id, args);
+  }
+}
+} // namespace
+
 void ProbeRegistry::fire_locked(const ProbeSlot *slot, const uintptr_t *args,
                                 const ProbeFrame *frame) {
   if (const HandlerList *hl = slot->handlers.load(std::memory_order_acquire)) {
     detail::t_probe_context = true;
     detail::t_probe_frame = (uintptr_t)frame;
-    const u32 id = slot->id;
-    for (u32 i = 0; i < hl->n; i++) {
-      const Handler &h = hl->h[i];
-      if (h.mfn)
-        h.mfn(h.ctx, args[0], args[1], args[2], args[3], args[4], args[5]);
-      else
-        h.fn(h.ctx, id, args);
-    }
+    call_handlers(hl, slot->id, args);
     detail::t_probe_frame = 0;
     detail::t_probe_context = false;
   }
@@ -96,7 +102,19 @@ void ProbeRegistry::fire(const ProbeSlot *slot, const uintptr_t *args,
   if (__builtin_expect(!t_reader, 0))
     probe_thread_register();
   urcu_memb_read_lock();
-  fire_locked(slot, args, frame);
+  if (const HandlerList *hl = slot->handlers.load(std::memory_order_acquire)) {
+    detail::t_probe_context = true;
+    detail::t_probe_frame = (uintptr_t)frame;
+    // Nearly every enabled probe has one consumer: its callback is called
+    // straight, the list loop left for the rest.
+    const Handler &h = hl->h[0];
+    if (__builtin_expect(hl->n == 1 && !h.mfn, 1))
+      h.fn(h.ctx, slot->id, args);
+    else
+      call_handlers(hl, slot->id, args);
+    detail::t_probe_frame = 0;
+    detail::t_probe_context = false;
+  }
   urcu_memb_read_unlock();
 }
 
@@ -109,14 +127,7 @@ extern "C" void mk_probe_fire(const ProbeSlot *slot, const uintptr_t *args) {
 // thread is inside a read-side section and in probe context, its frame set.
 extern "C" void mk_probe_fire_list(const HandlerList *hl, const ProbeSlot *slot,
                                    const uintptr_t *args) {
-  const u32 id = slot->id;
-  for (u32 i = 0; i < hl->n; i++) {
-    const Handler &h = hl->h[i];
-    if (h.mfn)
-      h.mfn(h.ctx, args[0], args[1], args[2], args[3], args[4], args[5]);
-    else
-      h.fn(h.ctx, id, args);
-  }
+  call_handlers(hl, slot->id, args);
 }
 
 // A trampoline's inline read-side unlock found a grace period waiting for
@@ -266,8 +277,8 @@ ProbeRegistry::~ProbeRegistry() {
   MutexLock g(mu_);
   std::vector<Probe *> enabled;
   for (auto &p : probes_)
-    if (p && p->enable_count > 0) {
-      p->enable_count = 0;
+    if (p && state(p->id).enable_count > 0) {
+      state(p->id).enable_count = 0;
       enabled.push_back(p.get());
     }
   (void)patch(enabled, false, PatchMode::Call);
@@ -275,7 +286,7 @@ ProbeRegistry::~ProbeRegistry() {
   enablings_.clear();
   for (auto &p : probes_)
     if (p)
-      set_handlers(p.get(), retired);
+      set_handlers(p->id, retired);
   free_retired(retired);
   for (auto &p : probes_)
     if (p && p->prov)
@@ -322,6 +333,7 @@ u32 ProbeRegistry::allocate_id() {
     return id;
   }
   probes_.emplace_back();
+  state_.emplace_back();
   return (u32)probes_.size();
 }
 
@@ -352,6 +364,9 @@ Probe *ProbeRegistry::create(Provider &prov, const std::string &provider,
   p->owner = owner;
   p->slot = slot(p->id);
   const u32 id = p->id;
+  const size_t pi = provider_index(&prov);
+  state(id) = ProbeState{0, PatchMode::Call,
+                         pi < providers_.size() ? (u8)pi : kNoProvider};
   by_name_[{owner, full}] = id;
   Probe *raw = p.get();
   probes_[id - 1] = std::move(p);
@@ -481,10 +496,11 @@ void ProbeRegistry::join_retained(const void *owner) {
         match |= d.matches(p->provider, p->module, p->function, p->name);
       if (!match || (e.accept && !e.accept(info(*p))))
         continue;
-      if (p->enable_count > 0 && p->mode != e.mode)
+      const ProbeState &st = state(p->id);
+      if (st.enable_count > 0 && st.mode != e.mode)
         continue; // enabled in the other patch mode by another consumer
       join.push_back(p);
-      if (p->enable_count == 0 && p->prov)
+      if (st.enable_count == 0 && p->prov)
         to_patch.push_back(p);
     }
     if (join.empty())
@@ -496,7 +512,7 @@ void ProbeRegistry::join_retained(const void *owner) {
       e.probes.push_back(p->id);
     std::sort(e.probes.begin(), e.probes.end());
     for (Probe *p : join)
-      set_handlers(p, retired);
+      set_handlers(p->id, retired);
     if (auto r = patch(to_patch, true, e.mode); !r) {
       console_(strf("sdt: enabling %d: could not enable %zu new probe%s: "
                     "%s\n",
@@ -504,12 +520,12 @@ void ProbeRegistry::join_retained(const void *owner) {
                     r.error().message.c_str()));
       e.probes = before;
       for (Probe *p : join)
-        set_handlers(p, retired);
+        set_handlers(p->id, retired);
       continue;
     }
     for (Probe *p : join)
-      if (p->enable_count++ == 0)
-        p->mode = e.mode;
+      if (ProbeState &st = state(p->id); st.enable_count++ == 0)
+        st.mode = e.mode;
   }
   // Nothing fired the new probes yet: the replaced lists were empty.
   retire_later(retired);
@@ -534,7 +550,7 @@ void ProbeRegistry::remove_module(const void *owner,
          it != by_name_.end() && it->first.first == owner; ++it) {
       Probe *p = probes_[it->second - 1].get();
       mine.push_back(p);
-      if (p->enable_count > 0)
+      if (state(p->id).enable_count > 0)
         enabled.push_back(p);
     }
     if (!mine.empty()) {
@@ -557,8 +573,8 @@ void ProbeRegistry::remove_module(const void *owner,
       }
       std::vector<HandlerList *> retired;
       for (Probe *p : mine) {
-        p->enable_count = 0;
-        set_handlers(p, retired);
+        state(p->id).enable_count = 0;
+        set_handlers(p->id, retired);
         by_name_.erase({owner, p->full()});
         gone.push_back(std::move(probes_[p->id - 1]));
       }
@@ -578,6 +594,7 @@ void ProbeRegistry::remove_module(const void *owner,
       while (!probes_.empty() && !probes_.back()) {
         free_ids_.erase((u32)probes_.size());
         probes_.pop_back();
+        state_.pop_back();
       }
     }
   }
@@ -628,14 +645,14 @@ void ProbeRegistry::retire_later(std::vector<HandlerList *> &retired) {
   retired.clear();
 }
 
-void ProbeRegistry::set_handlers(Probe *p, std::vector<HandlerList *> &retired) {
+void ProbeRegistry::set_handlers(u32 id, std::vector<HandlerList *> &retired) {
   // Rebuild the probe's handler list from the enablings that include it:
   // higher priority first, then in the order they were made.
   std::vector<Handler> &hs = gather_;
   std::vector<int> &prio = gather_prio_;
   hs.clear(), prio.clear();
   for (const Enabling &e : enablings_) // (each one's probes are sorted)
-    if (std::binary_search(e.probes.begin(), e.probes.end(), p->id)) {
+    if (std::binary_search(e.probes.begin(), e.probes.end(), id)) {
       const Handler h{e.fn, e.mfn, e.ctx, e.id};
       if (prio.empty() || prio.back() >= e.prio) {
         hs.push_back(h), prio.push_back(e.prio);
@@ -663,17 +680,18 @@ void ProbeRegistry::set_handlers(Probe *p, std::vector<HandlerList *> &retired) 
     std::copy(hs.begin(), hs.end(), nl->h);
     last_list_ = nl;
   }
-  swap_list(p, nl, retired);
+  swap_list(id, nl, retired);
 }
 
-void ProbeRegistry::swap_list(Probe *p, HandlerList *nl,
+void ProbeRegistry::swap_list(u32 id, HandlerList *nl,
                               std::vector<HandlerList *> &retired) {
   if (nl)
     nl->refs++;
   // Lists change only with the lock held: a load and a store do (firing
   // threads only read the slot).
-  HandlerList *old = p->slot->handlers.load(std::memory_order_relaxed);
-  p->slot->handlers.store(nl, std::memory_order_release);
+  ProbeSlot *s = slot_of(id);
+  HandlerList *old = s->handlers.load(std::memory_order_relaxed);
+  s->handlers.store(nl, std::memory_order_release);
   if (old && --old->refs == 0) {
     if (old == last_list_)
       last_list_ = nullptr;
@@ -681,7 +699,7 @@ void ProbeRegistry::swap_list(Probe *p, HandlerList *nl,
   }
 }
 
-void ProbeRegistry::set_handlers(const std::vector<Probe *> &ps,
+void ProbeRegistry::set_handlers(const std::vector<u32> &ids,
                                  std::vector<HandlerList *> &retired) {
   // Every probe of the batch gained (or lost) the same enabling, so probes
   // that held the same list before get the same list now: build each new
@@ -691,26 +709,19 @@ void ProbeRegistry::set_handlers(const std::vector<Probe *> &ps,
   constexpr size_t kMemo = 8;
   std::pair<HandlerList *, HandlerList *> memo[kMemo];
   size_t nmemo = 0, next = 0;
-  for (size_t i = 0; i < ps.size(); i++) {
-    // The probe a few ahead, and the slot of one nearer (its pointer is
-    // in the probe prefetched earlier).
-    if (i + 2 * kAhead < ps.size())
-      prefetch(ps[i + 2 * kAhead]);
-    if (i + kAhead < ps.size())
-      prefetch(ps[i + kAhead]->slot);
-    Probe *p = ps[i];
-    HandlerList *old = p->slot->handlers.load(std::memory_order_relaxed);
+  for (const u32 id : ids) {
+    HandlerList *old = slot_of(id)->handlers.load(std::memory_order_relaxed);
     size_t k = 0;
     while (k < nmemo && memo[k].first != old)
       k++;
     if (k < nmemo) {
-      swap_list(p, memo[k].second, retired);
+      swap_list(id, memo[k].second, retired);
       continue;
     }
-    set_handlers(p, retired);
+    set_handlers(id, retired);
     // `old` cannot come back as a new list's address in this batch: a
     // retired list is freed only after it.
-    memo[next] = {old, p->slot->handlers.load(std::memory_order_relaxed)};
+    memo[next] = {old, slot_of(id)->handlers.load(std::memory_order_relaxed)};
     next = (next + 1) % kMemo;
     if (nmemo < kMemo)
       nmemo++;
@@ -728,11 +739,18 @@ Result<void> ProbeRegistry::patch(const std::vector<Probe *> &probes,
                                   bool enable, PatchMode mode) {
   // One batch per provider, the probes sorted out in one pass (an
   // enabling may have 100 000s).
-  ByProvider by_prov(providers_.size());
+  ByProvider &by_prov = to_patch();
   for (Probe *p : probes)
-    if (size_t i = provider_index(p->prov); i < by_prov.size())
-      by_prov[i].push_back(p);
+    if (const u8 i = state(p->id).prov; i < by_prov.size())
+      by_prov[i].add(p, p->id);
   return patch(by_prov, enable, mode);
+}
+
+ProbeRegistry::ByProvider &ProbeRegistry::to_patch() {
+  to_patch_.resize(providers_.size());
+  for (ProbeBatch &b : to_patch_)
+    b.probes.clear(), b.ids.clear();
+  return to_patch_;
 }
 
 Result<void> ProbeRegistry::patch(const ByProvider &by_prov, bool enable,
@@ -742,7 +760,7 @@ Result<void> ProbeRegistry::patch(const ByProvider &by_prov, bool enable,
   const auto views = patcher_->writing();
   for (size_t i = 0; i < providers_.size() && i < by_prov.size(); i++) {
     Provider *prov = providers_[i].get();
-    const std::vector<Probe *> &mine = by_prov[i];
+    const ProbeBatch &mine = by_prov[i];
     if (mine.empty())
       continue;
     if (enable)
@@ -762,32 +780,19 @@ Result<int> ProbeRegistry::add_enabling(Enabling en) {
     std::sort(en.probes.begin(), en.probes.end());
   en.probes.erase(std::unique(en.probes.begin(), en.probes.end()),
                   en.probes.end());
-  // One pass over the probes for the checks, gathering what the passes
-  // below need (the probes are 100 000s of objects: each pass over them
-  // costs).
-  std::vector<Probe *> ps;
-  ps.reserve(en.probes.size());
-  ByProvider to_patch(providers_.size());
-  Provider *last = nullptr;
-  size_t last_i = 0;
-  const size_t n = en.probes.size();
-  for (size_t i = 0; i < n; i++) {
-    const u32 id = en.probes[i];
-    if (i + kAhead < n)
-      prefetch(find(en.probes[i + kAhead]));
+  // One pass over the ids for the checks, sorting out what to patch by
+  // provider; it reads the dense per-id state only.
+  ByProvider &to_patch = this->to_patch();
+  for (const u32 id : en.probes) {
     Probe *p = find(id);
     if (!p)
       return error(strf("probe %u does not exist", id));
-    if (p->enable_count > 0 && p->mode != en.mode)
+    const ProbeState &st = state(id);
+    if (st.enable_count > 0 && st.mode != en.mode)
       return error(strf("probe %s is already enabled in another patch mode",
                         p->full().c_str()));
-    ps.push_back(p);
-    if (p->enable_count == 0 && p->prov) {
-      if (p->prov != last)
-        last = p->prov, last_i = provider_index(p->prov);
-      if (last_i < to_patch.size())
-        to_patch[last_i].push_back(p);
-    }
+    if (st.enable_count == 0 && st.prov < to_patch.size())
+      to_patch[st.prov].add(p, id);
   }
   // Handlers first, so the first firing after the patch finds them.
   en.id = next_enabling_++;
@@ -795,20 +800,17 @@ Result<int> ProbeRegistry::add_enabling(Enabling en) {
   const PatchMode mode = en.mode;
   enablings_.push_back(std::move(en));
   std::vector<HandlerList *> retired;
-  set_handlers(ps, retired);
+  set_handlers(enablings_.back().probes, retired);
   if (auto r = patch(to_patch, true, mode); !r) {
+    const std::vector<u32> ids = std::move(enablings_.back().probes);
     enablings_.pop_back();
-    set_handlers(ps, retired);
+    set_handlers(ids, retired);
     free_retired(retired);
     return r.take_error();
   }
-  for (size_t i = 0; i < ps.size(); i++) {
-    if (i + kAhead < ps.size())
-      prefetch(ps[i + kAhead]);
-    Probe *p = ps[i];
-    if (p->enable_count++ == 0)
-      p->mode = mode;
-  }
+  for (const u32 pid : enablings_.back().probes)
+    if (ProbeState &st = state(pid); st.enable_count++ == 0)
+      st.mode = mode;
   retire_later(retired);
   return id;
 }
@@ -817,29 +819,22 @@ void ProbeRegistry::remove_enabling(std::vector<Enabling>::iterator it,
                                     std::vector<HandlerList *> &retired) {
   Enabling e = std::move(*it);
   enablings_.erase(it);
-  std::vector<Probe *> ps;
-  ps.reserve(e.probes.size());
-  ByProvider to_patch(providers_.size());
-  Provider *last = nullptr;
-  size_t last_i = 0;
-  for (size_t i = 0; i < e.probes.size(); i++) {
-    if (i + kAhead < e.probes.size())
-      prefetch(find(e.probes[i + kAhead]));
-    Probe *p = find(e.probes[i]);
+  std::vector<u32> &ids = batch_ids_;
+  ids.clear();
+  ByProvider &to_patch = this->to_patch();
+  for (const u32 id : e.probes) {
+    Probe *p = find(id);
     if (!p)
       continue; // its module went away
-    ps.push_back(p);
-    if (--p->enable_count == 0 && p->prov) {
-      if (p->prov != last)
-        last = p->prov, last_i = provider_index(p->prov);
-      if (last_i < to_patch.size())
-        to_patch[last_i].push_back(p);
-    }
+    ids.push_back(id);
+    ProbeState &st = state(id);
+    if (--st.enable_count == 0 && st.prov < to_patch.size())
+      to_patch[st.prov].add(p, id);
   }
   // The sites first: once restored, only threads already past them can
   // still reach the old list.
   (void)patch(to_patch, false, PatchMode::Call);
-  set_handlers(ps, retired);
+  set_handlers(ids, retired);
 }
 
 Result<int> ProbeRegistry::enable(const std::vector<u32> &ids,

@@ -434,8 +434,8 @@ SdtProvider::begin_module(const std::string &name) {
 
 // ---- enabling ----------------------------------------------------------------------
 
-Result<void> SdtProvider::enable(const std::vector<Probe *> &probes,
-                                 PatchMode mode) {
+Result<void> SdtProvider::enable(const ProbeBatch &b, PatchMode mode) {
+  const std::vector<Probe *> &probes = b.probes;
   std::vector<PatchOp> ops;
   for (Probe *p : probes) {
     if (!p->data)
@@ -480,7 +480,8 @@ Result<void> SdtProvider::enable(const std::vector<Probe *> &probes,
   return {};
 }
 
-void SdtProvider::disable(const std::vector<Probe *> &probes) {
+void SdtProvider::disable(const ProbeBatch &b) {
+  const std::vector<Probe *> &probes = b.probes;
   std::vector<PatchOp> ops;
   for (Probe *p : probes)
     if (p->data)

@@ -34,9 +34,8 @@ public:
   // The kernel image's probes, from the site recorder's linker set.
   Result<void> provide(ProbeRegistry &r) override;
   std::unique_ptr<ModuleProbes> begin_module(const std::string &name) override;
-  Result<void> enable(const std::vector<Probe *> &probes,
-                      PatchMode mode) override;
-  void disable(const std::vector<Probe *> &probes) override;
+  Result<void> enable(const ProbeBatch &b, PatchMode mode) override;
+  void disable(const ProbeBatch &b) override;
   std::vector<std::string> argtypes(const Probe &p) const override;
   std::vector<SiteInfo> sites(const Probe &p) const override;
   void destroy(Probe &p) override;

@@ -192,6 +192,32 @@ TEST_CASE("fbt: a module's function: entry arguments, return value, once each") 
   CHECK(trap.returns[0][1] == 6);
   CHECK(std::vector<u8>((u8 *)(*file)->address, (u8 *)(*file)->address + 5) ==
         kNop5);
+
+  // Breakpoint mode leaves nothing behind: its ret is a ret again; call
+  // mode afterwards (which leaves rets alone) and breakpoint mode once
+  // more each see one entry and one return per call.
+  const u8 *body = (const u8 *)(*file)->address + 5;
+  CHECK(std::vector<u8>(body, body + add_one().size()) == add_one());
+  Seen call2;
+  call2.entry_id = entry[0];
+  auto c = k.probes().enable({entry[0], ret[0]}, record, &call2);
+  REQUIRE_OK(c);
+  CHECK(fn(9) == 10);
+  CHECK(std::vector<u8>(body, body + add_one().size()) == add_one());
+  k.probes().disable(*c);
+  CHECK(call2.entries.size() == 1);
+  CHECK(call2.returns.size() == 1);
+  Seen trap2;
+  trap2.entry_id = entry[0];
+  auto b2 = k.probes().enable({entry[0], ret[0]}, record, &trap2,
+                              mk::PatchMode::Breakpoint);
+  REQUIRE_OK(b2);
+  CHECK(fn(11) == 12);
+  k.probes().disable(*b2);
+  REQUIRE(trap2.returns.size() == 1);
+  CHECK(trap2.entries.size() == 1);
+  CHECK(trap2.returns[0][1] == 12);
+  CHECK(std::vector<u8>(body, body + add_one().size()) == add_one());
   REQUIRE_OK(k.linker().unload(*file));
 }
 
