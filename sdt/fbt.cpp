@@ -923,18 +923,16 @@ void FbtProvider::gather(const ProbeBatch &b) {
   // From the table by id where it names the one function a probe has
   // (nearly all), else from the probe's data.
   MutexLock g(ids_mu_);
-  const std::vector<uintptr_t> &by_id = by_id_;
-  std::vector<FbtWork> &out = work_;
-  out.clear();
+  work_.clear();
   for (size_t i = 0; i < b.size(); i++) {
     const u32 id = b.ids[i];
-    if (const uintptr_t ref = id <= by_id.size() ? by_id[id - 1] : 0) {
-      out.push_back({(FbtFunc *)(ref & ~(uintptr_t)1), (ref & 1) != 0, (u32)i});
+    if (const uintptr_t ref = id <= by_id_.size() ? by_id_[id - 1] : 0) {
+      work_.push_back({(FbtFunc *)(ref & ~(uintptr_t)1), (ref & 1) != 0, (u32)i});
       continue;
     }
     const FbtProbe &d = data_of(*b.probes[i]);
     for (size_t k = 0, n = d.count(); k < n; k++)
-      out.push_back({d.at(k), d.is_return, (u32)i});
+      work_.push_back({d.at(k), d.is_return, (u32)i});
   }
 }
 

@@ -67,8 +67,13 @@ void probe_thread_register() {
 // ---- the firing path --------------------------------------------------------------
 
 namespace {
-// A probe's handlers, in order.
+// A probe's handlers, in order.  Nearly every enabled probe has one
+// consumer: its callback is called straight, the loop left for the rest.
 inline void call_handlers(const HandlerList *hl, u32 id, const uintptr_t *args) {
+  if (__builtin_expect(hl->n == 1 && !hl->h[0].mfn, 1)) {
+    hl->h[0].fn(hl->h[0].ctx, id, args);
+    return;
+  }
   for (u32 i = 0; i < hl->n; i++) {
     const Handler &h = hl->h[i];
     if (h.mfn)
@@ -77,10 +82,11 @@ inline void call_handlers(const HandlerList *hl, u32 id, const uintptr_t *args) 
       h.fn(h.ctx, id, args);
   }
 }
-} // namespace
-
-void ProbeRegistry::fire_locked(const ProbeSlot *slot, const uintptr_t *args,
-                                const ProbeFrame *frame) {
+// fire_locked()'s body, inline in fire() too (every fbt firing goes
+// through fire(): no call more there).
+inline __attribute__((always_inline)) void
+fire_in_section(const ProbeSlot *slot, const uintptr_t *args,
+                const ProbeFrame *frame) {
   if (const HandlerList *hl = slot->handlers.load(std::memory_order_acquire)) {
     detail::t_probe_context = true;
     detail::t_probe_frame = (uintptr_t)frame;
@@ -88,6 +94,12 @@ void ProbeRegistry::fire_locked(const ProbeSlot *slot, const uintptr_t *args,
     detail::t_probe_frame = 0;
     detail::t_probe_context = false;
   }
+}
+} // namespace
+
+void ProbeRegistry::fire_locked(const ProbeSlot *slot, const uintptr_t *args,
+                                const ProbeFrame *frame) {
+  fire_in_section(slot, args, frame);
 }
 
 void ProbeRegistry::fire(const ProbeSlot *slot, const uintptr_t *args,
@@ -102,19 +114,7 @@ void ProbeRegistry::fire(const ProbeSlot *slot, const uintptr_t *args,
   if (__builtin_expect(!t_reader, 0))
     probe_thread_register();
   urcu_memb_read_lock();
-  if (const HandlerList *hl = slot->handlers.load(std::memory_order_acquire)) {
-    detail::t_probe_context = true;
-    detail::t_probe_frame = (uintptr_t)frame;
-    // Nearly every enabled probe has one consumer: its callback is called
-    // straight, the list loop left for the rest.
-    const Handler &h = hl->h[0];
-    if (__builtin_expect(hl->n == 1 && !h.mfn, 1))
-      h.fn(h.ctx, slot->id, args);
-    else
-      call_handlers(hl, slot->id, args);
-    detail::t_probe_frame = 0;
-    detail::t_probe_context = false;
-  }
+  fire_in_section(slot, args, frame);
   urcu_memb_read_unlock();
 }
 

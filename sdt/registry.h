@@ -127,15 +127,6 @@ struct Probe {
   }
 };
 
-// Batches walk 100 000s of probes: loops over what is not dense ask for
-// the one kAhead places on early, so that many misses are under way at
-// once rather than one at a time.
-constexpr size_t kAhead = 8;
-inline void prefetch(const void *p) {
-  if (p)
-    __builtin_prefetch(p);
-}
-
 // Where the registry's messages go (the kernel's console).
 using ConsoleWriter = std::function<void(const std::string &)>;
 
