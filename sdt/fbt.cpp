@@ -41,6 +41,10 @@ struct alignas(64) FbtFunc {
                        // kernel booted in the process)
   bool rets_found = false;
   bool rets_armed = false; // its `ret`s hold int3s (breakpoint mode)
+  // What its returns leave on the x87 stack, as the x86_64 return
+  // trampoline has seen: 0 not known yet, 1 nothing, 2 values.  Written
+  // by the trampoline only.
+  u8 ret_x87 = 0;
   u32 batch = 0; // the last enable/disable batch that took it (FbtProvider)
   u64 site = 0;  // its entry site
   u64 stub = 0;
@@ -126,6 +130,15 @@ constexpr bool kCallThrough = false;
 // Both leave frame[0] = the caller's frame pointer, frame[1] = a slot for
 // the real return address (the very slot the function returned from), and
 // call mk_fbt_exit(), which writes the real return address there.
+//
+// On x86_64 the common entry code and the return trampolines first try a
+// fast path of their own: on a thread that may take liburcu's read side
+// inline they fire the probe, push and pop the shadow stack and leave the
+// probe frame to be worked out only if a handler asks, as the SDT
+// trampolines do; mk_fbt_enter() and mk_fbt_exit() do everything else.
+// The return trampoline also learns, per function, whether its returns
+// leave values on the x87 stack (FbtFunc::ret_x87): reading the x87
+// status word costs about 5 ns, a third of the whole return path.
 
 extern "C" void mk_fbt_entry_common();
 extern "C" void mk_fbt_return();
@@ -133,21 +146,134 @@ extern "C" void mk_fbt_return_call();
 extern "C" void mk_fbt_mcount();
 
 #if defined(__x86_64__)
+// What the x86_64 trampolines' fast paths read, by offset (checked where
+// the types are complete, below).
+#define MK_FBT_F_ENTRY 0    // FbtFunc::entry
+#define MK_FBT_F_RET 8      // FbtFunc::ret
+#define MK_FBT_F_HIJACK 16  // FbtFunc::hijack
+#define MK_FBT_F_STYLE 17   // FbtFunc::style (0: AtEntry)
+#define MK_FBT_F_LEN 18     // FbtFunc::len
+#define MK_FBT_F_RET_X87 24 // FbtFunc::ret_x87
+#define MK_FBT_F_SITE 32    // FbtFunc::site
+#define MK_FBT_HL_N 16      // HandlerList::n
+#define MK_FBT_HL_FN 24     // HandlerList::h[0].fn
+#define MK_FBT_HL_MFN 32    // HandlerList::h[0].mfn
+#define MK_FBT_HL_CTX 40    // HandlerList::h[0].ctx
+#define MK_FBT_SLOT_ID 8    // ProbeSlot::id
+#define MK_FBT_STR(x) #x
+#define MK_FBT_EQU(name) ".equ " #name ", " MK_FBT_STR(name) "\n"
+asm(MK_FBT_EQU(MK_FBT_F_ENTRY) MK_FBT_EQU(MK_FBT_F_RET) MK_FBT_EQU(MK_FBT_F_HIJACK)
+    MK_FBT_EQU(MK_FBT_F_STYLE) MK_FBT_EQU(MK_FBT_F_LEN) MK_FBT_EQU(MK_FBT_F_SITE)
+    MK_FBT_EQU(MK_FBT_F_RET_X87)
+    MK_FBT_EQU(MK_FBT_HL_N) MK_FBT_EQU(MK_FBT_HL_FN) MK_FBT_EQU(MK_FBT_HL_MFN)
+    MK_FBT_EQU(MK_FBT_HL_CTX) MK_FBT_EQU(MK_FBT_SLOT_ID));
+
 asm(R"(
-  # The return trampolines' body: save the return registers, have
-  # mk_fbt_exit() fire the return and put the real return address in the
-  # slot above the saved %rbp, restore.  %rsp: the caller's, after the
-  # function's ret.
+  # The fast paths fire a probe the way ProbeRegistry::fire() does, inline:
+  # only on a thread that is a registered RCU reader outside any read-side
+  # section, with liburcu on sys_membarrier (its read side is then two
+  # plain stores).  Such a thread is outside probe context too: handlers
+  # run inside a section.  Anything else goes to the C++ code, which does
+  # the whole job.  The executable's own thread-locals are reached at
+  # their local-exec offsets (the kernel, and whatever links its objects,
+  # is an executable); liburcu's through the GOT.
+  #
+  # fbt_fast_check SLOW: jumps to SLOW unless the fast path may run; leaves
+  # %r8 = liburcu's reader counter (a thread-pointer offset).
+  .macro fbt_fast_check slow
+  cmpb $2, %fs:mk_tls_probe_reader@tpoff
+  jne \slow
+  mov urcu_memb_reader@gottpoff(%rip), %r8
+  mov %fs:(%r8), %rax
+  test %eax, %eax         # the nesting count: nested in a section
+  jne \slow
+  .endm
+
+  # fbt_fast_fire: fires the probe whose slot is in %r10 with the argument
+  # array at %rsp, inside a read-side section of its own.  The probe frame
+  # is %rsp tagged with TAG: fbt_trampoline_frame() works it out from
+  # there if a handler asks.  %r8: as fbt_fast_check leaves it.  Clobbers
+  # what a call does.
+  .macro fbt_fast_fire tag
+  mov urcu_memb_gp(%rip), %rax  # _urcu_memb_read_lock: the grace period's
+  mov %rax, %fs:(%r8)           # counter (nesting 1)
+  mov (%r10), %rax              # the handlers, inside the section
+  test %rax, %rax
+  jz 3f
+  lea \tag(%rsp), %rdx
+  mov %rdx, %fs:mk_tls_probe_frame@tpoff
+  movb $1, %fs:mk_tls_probe_context@tpoff
+  mov %rsp, %rdx
+  cmpl $1, MK_FBT_HL_N(%rax)
+  jne 1f
+  cmpq $0, MK_FBT_HL_MFN(%rax)
+  jne 1f
+  mov MK_FBT_HL_CTX(%rax), %rdi # a lone callback: fn(ctx, id, args)
+  mov MK_FBT_SLOT_ID(%r10), %esi
+  call *MK_FBT_HL_FN(%rax)
+  jmp 2f
+1:
+  mov %rax, %rdi                # any other list: the registry's loop
+  mov %r10, %rsi
+  call mk_probe_fire_list
+2:
+  movq $0, %fs:mk_tls_probe_frame@tpoff
+  movb $0, %fs:mk_tls_probe_context@tpoff
+3:
+  # _urcu_memb_read_unlock at nesting 1; a grace period waiting on this
+  # thread is woken.
+  mov urcu_memb_reader@gottpoff(%rip), %rax
+  subq $1, %fs:(%rax)
+  cmpl $-1, urcu_memb_gp+8(%rip)
+  jne 4f
+  call mk_probe_rcu_wake
+4:
+  .endm
+
+  # The return trampolines' body: save the return registers, fire the
+  # return and put the real return address in the slot above the saved
+  # %rbp, restore.  %rsp: the caller's, after the function's ret.  Frame:
+  #   0(%rsp)    the return probe's arguments: 0, rax, rdx, 0, 0, 0
+  #              (mk_fbt_exit() gets 8(%rsp): rax, rdx)
+  #   48, 64     xmm0, xmm1
+  #   80, 96     the x87 stack's values; 112: how many
+  #   120        %rbp (fbt_trampoline_frame())
   .macro fbt_return_body
   sub $8, %rsp            # where the real return address goes
   push %rbp
   mov %rsp, %rbp
-  sub $96, %rsp
+  sub $128, %rsp
   and $-16, %rsp
-  mov %rax, 0(%rsp)
-  mov %rdx, 8(%rsp)
-  movaps %xmm0, 16(%rsp)
-  movaps %xmm1, 32(%rsp)
+  mov %rax, 8(%rsp)
+  mov %rdx, 16(%rsp)
+  movaps %xmm0, 48(%rsp)
+  movaps %xmm1, 64(%rsp)
+  # This thread's shadow stack (%rdi), its depth (%rdx) and innermost
+  # entry (%r9), if that is this return's (no frame a longjmp skipped);
+  # else %r9 = 0 and mk_fbt_exit() does the work.
+  xor %r9d, %r9d
+  xor %r11d, %r11d
+  mov %fs:mk_tls_fbt_shadow@tpoff, %rdi
+  test %rdi, %rdi
+  jz 0f
+  mov (%rdi), %rdx
+  test %rdx, %rdx
+  jz 0f
+  lea (%rdx,%rdx,2), %rax
+  lea -8(%rdi,%rax,8), %rax # e[depth - 1]
+  lea 8(%rbp), %rsi       # the slot
+  cmp %rsi, 8(%rax)
+  jne 0f
+  mov %rax, %r9
+  mov 16(%r9), %r11       # the FbtFunc (none: its kernel is gone)
+  test %r11, %r11
+  jz 0f
+  # A function that has returned with the x87 stack empty always does
+  # (its return type says where its value goes): fnstsw, which costs as
+  # much as the rest of this path, is skipped for it from then on.
+  cmpb $1, MK_FBT_F_RET_X87(%r11)
+  je 4f
+0:
   # A long double (or complex long double) comes back on the x87 stack;
   # keep what is there.  The stack holds (8 - TOP) mod 8 values (TOP:
   # status word bits 11-13), at most the two a return leaves; fxam would
@@ -158,75 +284,83 @@ asm(R"(
   neg %ecx
   and $7, %ecx
   cmp $2, %ecx
-  jbe 0f
+  jbe 1f
   mov $2, %ecx
-0:
-  jecxz 1f
-  fstpt 48(%rsp)
-  cmp $1, %ecx
-  je 1f
-  fstpt 64(%rsp)
 1:
-  mov %ecx, 80(%rsp)
+  jecxz 2f
+  fstpt 80(%rsp)
+  cmp $1, %ecx
+  je 2f
+  fstpt 96(%rsp)
+2:
+  # What the function's returns leave there, learnt: 1 none, 2 some.
+  test %r11, %r11
+  jz 5f
+  cmpb $0, MK_FBT_F_RET_X87(%r11)
+  jne 5f
+  mov $1, %eax
+  test %ecx, %ecx
+  jz 3f
+  mov $2, %eax
+3:
+  mov %al, MK_FBT_F_RET_X87(%r11)
+  jmp 5f
+4:
+  xor %ecx, %ecx
+5:
+  mov %ecx, 112(%rsp)
+  test %r9, %r9
+  jz 7f
+  test %r11, %r11
+  jz 6f
+  mov MK_FBT_F_RET(%r11), %r10 # the return probe
+  cmpq $0, (%r10)
+  je 6f
+  fbt_fast_check 7f
+  # Pop, then fire: the slot holds the real address before the entry goes.
+  mov (%r9), %rax
+  mov %rax, 8(%rbp)
+  sub $1, %rdx
+  mov %rdx, (%rdi)
+  mov %rbp, 120(%rsp)
+  movq $0, 0(%rsp)        # arg0: no ret's offset (see mk_fbt_exit)
+  movq $0, 24(%rsp)
+  movq $0, 32(%rsp)
+  movq $0, 40(%rsp)
+  fbt_fast_fire 3
+  jmp 8f
+6:
+  # Nothing to fire: pop.
+  mov (%r9), %rax
+  mov %rax, 8(%rbp)
+  sub $1, %rdx
+  mov %rdx, (%rdi)
+  jmp 8f
+7:
+  # In probe context, not a plain reader, or no entry found.
   mov %rbp, %rdi
-  mov %rsp, %rsi
+  lea 8(%rsp), %rsi
   call mk_fbt_exit
-  mov 80(%rsp), %ecx
+8:
+  mov 112(%rsp), %ecx
+  jecxz 3f
   cmp $2, %ecx
   jb 2f
-  fldt 64(%rsp)
+  fldt 96(%rsp)
 2:
-  cmp $1, %ecx
-  jb 3f
-  fldt 48(%rsp)
+  fldt 80(%rsp)
 3:
-  movaps 16(%rsp), %xmm0
-  movaps 32(%rsp), %xmm1
-  mov 0(%rsp), %rax
-  mov 8(%rsp), %rdx
+  movaps 48(%rsp), %xmm0
+  movaps 64(%rsp), %xmm1
+  mov 8(%rsp), %rax
+  mov 16(%rsp), %rdx
   mov %rbp, %rsp
   pop %rbp
   .endm
 
-  .text
-  .p2align 4
-  .globl mk_fbt_entry_common
-  .type mk_fbt_entry_common, @function
-mk_fbt_entry_common:
-  .cfi_startproc
-  push %r11
-  .cfi_adjust_cfa_offset 8
-  push %rbp
-  .cfi_adjust_cfa_offset 8
-  .cfi_offset %rbp, -24
-  mov %rsp, %rbp
-  .cfi_def_cfa_register %rbp
-  # The argument registers (rax: vector registers used by varargs; r10:
-  # static chain) and the SSE argument registers.
-  sub $208, %rsp
-  and $-16, %rsp
-  movq $0, 192(%rsp)      # mk_fbt_enter: 1 to call the function
-  mov %rdi, 0(%rsp)
-  mov %rsi, 8(%rsp)
-  mov %rdx, 16(%rsp)
-  mov %rcx, 24(%rsp)
-  mov %r8, 32(%rsp)
-  mov %r9, 40(%rsp)
-  mov %rax, 48(%rsp)
-  mov %r10, 56(%rsp)
-  movaps %xmm0, 64(%rsp)
-  movaps %xmm1, 80(%rsp)
-  movaps %xmm2, 96(%rsp)
-  movaps %xmm3, 112(%rsp)
-  movaps %xmm4, 128(%rsp)
-  movaps %xmm5, 144(%rsp)
-  movaps %xmm6, 160(%rsp)
-  movaps %xmm7, 176(%rsp)
-  mov %r11, %rdi
-  mov %rsp, %rsi
-  mov %rbp, %rdx
-  call mk_fbt_enter
-  cmpq $0, 192(%rsp)      # (the movs, pops and lea below keep the flags)
+  # The entry code's tail: the argument registers back, the frame gone,
+  # %r11 = the address in 8(%rbp).
+  .macro fbt_entry_restore
   movaps 64(%rsp), %xmm0
   movaps 80(%rsp), %xmm1
   movaps 96(%rsp), %xmm2
@@ -246,10 +380,135 @@ mk_fbt_entry_common:
   mov %rbp, %rsp
   pop %rbp
   .cfi_def_cfa %rsp, 16
-  pop %r11                # where to resume the function
+  pop %r11
   .cfi_def_cfa_offset 8
+  .endm
+
+  # 8(%rbp) = where the function of the FbtFunc %r11 resumes: after its
+  # site.
+  .macro fbt_resume_at
+  movzbl MK_FBT_F_LEN(%r11), %eax
+  add MK_FBT_F_SITE(%r11), %rax
+  mov %rax, 8(%rbp)
+  .endm
+
+  # fbt_shadow_push SLOW: as take_return() does, push the return address
+  # at %rsi of a call of the FbtFunc %r11 on the thread's shadow stack; or
+  # jump to SLOW when it has none yet, is full or holds entries a longjmp
+  # left.  Clobbers %rax, %rcx, %rdx, %rdi.
+  .macro fbt_shadow_push slow
+  mov %fs:mk_tls_fbt_shadow@tpoff, %rdi
+  test %rdi, %rdi
+  jz \slow
+  mov (%rdi), %rdx        # depth
+  lea (%rdx,%rdx,2), %rax
+  test %rdx, %rdx
+  jz 1f
+  cmp %rsi, (%rdi,%rax,8) # e[depth - 1].slot below this one's?
+  jb \slow
+1:
+  cmp 8(%rdi), %rdx       # full?
+  jae \slow
+  lea 16(%rdi,%rax,8), %rax # e[depth]: the entry, then the depth
+  mov (%rsi), %rcx
+  mov %rcx, (%rax)
+  mov %rsi, 8(%rax)
+  mov %r11, 16(%rax)
+  add $1, %rdx
+  mov %rdx, (%rdi)
+  .endm
+
+  .text
+  .p2align 4
+  .globl mk_fbt_entry_common
+  .type mk_fbt_entry_common, @function
+mk_fbt_entry_common:
+  .cfi_startproc
+  push %r11
+  .cfi_adjust_cfa_offset 8
+  push %rbp
+  .cfi_adjust_cfa_offset 8
+  .cfi_offset %rbp, -24
+  mov %rsp, %rbp
+  .cfi_def_cfa_register %rbp
+  # The argument registers (rax: vector registers used by varargs; r10:
+  # static chain) and the SSE argument registers at 0-191; at 192, set by
+  # the C++ code's slow paths, 1 to call the function (its return taken
+  # over); at 200, %rbp (fbt_trampoline_frame()).
+  sub $208, %rsp
+  and $-16, %rsp
+  mov %rdi, 0(%rsp)
+  mov %rsi, 8(%rsp)
+  mov %rdx, 16(%rsp)
+  mov %rcx, 24(%rsp)
+  mov %r8, 32(%rsp)
+  mov %r9, 40(%rsp)
+  mov %rax, 48(%rsp)
+  mov %r10, 56(%rsp)
+  movaps %xmm0, 64(%rsp)
+  movaps %xmm1, 80(%rsp)
+  movaps %xmm2, 96(%rsp)
+  movaps %xmm3, 112(%rsp)
+  movaps %xmm4, 128(%rsp)
+  movaps %xmm5, 144(%rsp)
+  movaps %xmm6, 160(%rsp)
+  movaps %xmm7, 176(%rsp)
+  fbt_fast_check 9f
+  # The fast path; 8(%rbp) holds the FbtFunc until the end.
+  mov %rbp, 200(%rsp)
+  mov MK_FBT_F_ENTRY(%r11), %r10
+  fbt_fast_fire 2
+  mov 8(%rbp), %r11
+  cmpb $0, MK_FBT_F_HIJACK(%r11)
+  jne 6f
+5:
+  fbt_resume_at
+  .cfi_remember_state
+  fbt_entry_restore
+  jmp *%r11
+  .cfi_restore_state
+7:
+  # Taking the return over, AfterFrame: its slot is above the function's
+  # saved %rbp; the function's ret comes to mk_fbt_return.
+  mov 0(%rbp), %rsi
+  add $8, %rsi
+  fbt_shadow_push 8f
+  lea mk_fbt_return(%rip), %rax
+  mov %rax, (%rsi)
+  jmp 5b
+8:
+  # No room on the shadow stack as it is: mk_fbt_take_return() decides.
+  movq $0, 192(%rsp)
+  mov %r11, %rdi
+  mov %rsp, %rsi
+  mov %rbp, %rdx
+  call mk_fbt_take_return
+  mov 8(%rbp), %r11
+  fbt_resume_at
+  jmp 10f
+9:
+  # The slow path: mk_fbt_enter() does it all.
+  movq $0, 192(%rsp)
+  mov %r11, %rdi
+  mov %rsp, %rsi
+  mov %rbp, %rdx
+  call mk_fbt_enter
+10:
+  cmpq $0, 192(%rsp)      # (the movs and pops below keep the flags)
+  .cfi_remember_state
+  fbt_entry_restore
   jne 4f                  # the return taken over by calling the function?
   jmp *%r11
+  .cfi_restore_state
+6:
+  # Taking the return over, AtEntry: the return address is above the
+  # pushed FbtFunc; the function's body is called (see above).
+  cmpb $0, MK_FBT_F_STYLE(%r11)
+  jne 7b
+  lea 16(%rbp), %rsi
+  fbt_shadow_push 8b
+  fbt_resume_at
+  fbt_entry_restore
 4:
   lea 8(%rsp), %rsp       # its return address is on the shadow stack
   call *%r11
@@ -413,8 +672,7 @@ namespace {
 struct ShadowEntry {
   uintptr_t ret;             // the real return address
   uintptr_t *slot;           // where it was on the stack
-  const ProbeSlot *ret_slot; // the return probe to fire (nullptr: its
-                             // kernel is gone)
+  const FbtFunc *func;       // the function (nullptr: its kernel is gone)
 };
 
 struct ShadowStack {
@@ -423,9 +681,33 @@ struct ShadowStack {
   ShadowEntry e[1];
 };
 
+#if defined(__x86_64__)
+static_assert(offsetof(FbtFunc, entry) == MK_FBT_F_ENTRY &&
+                  offsetof(FbtFunc, ret) == MK_FBT_F_RET &&
+                  offsetof(FbtFunc, hijack) == MK_FBT_F_HIJACK &&
+                  offsetof(FbtFunc, style) == MK_FBT_F_STYLE &&
+                  offsetof(FbtFunc, len) == MK_FBT_F_LEN &&
+                  offsetof(FbtFunc, site) == MK_FBT_F_SITE &&
+                  offsetof(FbtFunc, ret_x87) == MK_FBT_F_RET_X87 &&
+                  (int)EntryStyle::AtEntry == 0 && sizeof(std::atomic<bool>) == 1,
+              "the trampolines' offsets into FbtFunc");
+static_assert(offsetof(HandlerList, n) == MK_FBT_HL_N &&
+                  offsetof(HandlerList, h) + offsetof(Handler, fn) == MK_FBT_HL_FN &&
+                  offsetof(HandlerList, h) + offsetof(Handler, mfn) == MK_FBT_HL_MFN &&
+                  offsetof(HandlerList, h) + offsetof(Handler, ctx) == MK_FBT_HL_CTX &&
+                  offsetof(ProbeSlot, handlers) == 0 &&
+                  offsetof(ProbeSlot, id) == MK_FBT_SLOT_ID,
+              "the trampolines' offsets into the registry's firing data");
+static_assert(offsetof(ShadowStack, depth) == 0 && offsetof(ShadowStack, e) == 16 &&
+                  sizeof(ShadowEntry) == 24 && offsetof(ShadowEntry, ret) == 0 &&
+                  offsetof(ShadowEntry, slot) == 8 &&
+                  offsetof(ShadowEntry, func) == 16,
+              "the return trampolines' offsets into the shadow stack");
+#endif
+
 constexpr size_t kShadowBytes = 1u << 20;
 
-__thread ShadowStack *t_shadow = nullptr;
+__thread ShadowStack *t_shadow __asm__("mk_tls_fbt_shadow") = nullptr;
 std::atomic<u64> g_missed{0};
 
 // Unmaps the thread's shadow stack when the thread exits (registered on
@@ -495,7 +777,7 @@ MK_NOTRACE bool take_return(const FbtFunc *f, uintptr_t *slot,
     g_missed.fetch_add(1, std::memory_order_relaxed);
     return false;
   }
-  s->e[d] = ShadowEntry{*slot, slot, f->ret};
+  s->e[d] = ShadowEntry{*slot, slot, f};
   // The entry is complete before the stack says so, and the stack before
   // the return address changes: a timer signal walking this stack between
   // two of these stores still finds what it needs.
@@ -509,6 +791,45 @@ MK_NOTRACE bool take_return(const FbtFunc *f, uintptr_t *slot,
 
 } // namespace
 
+namespace {
+
+// Where the return address of a call of `f` lies, from the entry
+// trampoline's `frame` (frame[0]: the site's frame pointer).
+MK_NOTRACE uintptr_t *entry_slot(const FbtFunc *f, uintptr_t *frame) {
+#if defined(__x86_64__)
+  uintptr_t *const at_site = frame + 2;
+#else
+  uintptr_t *const at_site = frame + 3;
+#endif
+  return f->style == EntryStyle::AtEntry ? at_site
+                                         : (uintptr_t *)frame[0] + 1; // above the saved fp
+}
+
+// The entry probe's frame: the caller's, at the call's return address.
+MK_NOTRACE ProbeFrame entry_frame(const FbtFunc *f, uintptr_t *frame) {
+  const uintptr_t *slot = entry_slot(f, frame);
+  ProbeFrame pf;
+  pf.pc = *slot;
+  pf.pc_loc = (uintptr_t)slot;
+  pf.sp = (uintptr_t)(slot + 1);
+  pf.fp = f->style == EntryStyle::AtEntry ? frame[0]
+                                          : *(const uintptr_t *)frame[0];
+  return pf;
+}
+
+// The return probe's frame, from the return trampoline's `frame` once the
+// real return address is back in its slot (frame[1]).
+MK_NOTRACE ProbeFrame return_frame(const uintptr_t *frame) {
+  ProbeFrame pf;
+  pf.pc = frame[1];
+  pf.pc_loc = (uintptr_t)(frame + 1);
+  pf.sp = (uintptr_t)(frame + 2);
+  pf.fp = frame[0];
+  return pf;
+}
+
+} // namespace
+
 // `regs`: the saved argument registers (x86_64; regs[24]: set to 1 to have
 // the entry code call the function, its return taken over).
 extern "C" MK_NOTRACE void mk_fbt_enter(const FbtFunc *f, uintptr_t *regs,
@@ -516,21 +837,13 @@ extern "C" MK_NOTRACE void mk_fbt_enter(const FbtFunc *f, uintptr_t *regs,
 #if defined(__x86_64__)
   // Where the entry code resumes the function (its site is a jmp).
   frame[1] = f->site + f->len;
-  uintptr_t *const at_site = frame + 2;
-#else
-  uintptr_t *const at_site = frame + 3;
 #endif
   if (in_probe_context())
     return;
   const bool at_entry = f->style == EntryStyle::AtEntry;
-  uintptr_t *slot = at_entry ? at_site : (uintptr_t *)frame[0] + 1; // above the saved fp
+  uintptr_t *slot = entry_slot(f, frame);
   if (f->entry->handlers.load(std::memory_order_relaxed)) {
-    ProbeFrame pf;
-    pf.pc = *slot;
-    pf.pc_loc = (uintptr_t)slot;
-    pf.sp = (uintptr_t)(slot + 1);
-    pf.fp = f->style == EntryStyle::AtEntry ? frame[0]
-                                            : *(const uintptr_t *)frame[0];
+    const ProbeFrame pf = entry_frame(f, frame);
 #if defined(__x86_64__)
     ProbeRegistry::fire(f->entry, regs, &pf);
 #else
@@ -545,6 +858,17 @@ extern "C" MK_NOTRACE void mk_fbt_enter(const FbtFunc *f, uintptr_t *regs,
     regs[24] = 1;
 }
 
+// The entry trampoline's fast path has fired the entry probe but could not
+// take the return over itself (no shadow stack yet, or a full one, or
+// entries a longjmp left): as mk_fbt_enter() does.
+extern "C" MK_NOTRACE void mk_fbt_take_return(const FbtFunc *f, uintptr_t *regs,
+                                               uintptr_t *frame) {
+  const bool at_entry = f->style == EntryStyle::AtEntry;
+  if (take_return(f, entry_slot(f, frame), kCallThrough && at_entry) &&
+      kCallThrough && at_entry)
+    regs[24] = 1;
+}
+
 extern "C" MK_NOTRACE void mk_fbt_exit(uintptr_t *frame,
                                         const uintptr_t *regs) {
   uintptr_t *slot = frame + 1;
@@ -555,10 +879,13 @@ extern "C" MK_NOTRACE void mk_fbt_exit(uintptr_t *frame,
   if (!d || s->e[d - 1].slot != slot)
     lost_return(slot);
   const ShadowEntry e = s->e[d - 1];
-  s->depth = d - 1;
+  // The real address back in its slot before the entry goes: a stack walk
+  // from a signal handler in between still finds it.
   *slot = e.ret;
-  if (!in_probe_context() && e.ret_slot &&
-      e.ret_slot->handlers.load(std::memory_order_relaxed)) {
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  s->depth = d - 1;
+  if (!in_probe_context() && e.func &&
+      e.func->ret->handlers.load(std::memory_order_relaxed)) {
     // Which `ret` the function took is not known here: arg0 is 0, an
     // offset no ret can have (the entry site is there).
     // regs[0] and regs[1] were stored one word at a time: read them so
@@ -567,13 +894,25 @@ extern "C" MK_NOTRACE void mk_fbt_exit(uintptr_t *frame,
     const uintptr_t args[6] = {0, __atomic_load_n(&regs[0], __ATOMIC_RELAXED),
                                __atomic_load_n(&regs[1], __ATOMIC_RELAXED),
                                0, 0, 0};
-    ProbeFrame pf;
-    pf.pc = e.ret;
-    pf.pc_loc = (uintptr_t)slot;
-    pf.sp = (uintptr_t)(slot + 1);
-    pf.fp = frame[0];
-    ProbeRegistry::fire(e.ret_slot, args, &pf);
+    const ProbeFrame pf = return_frame(frame);
+    ProbeRegistry::fire(e.func->ret, args, &pf);
   }
+}
+
+MK_NOTRACE ProbeFrame fbt_trampoline_frame(uintptr_t tag, const uintptr_t *saved) {
+#if defined(__x86_64__)
+  // The entry trampoline's saved registers, its frame at [25] (the
+  // FbtFunc still at frame[1]); the return trampoline's arguments, its
+  // frame at [15].
+  if (tag == 2) {
+    auto *frame = (uintptr_t *)saved[25];
+    return entry_frame((const FbtFunc *)frame[1], frame);
+  }
+  return return_frame((const uintptr_t *)saved[15]);
+#else
+  (void)tag, (void)saved;
+  return ProbeFrame{}; // i386's trampolines fire through mk_fbt_enter/exit
+#endif
 }
 
 MK_NOTRACE uintptr_t fbt_real_return(uintptr_t ra, uintptr_t loc) {
@@ -602,7 +941,7 @@ FbtProvider::~FbtProvider() {
   // threads have ended by now.
   if (ShadowStack *s = t_shadow)
     for (size_t d = 0; d < s->depth; d++)
-      s->e[d].ret_slot = nullptr;
+      s->e[d].func = nullptr;
   MutexLock g(mu_);
   if (reg_)
     for (const Chunk &c : chunks_)

@@ -125,6 +125,9 @@ private:
 // itself, unless it is the return trampoline's, whose real one the calling
 // thread's shadow stack keeps.  Probe-context safe.
 uintptr_t fbt_real_return(uintptr_t ra, uintptr_t loc);
+// The probe frame of an fbt probe firing from a trampoline's fast path,
+// from what it saved (probe_frame(), t_probe_frame's tags 2 and 3).
+ProbeFrame fbt_trampoline_frame(uintptr_t tag, const uintptr_t *saved);
 
 // Returns not traced because a thread's shadow stack was full (deeper than
 // its capacity of nested traced calls), since boot.

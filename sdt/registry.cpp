@@ -1,6 +1,7 @@
 // The probe registry, enablings and the firing path (see registry.h).
 #include "registry.h"
 
+#include "fbt.h"
 #include "trampoline.h"
 #include "x86.h"
 
@@ -24,20 +25,24 @@ namespace mk {
 // inside a critical section to leave it.  A thread must be registered
 // while it may fire probes, and unregistered before it exits.
 
+namespace detail {
+// Whether this thread is an RCU reader (registry.h): the firing path's
+// check, one thread-local byte of the executable itself.
+__thread u8 t_reader = 0;
+} // namespace detail
+
 namespace {
-// Whether this thread is an RCU reader: the firing path's check, one
-// thread-local byte of the executable itself.
-thread_local bool t_reader = false;
+using detail::t_reader;
 
 struct RcuReaderGuard {
   ~RcuReaderGuard() {
     urcu_memb_unregister_thread();
-    t_reader = false;
+    t_reader = 0;
   }
 };
 } // namespace
 
-bool probe_thread_registered() { return t_reader; }
+bool probe_thread_registered() { return t_reader != 0; }
 
 namespace detail {
 __thread bool t_probe_context = false;
@@ -49,7 +54,9 @@ thread_local ProbeFrame t_args_frame;
 } // namespace
 
 const ProbeFrame *frame_of_args(uintptr_t tagged) {
-  t_args_frame = x86::trampoline_frame((const uintptr_t *)(tagged & ~(uintptr_t)1));
+  const auto *saved = (const uintptr_t *)(tagged & ~(uintptr_t)3);
+  t_args_frame = (tagged & 3) == 1 ? x86::trampoline_frame(saved)
+                                   : fbt_trampoline_frame(tagged & 3, saved);
   return &t_args_frame;
 }
 } // namespace detail
@@ -58,7 +65,7 @@ void probe_thread_register() {
   if (t_reader)
     return;
   urcu_memb_register_thread();
-  t_reader = true;
+  t_reader = urcu_memb_has_sys_membarrier ? 2 : 1;
   // Unregisters when the thread exits.
   static thread_local RcuReaderGuard guard;
   (void)guard;
@@ -155,6 +162,13 @@ namespace {
 x86::TrampolinePlan trampoline_plan() {
   static_assert(sizeof(rcu_head) <= sizeof(HandlerList::rcu_head),
                 "HandlerList has room for liburcu's rcu_head");
+#if defined(__x86_64__)
+  // fbt's x86_64 trampolines (fbt.cpp) reach these two by symbol.
+  static_assert(offsetof(urcu_reader, ctr) == 0 &&
+                    offsetof(urcu_gp, ctr) == 0 && offsetof(urcu_gp, futex) == 8,
+                "liburcu's reader counter and grace-period futex where fbt "
+                "expects them");
+#endif
   x86::TrampolinePlan p;
   p.fire = (u64)(uintptr_t)&mk_probe_fire;
   p.fire_list = (u64)(uintptr_t)&mk_probe_fire_list;

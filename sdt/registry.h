@@ -364,13 +364,20 @@ void probe_thread_register();
 bool probe_thread_registered();
 
 // The calling thread's probe context: set while it runs a probe's
-// handlers.  Plain TLS (no C++ TLS wrapper): read on every firing.
+// handlers.  Plain TLS (no C++ TLS wrapper): read on every firing.  The
+// assembler names are for fbt's trampolines, which fire probes themselves.
 namespace detail {
-extern __thread bool t_probe_context;
-// The frame of the probe whose handlers run: a ProbeFrame *, or, with the
-// low bit set, the argument array a trampoline saved (its slow path sets
-// no more than that), from which frame_of_args() works the frame out.
-extern __thread uintptr_t t_probe_frame;
+extern __thread bool t_probe_context __asm__("mk_tls_probe_context");
+// The frame of the probe whose handlers run: a ProbeFrame *, or, tagged
+// in its low two bits, what a trampoline saved (it sets no more than
+// that), from which frame_of_args() works the frame out only if a handler
+// asks: 1, the argument array of an SDT trampoline's slow path; 2 and 3,
+// fbt's entry and return frames (fbt_trampoline_frame()).
+extern __thread uintptr_t t_probe_frame __asm__("mk_tls_probe_frame");
+// Whether the thread is a registered RCU reader (probe_thread_register()):
+// 0 no; 1 yes; 2 yes, and liburcu's read side is two plain stores (it uses
+// sys_membarrier), as fbt's trampolines inline it.
+extern __thread u8 t_reader __asm__("mk_tls_probe_reader");
 const ProbeFrame *frame_of_args(uintptr_t tagged);
 } // namespace detail
 // Whether the calling thread runs probe handlers now.  No probe fires
@@ -380,7 +387,7 @@ inline bool in_probe_context() { return detail::t_probe_context; }
 // The frame of the probe whose handlers the calling thread runs, or nullptr.
 inline const ProbeFrame *probe_frame() {
   const uintptr_t v = detail::t_probe_frame;
-  return v & 1 ? detail::frame_of_args(v) : (const ProbeFrame *)v;
+  return v & 3 ? detail::frame_of_args(v) : (const ProbeFrame *)v;
 }
 
 } // namespace mk

@@ -18,6 +18,7 @@
 #include <atomic>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <thread>
 #include <unistd.h>
 
@@ -219,6 +220,86 @@ TEST_CASE("fbt: a module's function: entry arguments, return value, once each") 
   CHECK(trap2.returns[0][1] == 12);
   CHECK(std::vector<u8>(body, body + add_one().size()) == add_one());
   REQUIRE_OK(k.linker().unload(*file));
+}
+
+namespace {
+
+// What a handler that resets the x87 unit saw: each probe's firings'
+// probe frames.
+using X87Seen = std::map<u32, std::vector<mk::ProbeFrame>>;
+
+void reset_x87(void *ctx, u32 id, const uintptr_t *) {
+  const mk::ProbeFrame *pf = mk::probe_frame();
+  mk::ProbeFrame seen = pf ? *pf : mk::ProbeFrame{};
+  // The return address lies where the frame says (pc 0 if not).
+  if (!seen.pc_loc || *(const uintptr_t *)seen.pc_loc != seen.pc)
+    seen.pc = 0;
+  (*(X87Seen *)ctx)[id].push_back(seen);
+  // Empties the x87 stack, as any handler doing long double arithmetic
+  // may leave it: a value the function returns there must survive.
+  __asm__ volatile("fninit");
+}
+
+// How many values the x87 stack holds.
+int x87_depth() {
+  unsigned short sw;
+  __asm__ volatile("fnstsw %0" : "=m"(sw));
+  return (8 - ((sw >> 11) & 7)) & 7;
+}
+
+} // namespace
+
+TEST_CASE("fbt: returns on the x87 stack survive handlers; probe frames") {
+  // f() = 1.0L (fld1; ret): a long double comes back in st(0) on both
+  // arches.  g() returns nothing on the x87 stack.
+  ModuleDir dir;
+  dir.write("fx.ko", EntryObject("__fentry__", kCall, {0xd9, 0xe8, 0xc3}).b);
+  dir.write("fy.ko", EntryObject("__fentry__", kCall, add_one()).b);
+  mk::Kernel k(kernel_options(dir.path()));
+  REQUIRE(k.boot());
+  auto fx = k.linker().load("fx");
+  REQUIRE_OK(fx);
+  auto fy = k.linker().load("fy");
+  REQUIRE_OK(fy);
+  auto f = (long double (*)())(uintptr_t)(*fx)->address;
+  auto g = (long (*)(long))(uintptr_t)(*fy)->address;
+
+  X87Seen seen;
+  auto entry = ids_of(k, "fbt:fx:f:entry"), ret = ids_of(k, "fbt:fx:f:return");
+  auto gids = ids_of(k, "fbt:fy:f:");
+  REQUIRE(entry.size() == 1);
+  REQUIRE(ret.size() == 1);
+  REQUIRE(gids.size() == 2);
+  auto e = k.probes().enable({entry[0], ret[0], gids[0], gids[1]}, reset_x87,
+                             &seen);
+  REQUIRE_OK(e);
+  // The first call of each (the return code learns what the function
+  // leaves on the x87 stack), then the next ones, on the fast path once
+  // this thread is a reader.
+  for (int i = 0; i < 4; i++) {
+    CHECK(f() == 1.0L);
+    CHECK(x87_depth() == 0);
+    CHECK(g(i) == i + 1);
+    CHECK(x87_depth() == 0);
+  }
+  k.probes().disable(*e);
+  // Each call's entry and return frames agree: the caller's, at the
+  // call's return address, which lies where the frame says.
+  for (auto [in_id, out_id] : {std::pair{entry[0], ret[0]}, {gids[0], gids[1]}}) {
+    REQUIRE(seen[in_id].size() == 4);
+    REQUIRE(seen[out_id].size() == 4);
+    for (size_t i = 0; i < 4; i++) {
+      const mk::ProbeFrame &in = seen[in_id][i], &out = seen[out_id][i];
+      CHECK(in.pc != 0);
+      CHECK(in.pc == out.pc);
+      CHECK(in.pc_loc == out.pc_loc);
+      CHECK(in.sp == in.pc_loc + sizeof(uintptr_t));
+      CHECK(out.sp == in.sp);
+      CHECK(in.fp == out.fp);
+    }
+  }
+  REQUIRE_OK(k.linker().unload(*fy));
+  REQUIRE_OK(k.linker().unload(*fx));
 }
 
 TEST_CASE("fbt: patch areas become one NOP; bad lists are refused") {
