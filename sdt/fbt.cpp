@@ -41,10 +41,10 @@ struct alignas(64) FbtFunc {
                        // kernel booted in the process)
   bool rets_found = false;
   bool rets_armed = false; // its `ret`s hold int3s (breakpoint mode)
-  // What its returns leave on the x87 stack, as the x86_64 return
-  // trampoline has seen: 0 not known yet, 1 nothing, 2 values.  Written
-  // by the trampoline only.
-  u8 ret_x87 = 0;
+  // What its returns leave on the x87 stack, as mk_fbt_exit() has seen: 0
+  // not known yet, 1 nothing, 2 values.  The x86_64 return trampoline
+  // reads it.
+  mutable std::atomic<u8> ret_x87{0};
   u32 batch = 0; // the last enable/disable batch that took it (FbtProvider)
   u64 site = 0;  // its entry site
   u64 stub = 0;
@@ -136,9 +136,11 @@ constexpr bool kCallThrough = false;
 // inline they fire the probe, push and pop the shadow stack and leave the
 // probe frame to be worked out only if a handler asks, as the SDT
 // trampolines do; mk_fbt_enter() and mk_fbt_exit() do everything else.
-// The return trampoline also learns, per function, whether its returns
-// leave values on the x87 stack (FbtFunc::ret_x87): reading the x87
-// status word costs about 5 ns, a third of the whole return path.
+// mk_fbt_exit() also learns, per function, whether its returns leave
+// values on the x87 stack (FbtFunc::ret_x87), and the x86_64 return
+// trampoline's fast path takes only the functions known to leave none:
+// reading the x87 status word costs about 5 ns, a third of the whole
+// return path.
 
 extern "C" void mk_fbt_entry_common();
 extern "C" void mk_fbt_return();
@@ -238,6 +240,9 @@ asm(R"(
   #   48, 64     xmm0, xmm1
   #   80, 96     the x87 stack's values; 112: how many
   #   120        %rbp (fbt_trampoline_frame())
+  # The fast path takes a return whose entry is the innermost on this
+  # thread's shadow stack, of a function known to return nothing on the
+  # x87 stack (FbtFunc::ret_x87); everything else, mk_fbt_exit().
   .macro fbt_return_body
   sub $8, %rsp            # where the real return address goes
   push %rbp
@@ -248,32 +253,47 @@ asm(R"(
   mov %rdx, 16(%rsp)
   movaps %xmm0, 48(%rsp)
   movaps %xmm1, 64(%rsp)
-  # This thread's shadow stack (%rdi), its depth (%rdx) and innermost
-  # entry (%r9), if that is this return's (no frame a longjmp skipped);
-  # else %r9 = 0 and mk_fbt_exit() does the work.
-  xor %r9d, %r9d
-  xor %r11d, %r11d
   mov %fs:mk_tls_fbt_shadow@tpoff, %rdi
   test %rdi, %rdi
-  jz 0f
-  mov (%rdi), %rdx
+  jz 7f
+  mov (%rdi), %rdx        # depth
   test %rdx, %rdx
-  jz 0f
+  jz 7f
   lea (%rdx,%rdx,2), %rax
-  lea -8(%rdi,%rax,8), %rax # e[depth - 1]
+  lea -8(%rdi,%rax,8), %r9 # the innermost entry, e[depth - 1]
   lea 8(%rbp), %rsi       # the slot
-  cmp %rsi, 8(%rax)
-  jne 0f
-  mov %rax, %r9
+  cmp %rsi, 8(%r9)        # this return's?
+  jne 7f
   mov 16(%r9), %r11       # the FbtFunc (none: its kernel is gone)
   test %r11, %r11
-  jz 0f
-  # A function that has returned with the x87 stack empty always does
-  # (its return type says where its value goes): fnstsw, which costs as
-  # much as the rest of this path, is skipped for it from then on.
+  jz 7f
   cmpb $1, MK_FBT_F_RET_X87(%r11)
-  je 4f
-0:
+  jne 7f
+  # Pop, then fire: the slot holds the real address before the entry goes.
+  mov (%r9), %rax
+  mov %rax, 8(%rbp)
+  sub $1, %rdx
+  mov %rdx, (%rdi)
+  mov MK_FBT_F_RET(%r11), %r10 # the return probe
+  cmpq $0, (%r10)
+  je 8f
+  fbt_fast_check 6f
+  mov %rbp, 120(%rsp)
+  movq $0, 0(%rsp)        # arg0: no ret's offset (see mk_fbt_exit)
+  movq $0, 24(%rsp)
+  movq $0, 32(%rsp)
+  movq $0, 40(%rsp)
+  fbt_fast_fire 3
+  jmp 8f
+6:
+  # Popped, but in probe context or not a plain reader: the registry's
+  # firing path decides (mk_fbt_exit() without the pop).
+  mov %r10, %rdi
+  mov %rbp, %rsi
+  lea 8(%rsp), %rdx
+  call mk_fbt_fire_return
+  jmp 8f
+7:
   # A long double (or complex long double) comes back on the x87 stack;
   # keep what is there.  The stack holds (8 - TOP) mod 8 values (TOP:
   # status word bits 11-13), at most the two a return leaves; fxam would
@@ -284,72 +304,28 @@ asm(R"(
   neg %ecx
   and $7, %ecx
   cmp $2, %ecx
-  jbe 1f
+  jbe 0f
   mov $2, %ecx
-1:
-  jecxz 2f
+0:
+  jecxz 1f
   fstpt 80(%rsp)
   cmp $1, %ecx
-  je 2f
+  je 1f
   fstpt 96(%rsp)
-2:
-  # What the function's returns leave there, learnt: 1 none, 2 some.
-  test %r11, %r11
-  jz 5f
-  cmpb $0, MK_FBT_F_RET_X87(%r11)
-  jne 5f
-  mov $1, %eax
-  test %ecx, %ecx
-  jz 3f
-  mov $2, %eax
-3:
-  mov %al, MK_FBT_F_RET_X87(%r11)
-  jmp 5f
-4:
-  xor %ecx, %ecx
-5:
+1:
   mov %ecx, 112(%rsp)
-  test %r9, %r9
-  jz 7f
-  test %r11, %r11
-  jz 6f
-  mov MK_FBT_F_RET(%r11), %r10 # the return probe
-  cmpq $0, (%r10)
-  je 6f
-  fbt_fast_check 7f
-  # Pop, then fire: the slot holds the real address before the entry goes.
-  mov (%r9), %rax
-  mov %rax, 8(%rbp)
-  sub $1, %rdx
-  mov %rdx, (%rdi)
-  mov %rbp, 120(%rsp)
-  movq $0, 0(%rsp)        # arg0: no ret's offset (see mk_fbt_exit)
-  movq $0, 24(%rsp)
-  movq $0, 32(%rsp)
-  movq $0, 40(%rsp)
-  fbt_fast_fire 3
-  jmp 8f
-6:
-  # Nothing to fire: pop.
-  mov (%r9), %rax
-  mov %rax, 8(%rbp)
-  sub $1, %rdx
-  mov %rdx, (%rdi)
-  jmp 8f
-7:
-  # In probe context, not a plain reader, or no entry found.
   mov %rbp, %rdi
   lea 8(%rsp), %rsi
+  mov %ecx, %edx
   call mk_fbt_exit
-8:
   mov 112(%rsp), %ecx
-  jecxz 3f
+  jecxz 8f
   cmp $2, %ecx
   jb 2f
   fldt 96(%rsp)
 2:
   fldt 80(%rsp)
-3:
+8:
   movaps 48(%rsp), %xmm0
   movaps 64(%rsp), %xmm1
   mov 8(%rsp), %rax
@@ -626,6 +602,7 @@ mk_fbt_return:
   mov %ebp, 0(%esp)
   lea -8(%ebp), %eax
   mov %eax, 4(%esp)
+  mov %ecx, 8(%esp)
   call mk_fbt_exit
   mov 64(%esp), %ecx
   cmp $2, %ecx
@@ -689,6 +666,7 @@ static_assert(offsetof(FbtFunc, entry) == MK_FBT_F_ENTRY &&
                   offsetof(FbtFunc, len) == MK_FBT_F_LEN &&
                   offsetof(FbtFunc, site) == MK_FBT_F_SITE &&
                   offsetof(FbtFunc, ret_x87) == MK_FBT_F_RET_X87 &&
+                  sizeof(std::atomic<u8>) == 1 &&
                   (int)EntryStyle::AtEntry == 0 && sizeof(std::atomic<bool>) == 1,
               "the trampolines' offsets into FbtFunc");
 static_assert(offsetof(HandlerList, n) == MK_FBT_HL_N &&
@@ -869,8 +847,32 @@ extern "C" MK_NOTRACE void mk_fbt_take_return(const FbtFunc *f, uintptr_t *regs,
     regs[24] = 1;
 }
 
-extern "C" MK_NOTRACE void mk_fbt_exit(uintptr_t *frame,
-                                        const uintptr_t *regs) {
+namespace {
+
+// Fires the return probe `ret` of the call whose return trampoline has
+// `frame` (the real return address back in its slot) and saved `regs`:
+// rax, rdx.
+MK_NOTRACE void fire_return(const ProbeSlot *ret, const uintptr_t *frame,
+                            const uintptr_t *regs) {
+  if (in_probe_context() || !ret->handlers.load(std::memory_order_relaxed))
+    return;
+  // Which `ret` the function took is not known here: arg0 is 0, an
+  // offset no ret can have (the entry site is there).
+  // regs[0] and regs[1] were stored one word at a time: read them so
+  // (one 16-byte load of two 8-byte stores cannot be forwarded, and
+  // waits for them to reach the cache).
+  const uintptr_t args[6] = {0, __atomic_load_n(&regs[0], __ATOMIC_RELAXED),
+                             __atomic_load_n(&regs[1], __ATOMIC_RELAXED),
+                             0, 0, 0};
+  const ProbeFrame pf = return_frame(frame);
+  ProbeRegistry::fire(ret, args, &pf);
+}
+
+} // namespace
+
+// `x87`: how many values the function's return left on the x87 stack.
+extern "C" MK_NOTRACE void mk_fbt_exit(uintptr_t *frame, const uintptr_t *regs,
+                                        unsigned x87) {
   uintptr_t *slot = frame + 1;
   ShadowStack *s = t_shadow;
   size_t d = s ? s->depth : 0;
@@ -884,19 +886,21 @@ extern "C" MK_NOTRACE void mk_fbt_exit(uintptr_t *frame,
   *slot = e.ret;
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
   s->depth = d - 1;
-  if (!in_probe_context() && e.func &&
-      e.func->ret->handlers.load(std::memory_order_relaxed)) {
-    // Which `ret` the function took is not known here: arg0 is 0, an
-    // offset no ret can have (the entry site is there).
-    // regs[0] and regs[1] were stored one word at a time: read them so
-    // (one 16-byte load of two 8-byte stores cannot be forwarded, and
-    // waits for them to reach the cache).
-    const uintptr_t args[6] = {0, __atomic_load_n(&regs[0], __ATOMIC_RELAXED),
-                               __atomic_load_n(&regs[1], __ATOMIC_RELAXED),
-                               0, 0, 0};
-    const ProbeFrame pf = return_frame(frame);
-    ProbeRegistry::fire(e.func->ret, args, &pf);
-  }
+  if (!e.func)
+    return;
+  // What its returns leave on the x87 stack, learnt (the x86_64 return
+  // trampoline skips reading it for a function that leaves nothing).
+  if (e.func->ret_x87.load(std::memory_order_relaxed) == 0)
+    e.func->ret_x87.store(x87 ? 2 : 1, std::memory_order_relaxed);
+  fire_return(e.func->ret, frame, regs);
+}
+
+// The x86_64 return trampoline's fast path has popped the shadow stack but
+// may not fire the return itself.
+extern "C" MK_NOTRACE void mk_fbt_fire_return(const ProbeSlot *ret,
+                                               const uintptr_t *frame,
+                                               const uintptr_t *regs) {
+  fire_return(ret, frame, regs);
 }
 
 MK_NOTRACE ProbeFrame fbt_trampoline_frame(uintptr_t tag, const uintptr_t *saved) {
