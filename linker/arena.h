@@ -8,9 +8,9 @@
 // most one of read-only, read+write or read+execute, and a writable alias of
 // the same pages at another address.  Relocation and probe patching write
 // text through the alias; no page is ever writable and executable.  The
-// alias exists only while something writes (WritableView): at rest its
-// address range is reserved and inaccessible, and no mapping anywhere in
-// the process can write a code page.
+// alias is writable only while something writes (WritableView): at rest it
+// is inaccessible, and no mapping anywhere in the process can write a code
+// page.
 #pragma once
 
 #include "base.h"
@@ -23,12 +23,14 @@ namespace mk {
 
 enum class Protect { None, Read, ReadWrite, ReadExec };
 
-// A writable view of a memfd's pages (code) that is mapped only while a
-// writer holds it open: open() maps the whole file read+write at a fixed
-// address, close() replaces that mapping by an inaccessible reservation of
-// the same range.  Opens nest (a patch batch inside a load, two threads);
-// the last close unmaps.  The address never changes, so the view's
-// pointers may be computed at any time but used only while open.
+// A writable view of a memfd's pages (code) that is accessible only while
+// a writer holds it open: the first open() maps the whole file read+write
+// at a fixed address over an inaccessible reservation, close() makes it
+// inaccessible (PROT_NONE), later opens read+write again; its page tables
+// stay from one writer to the next.  Opens nest (a patch batch inside a
+// load, two threads); the last close shuts it.  The address never
+// changes, so the view's pointers may be computed at any time but used
+// only while open.
 class WritableView {
 public:
   // Reserve `size` bytes of address space for a view of `fd` (which this
@@ -72,6 +74,7 @@ private:
   u64 size_ = 0;
   mutable Mutex mu_;
   int depth_ GUARDED_BY(mu_) = 0;
+  bool mapped_ GUARDED_BY(mu_) = false; // the file is mapped (PROT_NONE when closed)
   u64 maps_ GUARDED_BY(mu_) = 0;
 };
 

@@ -1292,7 +1292,7 @@ Result<void> FbtProvider::enable(const ProbeBatch &b, PatchMode mode) {
     if (f->kernel && f->entry_mode == FbtFunc::Off &&
         f->ret_mode == FbtFunc::Off &&
         reg_->patcher().read(f->site, now, f->len) &&
-        std::memcmp(now, f->disabled, f->len) != 0)
+        !same_bytes(now, f->disabled, f->len))
       return error(strf("probe %s: its site at 0x%llx is enabled by another "
                         "kernel in this process",
                         b.probes[w.i]->full().c_str(),

@@ -312,7 +312,7 @@ void PatchEngine::apply(const std::vector<PatchOp> &ops) {
   live.clear(), at.clear();
   for (const PatchOp &op : ops) {
     u8 *w = text_.alias(op.addr);
-    if (w && std::memcmp(w, op.bytes, op.len) != 0)
+    if (w && !same_bytes(w, op.bytes, op.len))
       live.push_back(&op), at.push_back(w);
   }
   if (live.empty()) {
