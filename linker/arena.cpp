@@ -242,6 +242,10 @@ void ModuleArena::release(Block b) {
   if (!keep)
     fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
               (off_t)(b.addr - base_), (off_t)b.size);
+  else
+    // The writable view keeps page tables for live code only: each writer
+    // changes the view's protection, a walk over what it maps.
+    madvise(alias(b.addr), b.size, MADV_DONTNEED);
   MutexLock g(mu_);
   used_ -= b.size;
   auto [it, _] = free_.emplace(b.addr, b.size);
