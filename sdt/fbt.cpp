@@ -808,6 +808,18 @@ MK_NOTRACE ProbeFrame return_frame(const uintptr_t *frame) {
 
 } // namespace
 
+// Take the return of this call of `f` over (regs[24] = 1: the entry code
+// calls the function).  mk_fbt_enter() does, and the entry trampoline's
+// fast path when it cannot itself (no shadow stack yet, or a full one, or
+// entries a longjmp left).
+extern "C" MK_NOTRACE void mk_fbt_take_return(const FbtFunc *f, uintptr_t *regs,
+                                               uintptr_t *frame) {
+  const bool at_entry = f->style == EntryStyle::AtEntry;
+  if (take_return(f, entry_slot(f, frame), kCallThrough && at_entry) &&
+      kCallThrough && at_entry)
+    regs[24] = 1;
+}
+
 // `regs`: the saved argument registers (x86_64; regs[24]: set to 1 to have
 // the entry code call the function, its return taken over).
 extern "C" MK_NOTRACE void mk_fbt_enter(const FbtFunc *f, uintptr_t *regs,
@@ -818,42 +830,27 @@ extern "C" MK_NOTRACE void mk_fbt_enter(const FbtFunc *f, uintptr_t *regs,
 #endif
   if (in_probe_context())
     return;
-  const bool at_entry = f->style == EntryStyle::AtEntry;
-  uintptr_t *slot = entry_slot(f, frame);
   if (f->entry->handlers.load(std::memory_order_relaxed)) {
     const ProbeFrame pf = entry_frame(f, frame);
 #if defined(__x86_64__)
     ProbeRegistry::fire(f->entry, regs, &pf);
 #else
-    (void)regs;
-    ProbeRegistry::fire(f->entry, slot + 1, &pf); // the stack arguments
+    // The stack arguments, above the return address.
+    ProbeRegistry::fire(f->entry, entry_slot(f, frame) + 1, &pf);
 #endif
   }
   if (f->hijack.load(std::memory_order_relaxed) &&
-      f->ret->handlers.load(std::memory_order_relaxed) &&
-      take_return(f, slot, kCallThrough && at_entry) && kCallThrough &&
-      at_entry)
-    regs[24] = 1;
+      f->ret->handlers.load(std::memory_order_relaxed))
+    mk_fbt_take_return(f, regs, frame);
 }
-
-// The entry trampoline's fast path has fired the entry probe but could not
-// take the return over itself (no shadow stack yet, or a full one, or
-// entries a longjmp left): as mk_fbt_enter() does.
-extern "C" MK_NOTRACE void mk_fbt_take_return(const FbtFunc *f, uintptr_t *regs,
-                                               uintptr_t *frame) {
-  const bool at_entry = f->style == EntryStyle::AtEntry;
-  if (take_return(f, entry_slot(f, frame), kCallThrough && at_entry) &&
-      kCallThrough && at_entry)
-    regs[24] = 1;
-}
-
-namespace {
 
 // Fires the return probe `ret` of the call whose return trampoline has
 // `frame` (the real return address back in its slot) and saved `regs`:
-// rax, rdx.
-MK_NOTRACE void fire_return(const ProbeSlot *ret, const uintptr_t *frame,
-                            const uintptr_t *regs) {
+// rax, rdx.  mk_fbt_exit() does, and the x86_64 return trampoline's fast
+// path when it has popped the shadow stack but may not fire inline.
+extern "C" MK_NOTRACE void mk_fbt_fire_return(const ProbeSlot *ret,
+                                               const uintptr_t *frame,
+                                               const uintptr_t *regs) {
   if (in_probe_context() || !ret->handlers.load(std::memory_order_relaxed))
     return;
   // Which `ret` the function took is not known here: arg0 is 0, an
@@ -867,8 +864,6 @@ MK_NOTRACE void fire_return(const ProbeSlot *ret, const uintptr_t *frame,
   const ProbeFrame pf = return_frame(frame);
   ProbeRegistry::fire(ret, args, &pf);
 }
-
-} // namespace
 
 // `x87`: how many values the function's return left on the x87 stack.
 extern "C" MK_NOTRACE void mk_fbt_exit(uintptr_t *frame, const uintptr_t *regs,
@@ -892,15 +887,7 @@ extern "C" MK_NOTRACE void mk_fbt_exit(uintptr_t *frame, const uintptr_t *regs,
   // trampoline skips reading it for a function that leaves nothing).
   if (e.func->ret_x87.load(std::memory_order_relaxed) == 0)
     e.func->ret_x87.store(x87 ? 2 : 1, std::memory_order_relaxed);
-  fire_return(e.func->ret, frame, regs);
-}
-
-// The x86_64 return trampoline's fast path has popped the shadow stack but
-// may not fire the return itself.
-extern "C" MK_NOTRACE void mk_fbt_fire_return(const ProbeSlot *ret,
-                                               const uintptr_t *frame,
-                                               const uintptr_t *regs) {
-  fire_return(ret, frame, regs);
+  mk_fbt_fire_return(e.func->ret, frame, regs);
 }
 
 MK_NOTRACE ProbeFrame fbt_trampoline_frame(uintptr_t tag, const uintptr_t *saved) {

@@ -89,25 +89,7 @@ inline void call_handlers(const HandlerList *hl, u32 id, const uintptr_t *args) 
       h.fn(h.ctx, id, args);
   }
 }
-// fire_locked()'s body, inline in fire() too (every fbt firing goes
-// through fire(): no call more there).
-inline __attribute__((always_inline)) void
-fire_in_section(const ProbeSlot *slot, const uintptr_t *args,
-                const ProbeFrame *frame) {
-  if (const HandlerList *hl = slot->handlers.load(std::memory_order_acquire)) {
-    detail::t_probe_context = true;
-    detail::t_probe_frame = (uintptr_t)frame;
-    call_handlers(hl, slot->id, args);
-    detail::t_probe_frame = 0;
-    detail::t_probe_context = false;
-  }
-}
 } // namespace
-
-void ProbeRegistry::fire_locked(const ProbeSlot *slot, const uintptr_t *args,
-                                const ProbeFrame *frame) {
-  fire_in_section(slot, args, frame);
-}
 
 void ProbeRegistry::fire(const ProbeSlot *slot, const uintptr_t *args,
                          const ProbeFrame *frame) {
@@ -121,7 +103,13 @@ void ProbeRegistry::fire(const ProbeSlot *slot, const uintptr_t *args,
   if (__builtin_expect(!t_reader, 0))
     probe_thread_register();
   urcu_memb_read_lock();
-  fire_in_section(slot, args, frame);
+  if (const HandlerList *hl = slot->handlers.load(std::memory_order_acquire)) {
+    detail::t_probe_context = true;
+    detail::t_probe_frame = (uintptr_t)frame;
+    call_handlers(hl, slot->id, args);
+    detail::t_probe_frame = 0;
+    detail::t_probe_context = false;
+  }
   urcu_memb_read_unlock();
 }
 

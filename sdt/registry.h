@@ -224,9 +224,6 @@ public:
   // thread already running handlers (in_probe_context()).
   static void fire(const ProbeSlot *slot, const uintptr_t *args,
                    const ProbeFrame *frame = nullptr);
-  // The same, for a caller already inside an RCU read-side section.
-  static void fire_locked(const ProbeSlot *slot, const uintptr_t *args,
-                          const ProbeFrame *frame);
 
   // Counters for the tests and the benchmark.
   u64 patch_batches() const { return patch_batches_.load(); }
