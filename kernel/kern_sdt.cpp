@@ -145,3 +145,7 @@ EXPORT_SYMBOL_AS("sdt_handler_detach", kern_sdt_handler_detach);
 EXPORT_SYMBOL_AS("sdt_handler_attach_probe", kern_sdt_handler_attach_probe);
 EXPORT_SYMBOL_AS("sdt_handler_detach_probe", kern_sdt_handler_detach_probe);
 EXPORT_SYMBOL_AS("sdt_synchronize", kern_sdt_synchronize);
+// What asm-goto blocks read and call on their one-handler path (sys/sdt.h).
+EXPORT_SYMBOL(__sdt_fast);
+EXPORT_SYMBOL(__sdt_no_slot);
+EXPORT_SYMBOL(__sdt_rcu_wake);

@@ -228,7 +228,7 @@ asm(R"(
   subq $1, %fs:(%rax)
   cmpl $-1, urcu_memb_gp+8(%rip)
   jne 4f
-  call mk_probe_rcu_wake
+  call __sdt_rcu_wake
 4:
   .endm
 

@@ -8,6 +8,8 @@
 #define _LGPL_SOURCE // liburcu's read-side fast path, inline
 #include <urcu/urcu-memb.h>
 
+#include <sys/sdt.h>
+
 #include <algorithm>
 #include <array>
 #include <cerrno>
@@ -95,7 +97,7 @@ void ProbeRegistry::fire(const ProbeSlot *slot, const uintptr_t *args,
                          const ProbeFrame *frame) {
   // A handler's own firings (it called traced code, or a timer signal
   // interrupted it) go nowhere: handlers never nest on a thread.
-  if (__builtin_expect(detail::t_probe_context, 0))
+  if (__builtin_expect(in_probe_context(), 0))
     return;
   // A thread the kernel did not start registers on its first firing (also
   // from the SIGTRAP handler: the interrupted code is a probe site, never
@@ -125,9 +127,18 @@ extern "C" void mk_probe_fire_list(const HandlerList *hl, const ProbeSlot *slot,
   call_handlers(hl, slot->id, args);
 }
 
-// A trampoline's inline read-side unlock found a grace period waiting for
-// this thread: what _urcu_memb_read_unlock does then.
-extern "C" void mk_probe_rcu_wake() { urcu_common_wake_up_gp(&urcu_memb_gp); }
+// What asm-goto blocks read to run a lone module handler themselves
+// (<sys/sdt.h>), filled in with the trampolines' plan: a block reads it
+// only once its probe's slot has one handler, so after that.  Where the
+// read side may not be inlined, the reader byte's offset is
+// t_probe_context's, which is never 2: every block takes its call site.
+extern "C" {
+struct __sdt_fast __sdt_fast;
+extern const struct __sdt_slot __sdt_no_slot = {};
+// An inline read-side unlock (a trampoline's, a block's) found a grace
+// period waiting for this thread: what _urcu_memb_read_unlock does then.
+void __sdt_rcu_wake(void) { urcu_common_wake_up_gp(&urcu_memb_gp); }
+}
 
 u64 ProbeRegistry::fire_entry() { return (u64)(uintptr_t)&mk_probe_fire; }
 
@@ -160,7 +171,7 @@ x86::TrampolinePlan trampoline_plan() {
   x86::TrampolinePlan p;
   p.fire = (u64)(uintptr_t)&mk_probe_fire;
   p.fire_list = (u64)(uintptr_t)&mk_probe_fire_list;
-  p.rcu_wake = (u64)(uintptr_t)&mk_probe_rcu_wake;
+  p.rcu_wake = (u64)(uintptr_t)&__sdt_rcu_wake;
   p.slot_list = (u32)offsetof(ProbeSlot, handlers);
   p.list_n = (u32)offsetof(HandlerList, n);
   p.list_mfn = (u32)(offsetof(HandlerList, h) + offsetof(Handler, mfn));
@@ -171,6 +182,24 @@ x86::TrampolinePlan trampoline_plan() {
                     offsetof(HandlerList, h) + sizeof(Handler) < 128 &&
                     offsetof(ProbeSlot, id) < 128,
                 "the trampolines reach these fields with 8-bit offsets");
+  // What an asm-goto block reads of a list (sys/sdt.h).
+  static_assert(offsetof(__sdt_handlers, mfn) ==
+                        offsetof(HandlerList, h) + offsetof(Handler, mfn) &&
+                    offsetof(__sdt_handlers, data) ==
+                        offsetof(HandlerList, h) + offsetof(Handler, ctx) &&
+                    sizeof(std::atomic<HandlerList *>) == sizeof(void *),
+                "struct __sdt_handlers is the head of a HandlerList");
+  static_assert(offsetof(__sdt_slot, one) == offsetof(ProbeSlot, one) &&
+                    offsetof(__sdt_rcu_gp, futex) == offsetof(urcu_gp, futex),
+                "struct __sdt_slot is a ProbeSlot's head, __sdt_rcu_gp "
+                "liburcu's urcu_gp's");
+  static_assert(offsetof(urcu_reader, ctr) == 0 &&
+                    sizeof(urcu_memb_reader.ctr) == sizeof(unsigned long) &&
+                    kRcuHandlerMark == __SDT_RCU_MARK &&
+                    __SDT_RCU_NEST_MASK == URCU_GP_CTR_NEST_MASK &&
+                    (__SDT_RCU_MARK & URCU_GP_CTR_NEST_MASK) == __SDT_RCU_MARK,
+                "liburcu's reader counter as t_rcu_ctr reads it, the mark "
+                "within its nesting count");
   p.gp_ctr = (u64)(uintptr_t)&urcu_memb_gp.ctr;
   p.gp_futex = (u64)(uintptr_t)&urcu_memb_gp.futex;
   auto offsets = [] {
@@ -199,6 +228,11 @@ x86::TrampolinePlan trampoline_plan() {
   p.tls_reader = (i32)here[1];
   p.tls_context = (i32)here[2];
   p.tls_frame = (i32)here[3];
+  // The same for every kernel in the process.
+  __sdt_fast.tls_ctr = (long)here[0];
+  __sdt_fast.gp = (const __sdt_rcu_gp *)&urcu_memb_gp;
+  __atomic_store_n(&__sdt_fast.tls_reader, (long)here[p.inline_rcu ? 1 : 2],
+                   __ATOMIC_RELEASE);
   return p;
 }
 
@@ -694,6 +728,8 @@ void ProbeRegistry::swap_list(u32 id, HandlerList *nl,
   ProbeSlot *s = slot_of(id);
   HandlerList *old = s->handlers.load(std::memory_order_relaxed);
   s->handlers.store(nl, std::memory_order_release);
+  s->one.store(nl && nl->n == 1 && nl->h[0].mfn ? nl : nullptr,
+               std::memory_order_release);
   if (old && --old->refs == 0) {
     if (old == last_list_)
       last_list_ = nullptr;

@@ -104,11 +104,14 @@ struct HandlerInfo {
 
 
 // What the firing path reads for one probe id.  Slots of consecutive ids
-// are adjacent, four to a cache line: firing threads only read them, and
+// are adjacent, two to a cache line: firing threads only read them, and
 // an enabling of every fbt probe walks 100 000s of them in id order.
 struct alignas(16) ProbeSlot {
   std::atomic<HandlerList *> handlers{nullptr};
   u32 id = 0;
+  // `handlers` when that is one module handler, else nullptr: what
+  // asm-goto blocks call themselves (sys/sdt.h).
+  std::atomic<HandlerList *> one{nullptr};
 };
 
 // A probe, as the registry and its provider see it.  Consumers never get
@@ -375,12 +378,20 @@ extern __thread uintptr_t t_probe_frame __asm__("mk_tls_probe_frame");
 // 0 no; 1 yes; 2 yes, and liburcu's read side is two plain stores (it uses
 // sys_membarrier), as fbt's trampolines inline it.
 extern __thread u8 t_reader __asm__("mk_tls_probe_reader");
+// liburcu's reader counter: the first field of its thread-local reader
+// state (registry.cpp checks that).
+extern "C" __thread unsigned long t_rcu_ctr __asm__("urcu_memb_reader");
 const ProbeFrame *frame_of_args(uintptr_t tagged);
 } // namespace detail
 // Whether the calling thread runs probe handlers now.  No probe fires
 // there: a handler that calls traced code never re-enters itself (ftrace's
 // recursion guard, DTrace's probe context).
-inline bool in_probe_context() { return detail::t_probe_context; }
+// An asm-goto block running its one module handler marks liburcu's reader
+// counter instead (__SDT_RCU_MARK of <sys/sdt.h>, registry.cpp checks).
+constexpr unsigned long kRcuHandlerMark = 0x8000;
+inline bool in_probe_context() {
+  return detail::t_probe_context || (detail::t_rcu_ctr & kRcuHandlerMark);
+}
 // The frame of the probe whose handlers the calling thread runs, or nullptr.
 inline const ProbeFrame *probe_frame() {
   const uintptr_t v = detail::t_probe_frame;

@@ -318,6 +318,57 @@ public:
     return provide_tracepoints(r, m, defs);
   }
 
+  // The three-word records of the linker set `set` in the module's image,
+  // each passed to fn(record, what, index) with `what` naming it ("KIND
+  // record N (set+0xOFF)"); the first error ends the walk.
+  template <class Fn>
+  Result<void> each_record(const ModuleImage &m, const char *set,
+                           const char *kind, Fn &&fn) {
+    const ObjectFile &obj = m.obj;
+    const u32 rsize = 3 * pointer_size(obj);
+    size_t index = 0;
+    for (size_t si = 0; si < obj.sections.size(); si++) {
+      const Section &sec = obj.sections[si];
+      if (sec.name != set || !m.pl.sec_mem[si])
+        continue;
+      if (sec.size % rsize)
+        return error(strf("%s: %s is %llu bytes, not a whole number of "
+                          "%u-byte %s records",
+                          obj.name.c_str(), sec.name.c_str(),
+                          (unsigned long long)sec.size, rsize, kind));
+      for (u64 off = 0; off < sec.size; off += rsize, index++)
+        MK_TRY(fn(m.pl.sec_mem[si] + off,
+                  strf("%s: %s record %zu (%s+0x%llx)", obj.name.c_str(), kind,
+                       index, sec.name.c_str(), (unsigned long long)off),
+                  index));
+    }
+    return {};
+  }
+  static u32 pointer_size(const ObjectFile &obj) {
+    return obj.arch->elf_class() == ELFCLASS64 ? 8 : 4;
+  }
+  // The code section holding [addr, addr + len), or -1.
+  static int code_section(const ModuleImage &m, u64 addr, u64 len) {
+    for (size_t i = 0; i < m.obj.sections.size(); i++) {
+      const Section &sec = m.obj.sections[i];
+      if ((sec.flags & SHF_EXECINSTR) && m.pl.sec_addr[i] &&
+          addr >= m.pl.sec_addr[i] && addr + len <= m.pl.sec_addr[i] + sec.size)
+        return (int)i;
+    }
+    return -1;
+  }
+  // Whether `def` is a probe definition of this module or of a loaded one.
+  Result<void> check_def(const std::vector<const sdt_probedef *> &defs,
+                         u64 def, const std::string &what) const {
+    if (std::find(defs.begin(), defs.end(),
+                  (const sdt_probedef *)(uintptr_t)def) != defs.end() ||
+        prov_.is_def(def))
+      return {};
+    return error(strf("%s: probe 0x%llx is not a probe definition (of this "
+                      "module or a loaded one)",
+                      what.c_str(), (unsigned long long)def));
+  }
+
   // The module's asm-goto records (set_sdt_tracepoint_set), relocated by
   // the link as ordinary data.  Each is checked before it can be trusted
   // (FreeBSD's sdt_tracepoint_valid, and more): the probe is a definition
@@ -327,90 +378,101 @@ public:
   Result<void> provide_tracepoints(ProbeRegistry &r, const ModuleImage &m,
                                    const std::vector<const sdt_probedef *> &defs) {
     const ObjectFile &obj = m.obj;
-    const u32 psize = obj.arch->elf_class() == ELFCLASS64 ? 8 : 4;
-    const u32 rsize = 3 * psize;
-    // The code of the module: where patch points and targets may be.
-    auto code_section = [&](u64 addr, u64 len) -> int {
-      for (size_t i = 0; i < obj.sections.size(); i++) {
-        const Section &sec = obj.sections[i];
-        if ((sec.flags & SHF_EXECINSTR) && m.pl.sec_addr[i] &&
-            addr >= m.pl.sec_addr[i] && addr + len <= m.pl.sec_addr[i] + sec.size)
-          return (int)i;
-      }
-      return -1;
-    };
+    const u32 psize = pointer_size(obj);
     std::map<u64, size_t> seen; // patch point -> record
-    size_t index = 0;
-    for (size_t si = 0; si < obj.sections.size(); si++) {
-      const Section &sec = obj.sections[si];
-      if (sec.name != "set_sdt_tracepoint_set" || !m.pl.sec_mem[si])
-        continue;
-      if (sec.size % rsize)
-        return error(strf("%s: %s is %llu bytes, not a whole number of "
-                          "%u-byte tracepoint records",
-                          obj.name.c_str(), sec.name.c_str(),
-                          (unsigned long long)sec.size, rsize));
-      for (u64 off = 0; off < sec.size; off += rsize, index++) {
-        const u8 *rec = m.pl.sec_mem[si] + off;
-        const u64 def = read_field(rec, psize),
-                  pp = read_field(rec + psize, psize),
-                  target = read_field(rec + 2 * psize, psize);
-        const std::string what =
-            strf("%s: tracepoint record %zu (%s+0x%llx)", obj.name.c_str(),
-                 index, sec.name.c_str(), (unsigned long long)off);
-        const bool own = std::find(defs.begin(), defs.end(),
-                                   (const sdt_probedef *)(uintptr_t)def) !=
-                         defs.end();
-        if (!own && !prov_.is_def(def))
-          return error(strf("%s: probe 0x%llx is not a probe definition (of "
-                            "this module or a loaded one)",
-                            what.c_str(), (unsigned long long)def));
-        const int ps = code_section(pp, 5);
-        if (ps < 0)
-          return error(strf("%s: patch point 0x%llx is not in the module's "
-                            "code",
-                            what.c_str(), (unsigned long long)pp));
-        const u64 pp_off = pp - m.pl.sec_addr[ps];
-        const u8 *live = m.pl.sec_mem[ps] + pp_off;
-        if (!holds_goto_nop(live))
-          return error(strf("%s: patch point %s+0x%llx does not hold a 5-byte "
-                            "NOP (%s)",
-                            what.c_str(), obj.sections[ps].name.c_str(),
-                            (unsigned long long)pp_off,
-                            hex_bytes(live, 5).c_str()));
-        if (code_section(target, 1) < 0)
-          return error(strf("%s: target 0x%llx is not in the module's code",
-                            what.c_str(), (unsigned long long)target));
-        if (!rel32_reaches(pp, target))
-          return error(strf("%s: target 0x%llx is out of jmp rel32 reach of "
-                            "patch point 0x%llx",
-                            what.c_str(), (unsigned long long)target,
-                            (unsigned long long)pp));
-        if (auto [it, fresh] = seen.emplace(pp, index); !fresh)
-          return error(strf("%s: patch point %s+0x%llx is also record %zu's",
-                            what.c_str(), obj.sections[ps].name.c_str(),
-                            (unsigned long long)pp_off, it->second));
-        const auto *pd = (const sdt_probedef *)(uintptr_t)def;
-        const SiteHolder h = find_holder(obj, (u32)ps, pp_off);
-        SdtProvider::Site s;
-        s.addr = pp;
-        s.len = 5;
-        s.kind = SiteKind::Goto;
-        s.target = target;
-        s.function = pretty_function(h.function);
-        s.func_addr = h.sym && obj.symbols[h.sym].type == STT_FUNC
-                          ? m.pl.sec_addr[ps] + h.value
-                          : 0;
-        const std::string prov = pd->provider ? pd->provider : "",
-                          name = probe_name_from_c(pd->name ? pd->name : "");
-        Probe *p = r.create(prov_, prov, m.name, s.function, name, m.owner);
-        std::vector<std::string> types = probedef_argtypes(defs, prov, name);
-        if (types.empty())
-          types = probedef_argtypes({pd}, prov, name);
-        prov_.add_site(*p, std::move(s), types);
+    BlockProbes by_block;
+    MK_TRY(each_record(m, "set_sdt_tracepoint_set", "tracepoint",
+                       [&](const u8 *rec, const std::string &what,
+                           size_t index) -> Result<void> {
+      const u64 def = read_field(rec, psize),
+                pp = read_field(rec + psize, psize),
+                target = read_field(rec + 2 * psize, psize);
+      MK_TRY(check_def(defs, def, what));
+      const int ps = code_section(m, pp, 5);
+      if (ps < 0)
+        return error(strf("%s: patch point 0x%llx is not in the module's code",
+                          what.c_str(), (unsigned long long)pp));
+      const u64 pp_off = pp - m.pl.sec_addr[ps];
+      const u8 *live = m.pl.sec_mem[ps] + pp_off;
+      if (!holds_goto_nop(live))
+        return error(strf("%s: patch point %s+0x%llx does not hold a 5-byte "
+                          "NOP (%s)",
+                          what.c_str(), obj.sections[ps].name.c_str(),
+                          (unsigned long long)pp_off,
+                          hex_bytes(live, 5).c_str()));
+      if (code_section(m, target, 1) < 0)
+        return error(strf("%s: target 0x%llx is not in the module's code",
+                          what.c_str(), (unsigned long long)target));
+      if (!rel32_reaches(pp, target))
+        return error(strf("%s: target 0x%llx is out of jmp rel32 reach of "
+                          "patch point 0x%llx",
+                          what.c_str(), (unsigned long long)target,
+                          (unsigned long long)pp));
+      if (auto [it, fresh] = seen.emplace(pp, index); !fresh)
+        return error(strf("%s: patch point %s+0x%llx is also record %zu's",
+                          what.c_str(), obj.sections[ps].name.c_str(),
+                          (unsigned long long)pp_off, it->second));
+      const auto *pd = (const sdt_probedef *)(uintptr_t)def;
+      const SiteHolder h = find_holder(obj, (u32)ps, pp_off);
+      SdtProvider::Site s;
+      s.addr = pp;
+      s.len = 5;
+      s.kind = SiteKind::Goto;
+      s.target = target;
+      s.function = pretty_function(h.function);
+      s.func_addr = h.sym && obj.symbols[h.sym].type == STT_FUNC
+                        ? m.pl.sec_addr[ps] + h.value
+                        : 0;
+      const std::string prov = pd->provider ? pd->provider : "",
+                        name = probe_name_from_c(pd->name ? pd->name : "");
+      Probe *p = r.create(prov_, prov, m.name, s.function, name, m.owner);
+      by_block[{def, s.function}] = p;
+      std::vector<std::string> types = probedef_argtypes(defs, prov, name);
+      if (types.empty())
+        types = probedef_argtypes({pd}, prov, name);
+      prov_.add_site(*p, std::move(s), types);
+      return {};
+    }));
+    return fill_goto_caches(m, defs, by_block);
+  }
+
+  // The blocks' cache records (set_sdt_goto_cache_set, <sys/sdt.h>): each
+  // gets its probe's slot, so that the block can call a lone module
+  // handler itself.  The probe is the one of the record's definition with
+  // an asm-goto site in the function the block is in (a block the
+  // compiler moved to "f.cold" is still f's).  A record is checked like a
+  // tracepoint record; one with no such probe keeps __sdt_no_slot, and its
+  // block its call site.
+  using BlockProbes = std::map<std::pair<u64, std::string>, Probe *>;
+  Result<void> fill_goto_caches(const ModuleImage &m,
+                                const std::vector<const sdt_probedef *> &defs,
+                                const BlockProbes &by_block) {
+    const u32 psize = pointer_size(m.obj);
+    if (psize != sizeof(uintptr_t))
+      return {}; // not this process's kind of module: nothing runs its blocks
+    const u64 no_slot = (u64)(uintptr_t)&__sdt_no_slot;
+    return each_record(m, "set_sdt_goto_cache_set", "asm-goto cache",
+                       [&](u8 *rec, const std::string &what,
+                           size_t) -> Result<void> {
+      const u64 def = read_field(rec + psize, psize),
+                where = read_field(rec + 2 * psize, psize);
+      if (read_field(rec, psize) != no_slot)
+        return error(strf("%s: its slot is not __sdt_no_slot", what.c_str()));
+      MK_TRY(check_def(defs, def, what));
+      const int ws = code_section(m, where, 1);
+      if (ws < 0)
+        return error(strf("%s: block address 0x%llx is not in the module's "
+                          "code",
+                          what.c_str(), (unsigned long long)where));
+      const SiteHolder h =
+          find_holder(m.obj, (u32)ws, where - m.pl.sec_addr[ws]);
+      if (auto it = by_block.find({def, pretty_function(h.function)});
+          it != by_block.end()) {
+        const uintptr_t slot = (uintptr_t)it->second->slot;
+        std::memcpy(rec, &slot, psize);
       }
-    }
-    return {};
+      return {};
+    });
   }
 
 private:

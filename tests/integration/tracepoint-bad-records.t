@@ -1,6 +1,7 @@
-# asm-goto records are checked at load, every field (tests/modules/tp_bad_*,
-# hand-made in assembly, each with one field wrong): the first bad record
-# fails the load with one line naming it, and nothing of the module stays.
+# asm-goto records, and the cache records of their blocks, are checked at
+# load, every field (tests/modules/tp_bad_*, hand-made in assembly, each
+# with one field wrong): the first bad record fails the load with one line
+# naming it, and nothing of the module stays.
 # tp_good_asm has the same record right, and loads.
 # status: 1
 minikern> kldload tp_bad_nop
@@ -17,6 +18,8 @@ minikern> kldload tp_bad_size
 minikern> kldload tp_bad_dup
 [x86_64] kldload: tp_bad_dup.ko: tracepoint record 1 (set_sdt_tracepoint_set+0x18): patch point .text+0x0 is also record 0's
 [i386] kldload: tp_bad_dup.ko: tracepoint record 1 (set_sdt_tracepoint_set+0xc): patch point .text+0x0 is also record 0's
+minikern> kldload tp_bad_cache
+kldload: tp_bad_cache.ko: asm-goto cache record 0 (set_sdt_goto_cache_set+0x0): block address 0x{{[0-9a-f]+}} is not in the module's code
 minikern> kldstat
 Id Refs {{ +}}Address     Size Name
  1    1 {{ *0x[0-9a-f]+}} {{ *[0-9a-f]+}} kernel

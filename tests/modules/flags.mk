@@ -11,3 +11,4 @@ MODULE_CFLAGS_dep_missing := -fno-pic -O2 -fno-toplevel-reorder
 # Probe site styles: these modules are built with asm-goto sites whatever
 # the build's SDT_STYLE.
 SDT_STYLE_tp_goto := asmgoto
+SDT_STYLE_tp_gotohot := asmgoto

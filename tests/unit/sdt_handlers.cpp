@@ -73,15 +73,17 @@ mk::Options options() {
   return o;
 }
 
-// Workers firing sdthot:::hot until stopped.
+using FireFn = void (*)(int, uintptr_t);
+
+// Workers firing sdthot:::hot (or `fire`'s probe) until stopped.
 class Firing {
 public:
-  Firing() {
+  explicit Firing(FireFn fire = fire_hot) {
     for (int w = 0; w < kWorkers; w++)
-      ts_.emplace_back([this, w] {
+      ts_.emplace_back([this, w, fire] {
         uintptr_t seq = 0;
         while (!stop_.load(std::memory_order_relaxed))
-          fire_hot(w, ++seq);
+          fire(w, ++seq);
         calls_ += (long long)seq;
       });
   }
@@ -102,13 +104,35 @@ private:
 
 } // namespace
 
-TEST_CASE("handlers: 100 000 attach/detach cycles while two threads fire") {
-  mk::Kernel k(options());
+namespace {
+std::string test_modules() {
+  char buf[4096];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  REQUIRE(n > 0);
+  std::string self(buf, (size_t)n);
+  return self.substr(0, self.rfind('/')) + "/test-modules";
+}
+
+// The asm-goto probe of tp_gotohot.ko and its firing function.
+FireFn load_gotohot(mk::Kernel &k) {
+  auto f = k.linker().load("tp_gotohot");
+  REQUIRE_MESSAGE(static_cast<bool>(f), (f ? "" : f.error().message));
+  return (FireFn)(uintptr_t)(*f)->globals.at("tpgh_fire");
+}
+
+// Once on the test binary's call site (the trampoline's path), once on an
+// asm-goto site of a module (its block calls a lone handler itself).
+void attach_detach_cycles(bool asmgoto) {
+  mk::Options o = options();
+  o.module_path = {test_modules()};
+  mk::Kernel k(o);
   REQUIRE(k.boot());
-  const mk::ProbeDesc hot = mk::ProbeDesc::parse("sdthot:::hot");
+  const FireFn fire = asmgoto ? load_gotohot(k) : fire_hot;
+  const mk::ProbeDesc hot =
+      mk::ProbeDesc::parse(asmgoto ? "gotohot:::hot" : "sdthot:::hot");
   REQUIRE(k.probes().match(hot).size() == 1);
   Counter base, cycled[8];
-  Firing firing;
+  Firing firing(fire);
   // Half the cycles with a second handler on the probe (only the list
   // changes, the sites stay patched), half alone (every attach patches the
   // sites, every detach restores them).
@@ -150,6 +174,15 @@ TEST_CASE("handlers: 100 000 attach/detach cycles while two threads fire") {
   CHECK(cycled[0].hits + cycled[1].hits == after);
   CHECK(base.hits > 0);
   MESSAGE("handler calls " << hits << " of " << firing.calls() << " firings");
+}
+} // namespace
+
+TEST_CASE("handlers: 100 000 attach/detach cycles while two threads fire") {
+  attach_detach_cycles(false);
+}
+
+TEST_CASE("handlers: 100 000 attach/detach cycles on an asm-goto site") {
+  attach_detach_cycles(true);
 }
 
 TEST_CASE("handlers: held windows count exactly, in priority order") {
@@ -242,22 +275,19 @@ TEST_CASE("handlers: the same (function, data) twice is refused") {
 
 namespace {
 // build/ARCH/test-modules, beside this binary.
-std::string test_modules() {
-  char buf[4096];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  REQUIRE(n > 0);
-  std::string self(buf, (size_t)n);
-  return self.substr(0, self.rfind('/')) + "/test-modules";
-}
 } // namespace
 
-TEST_CASE("handlers: a module unloads while its handler fires on two threads") {
+namespace {
+void unload_while_firing(bool asmgoto) {
   mk::Options o = options();
   o.module_path = {test_modules()};
   o.poison_freed_code = true; // a call into freed code traps
   mk::Kernel k(o);
   REQUIRE(k.boot());
-  Firing firing;
+  const FireFn fire = asmgoto ? load_gotohot(k) : fire_hot;
+  const mk::ProbeDesc hot =
+      mk::ProbeDesc::parse(asmgoto ? "gotohot:::hot" : "sdthot:::hot");
+  Firing firing(fire);
   long long total = 0;
   for (int round = 0; round < 60; round++) {
     auto f = k.linker().load("tp_hot");
@@ -274,12 +304,20 @@ TEST_CASE("handlers: a module unloads while its handler fires on two threads") {
     CHECK(hits >= 1000);
     total += hits;
     REQUIRE(k.linker().unload(*f));
-    CHECK(k.probes().handlers(k.probes().match(mk::ProbeDesc::parse(
-                                  "sdthot:::hot"))[0].id)
-              .empty());
+    CHECK(k.probes().handlers(k.probes().match(hot)[0].id).empty());
   }
   firing.stop();
   MESSAGE("handler calls before the unloads: " << total);
+}
+} // namespace
+
+TEST_CASE("handlers: a module unloads while its handler fires on two threads") {
+  unload_while_firing(false);
+}
+
+TEST_CASE("handlers: a module unloads while its handler fires from asm-goto "
+          "blocks") {
+  unload_while_firing(true);
 }
 
 namespace {
@@ -344,6 +382,83 @@ TEST_CASE("handlers: a lone handler is called by its probe's trampoline") {
   CHECK_FALSE(mk::in_probe_context());
   CHECK(k.probes().detach(from_b, nullptr, "b"));
   CHECK(k.probes().detach(refire, nullptr, "r"));
+  k.probes().synchronize();
+}
+
+namespace {
+// What a handler on gotohot:::hot saw.
+std::atomic<uintptr_t> g_goto_from{0};
+std::atomic<int> g_goto_calls{0}, g_goto_context{0};
+FireFn g_gotohot = nullptr;
+__attribute__((noinline)) void goto_handler(void *data, uintptr_t w,
+                                            uintptr_t seq, uintptr_t, uintptr_t,
+                                            uintptr_t, uintptr_t) {
+  g_goto_from = (uintptr_t)__builtin_return_address(0);
+  g_goto_calls++;
+  g_goto_context += mk::in_probe_context();
+  CHECK(data == &g_goto_calls);
+  CHECK(seq != 0);
+  // Firing the same probe again from here goes nowhere.
+  if (w == 7)
+    g_gotohot(7, seq);
+}
+} // namespace
+
+TEST_CASE("handlers: an asm-goto block calls a lone handler itself") {
+  mk::Options o = options();
+  o.module_path = {test_modules()};
+  mk::Kernel k(o);
+  REQUIRE(k.boot());
+  g_gotohot = load_gotohot(k);
+  const mk::ProbeDesc hot = mk::ProbeDesc::parse("gotohot:::hot");
+  auto in_fire = [&](uintptr_t pc) {
+    return k.probes().code().symbolize(pc).rfind("tp_gotohot`tpgh_fire+", 0) == 0;
+  };
+  REQUIRE(k.probes().attach(hot, false,
+                            spec(goto_handler, &g_goto_calls, 10, "g")));
+  // Alone: from the block, inside tpgh_fire, in probe context.
+  g_gotohot(0, 1);
+  CHECK(g_goto_calls == 1);
+  CHECK(in_fire(g_goto_from));
+  CHECK(g_goto_context == 1);
+  // A handler that fires the probe again is not called again.
+  g_gotohot(7, 2);
+  CHECK(g_goto_calls == 2);
+  CHECK_FALSE(mk::in_probe_context());
+  // With another handler: the block leaves the list to its call site and
+  // the registry's loop.
+  REQUIRE(k.probes().attach(hot, false, spec(from_b, nullptr, 5, "b")));
+  g_gotohot(0, 3);
+  CHECK(g_goto_calls == 3);
+  CHECK_FALSE(in_fire(g_goto_from));
+  CHECK(k.probes().detach(from_b, nullptr, "b"));
+  // Beside a DTrace-style callback too.
+  std::atomic<int> cb{0};
+  auto e = k.probes().enable(
+      {(mk::u32)k.probes().match(hot)[0].id},
+      [](void *c, mk::u32, const uintptr_t *) { (*(std::atomic<int> *)c)++; },
+      &cb);
+  REQUIRE(e);
+  g_gotohot(0, 4);
+  CHECK(g_goto_calls == 4);
+  CHECK(cb == 1);
+  CHECK_FALSE(in_fire(g_goto_from));
+  k.probes().disable(*e);
+  g_gotohot(0, 5);
+  CHECK(in_fire(g_goto_from));
+  // A thread that is not an RCU reader yet takes the call site, which
+  // makes it one; its next firing takes the block's path.
+  std::thread([&] {
+    g_gotohot(0, 6);
+    CHECK_FALSE(in_fire(g_goto_from));
+    g_gotohot(0, 7);
+    CHECK(in_fire(g_goto_from));
+  }).join();
+  CHECK(g_goto_calls == 7);
+  CHECK(g_goto_context == 7);
+  CHECK(k.probes().detach(goto_handler, &g_goto_calls, "g"));
+  g_gotohot(0, 8);
+  CHECK(g_goto_calls == 7);
   k.probes().synchronize();
 }
 

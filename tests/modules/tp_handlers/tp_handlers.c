@@ -11,6 +11,9 @@
  *   tph detach-bad     detach M with data it was not attached with
  *   tph forget         attach F by name; MOD_UNLOAD leaves it attached,
  *                      so the kernel detaches it at unload
+ *   tph solo           detach H, M and L and attach S alone, which logs
+ *                      the digit arg0 % 10: a lone handler, which an
+ *                      asm-goto block calls itself
  *   tph sync           sdt_synchronize()
  */
 #include <errno.h>
@@ -59,6 +62,13 @@ tph_forgotten(void *data, uintptr_t i, uintptr_t sum)
 #define HANDLER(fn) ((sdt_handler_t)(void (*)(void))(fn))
 
 static const char tph_l[] = "L", tph_o[] = "O";
+static int tph_solo_on;
+
+static void
+tph_solo(void *data, uintptr_t i, uintptr_t sum)
+{
+	tph_note(data == &tph_solo_on ? (char)('0' + i % 10) : '?');
+}
 
 static const char *
 tph_err(int e)
@@ -73,7 +83,8 @@ tph_cmd(int argc, char **argv)
 	int e;
 
 	if (argc != 2) {
-		printf("tph: usage: tph log | dup | detach-bad | forget | sync\n");
+		printf("tph: usage: tph log | dup | detach-bad | forget | solo | "
+		    "sync\n");
 		return 1;
 	}
 	if (strcmp(argv[1], "log") == 0) {
@@ -94,6 +105,14 @@ tph_cmd(int argc, char **argv)
 	} else if (strcmp(argv[1], "forget") == 0) {
 		e = sdt_handler_attach(TPH_NAME, HANDLER(tph_forgotten), NULL, 0);
 		printf("tph: %s\n", tph_err(e));
+	} else if (strcmp(argv[1], "solo") == 0) {
+		SDT_HANDLER_DETACH(tpgoto, , , fire, tph_low, (void *)tph_l);
+		SDT_HANDLER_DETACH(tpgoto, , , fire, tph_high, NULL);
+		sdt_handler_detach(TPH_NAME, HANDLER(tph_mid), NULL);
+		e = SDT_HANDLER_ATTACH(tpgoto, , , fire, tph_solo,
+		    &tph_solo_on, SDT_HANDLER_PRIO_DEFAULT);
+		tph_solo_on = e == 0;
+		printf("tph: %s\n", tph_err(e));
 	} else if (strcmp(argv[1], "sync") == 0) {
 		sdt_synchronize();
 	} else {
@@ -102,7 +121,8 @@ tph_cmd(int argc, char **argv)
 	return 0;
 }
 
-SHELL_COMMAND(tph, tph_cmd, "tph log | dup | detach-bad | forget | sync",
+SHELL_COMMAND(tph, tph_cmd,
+    "tph log | dup | detach-bad | forget | solo | sync",
     "probe handlers (test module tp_handlers)");
 
 static int
@@ -122,6 +142,11 @@ tph_modevent(module_t mod, int what, void *arg)
 		    SDT_HANDLER_PRIO_DEFAULT);
 	case MOD_UNLOAD:
 		/* tph_forgotten, if attached, is left for the kernel. */
+		if (tph_solo_on) {
+			SDT_HANDLER_DETACH(tpgoto, , , fire, tph_solo,
+			    &tph_solo_on);
+			return 0;
+		}
 		SDT_HANDLER_DETACH(tpgoto, , , fire, tph_low, (void *)tph_l);
 		SDT_HANDLER_DETACH(tpgoto, , , fire, tph_high, NULL);
 		sdt_handler_detach(TPH_NAME, HANDLER(tph_mid), NULL);

@@ -1,12 +1,16 @@
 /*
- * tp_hot: a handler on the unit tests' sdthot:::hot probe (attached by
- * name at load), which counts its calls in the sysctl tphot.hits.  With
- * tphot.forget set it does not detach at unload: the kernel must.  The
- * unit tests load and unload it while other threads fire the probe
- * without pause (tests/unit/sdt_handlers.cpp).
+ * tp_hot: a handler on the unit tests' sdthot:::hot probe (a call site of
+ * the test binary) and on tp_gotohot's gotohot:::hot (an asm-goto site,
+ * whose block calls a lone handler itself), attached at load by one
+ * description that matches both; it counts its calls in the sysctl
+ * tphot.hits.  With tphot.forget set it does not detach at unload: the
+ * kernel must.  The unit tests load and unload it while other threads
+ * fire one of the probes without pause (tests/unit/sdt_handlers.cpp).
  */
 #include <sys/kernel.h>
 #include <sys/sdt.h>
+
+#define TPHOT_PROBES "*hot:::hot"
 
 static int tphot_hits;
 static int tphot_forget;
@@ -27,12 +31,12 @@ tphot_modevent(module_t mod, int what, void *arg)
 {
 	switch (what) {
 	case MOD_LOAD:
-		return sdt_handler_attach("sdthot:::hot", tphot_handler,
+		return sdt_handler_attach(TPHOT_PROBES, tphot_handler,
 		    &tphot_hits, SDT_HANDLER_PRIO_DEFAULT);
 	case MOD_UNLOAD:
 		if (tphot_forget)
 			return 0;
-		return sdt_handler_detach("sdthot:::hot", tphot_handler,
+		return sdt_handler_detach(TPHOT_PROBES, tphot_handler,
 		    &tphot_hits);
 	default:
 		return 0;
