@@ -9,6 +9,8 @@
  *   sdtbench_direct    a direct call of sdtbench_handler, the handler the
  *                      bench attaches to the probes: what a handler would
  *                      cost called in place
+ *   sdtbench_wrapped   the same call from a function of its own, which
+ *                      the loop calls: what one more call level costs
  *   sdtbench_jump      a call of sdtbench_stub, which hands the arguments on
  *                      to sdtbench_handler with its data pointer and jumps
  *                      there (x86_64; i386 must copy them): a one-handler
@@ -85,6 +87,18 @@ sdtbench_handler(void *data, ul a0, ul a1, ul a2, ul a3, ul a4, ul a5)
 __attribute__((noinline)) ul sdtbench_direct(ul n)
 {
 	LOOP(sdtbench_handler(&sdtbench_data, i, sum, 0, 0, 0, 0));
+}
+
+/* One call level more: not a tail call (the empty asm comes after it). */
+__attribute__((noinline)) void
+sdtbench_wrapper(void *data, ul a0, ul a1)
+{
+	sdtbench_handler(data, a0, a1, 0, 0, 0, 0);
+	__asm__ volatile("");
+}
+__attribute__((noinline)) ul sdtbench_wrapped(ul n)
+{
+	LOOP(sdtbench_wrapper(&sdtbench_data, i, sum));
 }
 
 /* Per-probe code without a read side: the arguments up one register, the
