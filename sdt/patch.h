@@ -46,10 +46,6 @@ private:
   std::vector<Range> ranges_;
 };
 
-// One site's rewrite.  A breakpoint-mode site (illumos style: `bytes`
-// start with int3, which stays) names the probe the trap fires and what the
-// trap then does in place of the disabled instruction; any other rewrite of
-// a site ends its breakpoint mode.
 // Whether the `n` bytes at `a` and `b` (one site's few) are the same: a
 // loop, not a library call; a batch compares every one of its sites.
 inline bool same_bytes(const u8 *a, const u8 *b, size_t n) {
@@ -59,6 +55,10 @@ inline bool same_bytes(const u8 *a, const u8 *b, size_t n) {
   return true;
 }
 
+// One site's rewrite.  A breakpoint-mode site (illumos style: `bytes`
+// start with int3, which stays) names the probe the trap fires and what the
+// trap then does in place of the disabled instruction; any other rewrite of
+// a site ends its breakpoint mode.
 struct PatchOp {
   u64 addr;
   u8 len;

@@ -128,8 +128,8 @@ extern "C" void mk_probe_fire_list(const HandlerList *hl, const ProbeSlot *slot,
 }
 
 // What asm-goto blocks read to run a lone module handler themselves
-// (<sys/sdt.h>), filled in with the trampolines' plan: a block reads it
-// only once its probe's slot has one handler, so after that.  Where the
+// (<sys/sdt.h>), filled in by publish_block_abi(): a block reads it only
+// once its probe's slot has one handler, so after that.  Where the
 // read side may not be inlined, the reader byte's offset is
 // t_probe_context's, which is never 2: every block takes its call site.
 extern "C" {
@@ -161,13 +161,6 @@ namespace {
 x86::TrampolinePlan trampoline_plan() {
   static_assert(sizeof(rcu_head) <= sizeof(HandlerList::rcu_head),
                 "HandlerList has room for liburcu's rcu_head");
-#if defined(__x86_64__)
-  // fbt's x86_64 trampolines (fbt.cpp) reach these two by symbol.
-  static_assert(offsetof(urcu_reader, ctr) == 0 &&
-                    offsetof(urcu_gp, ctr) == 0 && offsetof(urcu_gp, futex) == 8,
-                "liburcu's reader counter and grace-period futex where fbt "
-                "expects them");
-#endif
   x86::TrampolinePlan p;
   p.fire = (u64)(uintptr_t)&mk_probe_fire;
   p.fire_list = (u64)(uintptr_t)&mk_probe_fire_list;
@@ -182,24 +175,6 @@ x86::TrampolinePlan trampoline_plan() {
                     offsetof(HandlerList, h) + sizeof(Handler) < 128 &&
                     offsetof(ProbeSlot, id) < 128,
                 "the trampolines reach these fields with 8-bit offsets");
-  // What an asm-goto block reads of a list (sys/sdt.h).
-  static_assert(offsetof(__sdt_handlers, mfn) ==
-                        offsetof(HandlerList, h) + offsetof(Handler, mfn) &&
-                    offsetof(__sdt_handlers, data) ==
-                        offsetof(HandlerList, h) + offsetof(Handler, ctx) &&
-                    sizeof(std::atomic<HandlerList *>) == sizeof(void *),
-                "struct __sdt_handlers is the head of a HandlerList");
-  static_assert(offsetof(__sdt_slot, one) == offsetof(ProbeSlot, one) &&
-                    offsetof(__sdt_rcu_gp, futex) == offsetof(urcu_gp, futex),
-                "struct __sdt_slot is a ProbeSlot's head, __sdt_rcu_gp "
-                "liburcu's urcu_gp's");
-  static_assert(offsetof(urcu_reader, ctr) == 0 &&
-                    sizeof(urcu_memb_reader.ctr) == sizeof(unsigned long) &&
-                    kRcuHandlerMark == __SDT_RCU_MARK &&
-                    __SDT_RCU_NEST_MASK == URCU_GP_CTR_NEST_MASK &&
-                    (__SDT_RCU_MARK & URCU_GP_CTR_NEST_MASK) == __SDT_RCU_MARK,
-                "liburcu's reader counter as t_rcu_ctr reads it, the mark "
-                "within its nesting count");
   p.gp_ctr = (u64)(uintptr_t)&urcu_memb_gp.ctr;
   p.gp_futex = (u64)(uintptr_t)&urcu_memb_gp.futex;
   auto offsets = [] {
@@ -228,12 +203,38 @@ x86::TrampolinePlan trampoline_plan() {
   p.tls_reader = (i32)here[1];
   p.tls_context = (i32)here[2];
   p.tls_frame = (i32)here[3];
-  // The same for every kernel in the process.
-  __sdt_fast.tls_ctr = (long)here[0];
-  __sdt_fast.gp = (const __sdt_rcu_gp *)&urcu_memb_gp;
-  __atomic_store_n(&__sdt_fast.tls_reader, (long)here[p.inline_rcu ? 1 : 2],
-                   __ATOMIC_RELEASE);
   return p;
+}
+
+// What asm-goto blocks read (<sys/sdt.h>), from the trampolines' plan: the
+// same for every kernel in the process.
+void publish_block_abi(const x86::TrampolinePlan &p) {
+  // How the blocks, t_rcu_ctr and fbt's trampolines (which reach liburcu
+  // by symbol) see liburcu's and the registry's data.
+  static_assert(offsetof(__sdt_handlers, mfn) ==
+                        offsetof(HandlerList, h) + offsetof(Handler, mfn) &&
+                    offsetof(__sdt_handlers, data) ==
+                        offsetof(HandlerList, h) + offsetof(Handler, ctx) &&
+                    sizeof(std::atomic<HandlerList *>) == sizeof(void *),
+                "struct __sdt_handlers is the head of a HandlerList");
+  static_assert(offsetof(__sdt_slot, one) == offsetof(ProbeSlot, one),
+                "struct __sdt_slot is a ProbeSlot's head");
+  static_assert(offsetof(urcu_reader, ctr) == 0 &&
+                    sizeof(urcu_memb_reader.ctr) == sizeof(unsigned long) &&
+                    offsetof(urcu_gp, ctr) == 0 &&
+                    offsetof(__sdt_rcu_gp, futex) == offsetof(urcu_gp, futex) &&
+                    (sizeof(void *) == 4 || offsetof(urcu_gp, futex) == 8),
+                "liburcu's reader counter and grace-period counter and futex "
+                "where the blocks and fbt's trampolines expect them");
+  static_assert(kRcuHandlerMark == __SDT_RCU_MARK &&
+                    __SDT_RCU_NEST_MASK == URCU_GP_CTR_NEST_MASK &&
+                    (__SDT_RCU_MARK & URCU_GP_CTR_NEST_MASK) == __SDT_RCU_MARK,
+                "the handler mark within liburcu's nesting count");
+  __sdt_fast.tls_ctr = p.tls_ctr;
+  __sdt_fast.gp = (const __sdt_rcu_gp *)&urcu_memb_gp;
+  __atomic_store_n(&__sdt_fast.tls_reader,
+                   (long)(p.inline_rcu ? p.tls_reader : p.tls_context),
+                   __ATOMIC_RELEASE);
 }
 
 void free_list(rcu_head *head) { ::operator delete((void *)head); }
@@ -338,7 +339,9 @@ Result<void> ProbeRegistry::init(
   patcher_ = std::make_unique<PatchEngine>();
   MK_TRY(patcher_->init(arena_.base(), arena_.base() + arena_.size(),
                         &arena_.view()));
-  tramps_ = std::make_unique<TrampolineArea>(arena_, trampoline_plan());
+  const x86::TrampolinePlan plan = trampoline_plan();
+  publish_block_abi(plan);
+  tramps_ = std::make_unique<TrampolineArea>(arena_, plan);
   probe_thread_register();
   providers_ = std::move(providers);
   {
