@@ -1005,6 +1005,77 @@ Result<void> FbtProvider::provide(ProbeRegistry &r) {
   return {};
 }
 
+// A module's table of entry sites waits for the first description that
+// could name its probes.
+void FbtProvider::defer(Pending p) {
+  MutexLock g(pending_mu_);
+  pending_.push_back(std::move(p));
+}
+
+void FbtProvider::provide_matching(ProbeRegistry &r, const ProbeDesc &d) {
+  // Whether `d` could name a probe of the module: its provider and module
+  // fields (a function or name field is matched once the probes exist).
+  ProbeDesc scope = d;
+  scope.function.clear(), scope.name.clear();
+  MutexLock g(pending_mu_);
+  for (size_t i = 0; i < pending_.size();) {
+    if (!scope.matches("fbt", pending_[i].module, "", "")) {
+      i++;
+      continue;
+    }
+    Pending p = std::move(pending_[i]);
+    pending_.erase(pending_.begin() + (std::ptrdiff_t)i);
+    add_sites(r, p.module, p.owner, sites_of(r, p));
+  }
+}
+
+// Each pending site with the function that holds it: its entry must be
+// the function's first instruction or follow a frame-pointer prologue (a
+// site that is neither gets no probes, and the console says why).
+std::vector<FbtProvider::Site> FbtProvider::sites_of(ProbeRegistry &r,
+                                                     const Pending &p) {
+  const ObjectFile &obj = *p.obj;
+  const bool is64 = obj.arch->elf_class() == ELFCLASS64;
+  const HolderIndex holders(obj);
+  size_t hint = 0;
+  std::vector<Site> sites;
+  sites.reserve(p.sites.size());
+  for (const PendingSite &ps : p.sites) {
+    const Section &sec = obj.sections[ps.section];
+    const SiteHolder h = holders.find(ps.section, ps.off, &hint);
+    const bool is_func = h.sym && obj.symbols[h.sym].type == STT_FUNC;
+    const u64 fsize = is_func && obj.symbols[h.sym].size
+                          ? obj.symbols[h.sym].size
+                          : sec.size - h.value;
+    const u64 base = p.sec_addr[ps.section];
+    auto style = entry_style((const u8 *)(uintptr_t)(base + h.value), fsize,
+                             ps.off - h.value, is64, [&] {
+                               return strf("%s:(%s+0x%llx): %.*s", obj.name.c_str(),
+                                           sec.name.c_str(),
+                                           (unsigned long long)ps.off,
+                                           (int)h.function.size(),
+                                           h.function.data());
+                             });
+    if (!style) {
+      r.report("fbt: " + style.error().message + "; no probes for it\n");
+      continue;
+    }
+    Site s;
+    s.addr = base + ps.off;
+    s.len = ps.len;
+    s.style = *style;
+    s.func = base + h.value, s.size = fsize;
+    s.function = pretty_function(h.function);
+    sites.push_back(std::move(s));
+  }
+  return sites;
+}
+
+void FbtProvider::forget_module(const void *owner) {
+  MutexLock g(pending_mu_);
+  std::erase_if(pending_, [&](const Pending &p) { return p.owner == owner; });
+}
+
 // ---- modules ------------------------------------------------------------------------
 //
 // While a module is linked: the entry hooks bind to a `ret` of their own
@@ -1052,7 +1123,12 @@ public:
       const unsigned psize = is64 ? 8 : 4;
       for (u64 k = 0; k + psize <= sec.size; k += psize) {
         const u64 addr = read_field(pl.sec_mem[i] + k, psize);
+        // Mostly in the section of the entry before.
         u32 text = 0;
+        if (const u32 j = found_.empty() ? 0 : found_.back().section;
+            j && addr >= pl.sec_addr[j] &&
+            addr + 5 <= pl.sec_addr[j] + obj.sections[j].size)
+          text = j;
         for (size_t j = 1; j < obj.sections.size() && !text; j++)
           if ((obj.sections[j].flags & SHF_EXECINSTR) && pl.sec_addr[j] &&
               addr >= pl.sec_addr[j] &&
@@ -1069,54 +1145,42 @@ public:
     }
     if (found_.empty())
       return {}; // built without entry sites (FBT=none): nothing to index
-    std::sort(found_.begin(), found_.end(), [](const Found &a, const Found &b) {
+    // Relocations and the compiler's lists come in address order, mostly.
+    auto before = [](const Found &a, const Found &b) {
       return a.section != b.section ? a.section < b.section : a.off < b.off;
-    });
-    std::vector<FbtProvider::Site> sites;
-    const HolderIndex holders(obj);
+    };
+    if (!std::is_sorted(found_.begin(), found_.end(), before))
+      std::sort(found_.begin(), found_.end(), before);
+    FbtProvider::Pending p{m.owner, m.name,
+                           m.shared_obj ? m.shared_obj
+                                        : std::make_shared<const ObjectFile>(obj),
+                           pl.sec_addr, {}};
+    p.sites.reserve(found_.size());
     for (size_t k = 0; k < found_.size(); k++) {
       const Found &fd = found_[k];
       if (k && fd.section == found_[k - 1].section && fd.off == found_[k - 1].off)
         continue; // listed and called: one site
-      const Section &sec = obj.sections[fd.section];
-      u8 *at = pl.sec_mem[fd.section] + fd.off;
-      const std::string where = strf("%s:(%s+0x%llx)", obj.name.c_str(),
-                                     sec.name.c_str(), (unsigned long long)fd.off);
       if (fd.area) {
         // One instruction, so that patching it is safe while threads run
         // it; nobody runs the module yet, so a plain write does.
+        u8 *at = pl.sec_mem[fd.section] + fd.off;
         if (!is_nop_area(at, 5)) {
           std::string bytes;
           for (int b = 0; b < 5; b++)
             bytes += strf("%s%02x", b ? " " : "", at[b]);
-          return error(strf("%s: the patch area is not 5 bytes of NOPs (%s); "
-                            "build with -fpatchable-function-entry=5",
-                            where.c_str(), bytes.c_str()));
+          return error(strf("%s:(%s+0x%llx): the patch area is not 5 bytes of "
+                            "NOPs (%s); build with -fpatchable-function-entry=5",
+                            obj.name.c_str(), obj.sections[fd.section].name.c_str(),
+                            (unsigned long long)fd.off, bytes.c_str()));
         }
         u8 nop[8];
         x86::disabled_bytes(SiteKind::Entry, 5, nop);
         code::copy(at, nop, 5);
       }
-      const SiteHolder h = holders.find(fd.section, fd.off);
-      const bool is_func = h.sym && obj.symbols[h.sym].type == STT_FUNC;
-      const u64 fsize = is_func && obj.symbols[h.sym].size
-                            ? obj.symbols[h.sym].size
-                            : sec.size - h.value;
-      auto style = entry_style(pl.sec_mem[fd.section] + h.value, fsize,
-                               fd.off - h.value, is64,
-                               where + ": " + h.function);
-      if (!style)
-        return style.take_error();
-      FbtProvider::Site s;
-      s.addr = pl.sec_addr[fd.section] + fd.off;
-      s.len = fd.len;
-      s.style = *style;
-      s.func = pl.sec_addr[fd.section] + h.value;
-      s.size = fsize;
-      s.function = pretty_function(h.function);
-      sites.push_back(std::move(s));
+      p.sites.push_back(FbtProvider::PendingSite{fd.off, fd.section, fd.len});
     }
-    prov_.add_sites(r, m.name, m.owner, sites);
+    (void)r;
+    prov_.defer(std::move(p));
     return {};
   }
 

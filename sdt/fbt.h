@@ -87,8 +87,38 @@ public:
   void add_sites(ProbeRegistry &r, const std::string &module,
                  const void *owner, const std::vector<Site> &sites);
 
+  // A module's probes are made when a description could name them (a
+  // listing, a match, an enabling, a retained enabling at its load), as
+  // DTrace's providers make theirs in dtps_provide: until then its entry
+  // sites are a compact table (Linux keeps one dyn_ftrace record per
+  // __fentry__ site and nothing else until ftrace is used), so a module
+  // nobody traces pays for neither names nor probes.
+  void provide_matching(ProbeRegistry &r, const ProbeDesc &d) override
+      EXCLUDES(pending_mu_);
+  void forget_module(const void *owner) override EXCLUDES(pending_mu_);
+
 private:
   friend class FbtModuleProbes;
+  // One entry site of a module whose probes are not made yet: its
+  // function's name is read from the object file when they are.
+  struct PendingSite {
+    u64 off; // in its section
+    u32 section;
+    u8 len;
+  };
+  struct Pending {
+    const void *owner;
+    std::string module;
+    std::shared_ptr<const ObjectFile> obj;
+    std::vector<u64> sec_addr; // where the module's sections are
+    std::vector<PendingSite> sites;
+  };
+  void defer(Pending p) EXCLUDES(pending_mu_);
+  std::vector<Site> sites_of(ProbeRegistry &r, const Pending &p);
+  // Held while a module's probes are made, so that forget_module() never
+  // runs between taking its table and the last probe's creation.
+  Mutex pending_mu_;
+  std::vector<Pending> pending_ GUARDED_BY(pending_mu_);
   // The function's stub, made on first use.  Probes' state (FbtFunc's
   // modes) changes with the registry's lock held; the stubs' memory has
   // its own lock.

@@ -15,6 +15,7 @@
 //   destroy         a probe goes (its module is unloading), after it has
 //                   been disabled and no thread can be inside its sites'
 //                   handlers
+//   forget_module   the module is going: make none of its probes any more
 //   remove_module   the module itself goes
 //
 // Consumers (the D consumer, handler modules) never see a provider: they
@@ -101,6 +102,10 @@ public:
   // The module is going (after its probes were destroyed): forget what the
   // provider keeps about it besides probes.
   virtual void remove_module(const void *owner) { (void)owner; }
+  // The module is going, before its probes are gathered: make no more of
+  // them (a provider that makes a module's probes on demand, from
+  // provide_matching, drops what it kept for that).
+  virtual void forget_module(const void *owner) { (void)owner; }
 };
 
 } // namespace mk

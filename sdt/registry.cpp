@@ -293,11 +293,19 @@ bool ModuleLoad::claims(const Symbol &s) const {
 }
 
 Result<bool> ModuleLoad::take(const SiteContext &c) {
-  const Symbol &s = c.obj.symbols[c.rel.sym];
-  for (auto &p : parts_)
-    if (p->claims(s))
-      return p->take(c);
-  return false;
+  // Which part claims a symbol is asked once per symbol: a module may
+  // have 100 000 entry sites against one __fentry__.
+  if (claimant_.size() != c.obj.symbols.size())
+    claimant_.assign(c.obj.symbols.size(), kUnasked);
+  u8 &k = claimant_[c.rel.sym];
+  if (k == kUnasked) {
+    k = kNobody;
+    const Symbol &s = c.obj.symbols[c.rel.sym];
+    for (size_t i = 0; i < parts_.size() && k == kNobody; i++)
+      if (parts_[i]->claims(s))
+        k = (u8)i;
+  }
+  return k == kNobody ? Result<bool>(false) : parts_[k]->take(c);
 }
 
 // ---- the registry -------------------------------------------------------------------
@@ -426,7 +434,9 @@ ProbeInfo ProbeRegistry::info(const Probe &p) const {
   return i;
 }
 
-std::vector<ProbeInfo> ProbeRegistry::probes() const {
+std::vector<ProbeInfo> ProbeRegistry::probes() {
+  for (auto &prov : providers_)
+    prov->provide_matching(*this, ProbeDesc{});
   MutexLock g(mu_);
   std::vector<ProbeInfo> v;
   for (auto &p : probes_)
@@ -510,6 +520,17 @@ Result<void> ProbeRegistry::provide_module(ModuleLoad &load,
       return r;
     }
   }
+  // Providers that make a module's probes on demand make those a
+  // retained enabling could take.
+  std::vector<ProbeDesc> retained;
+  {
+    MutexLock g(mu_);
+    for (const Enabling &e : enablings_)
+      retained.insert(retained.end(), e.retain.begin(), e.retain.end());
+  }
+  for (const ProbeDesc &d : retained)
+    for (auto &prov : providers_)
+      prov->provide_matching(*this, d);
   // Before the module's code first runs: retained enablings take its
   // probes (dtrace -Z counts what MOD_LOAD fires).
   join_retained(m.owner);
@@ -574,6 +595,9 @@ void ProbeRegistry::remove_module(const void *owner,
                                   const std::string &file_name) {
   std::vector<std::unique_ptr<Probe>> gone;
   bool wait = false;
+  // No probe of it is made from here on.
+  for (auto &prov : providers_)
+    prov->forget_module(owner);
   code_.remove_module(owner); // freed after the next grace period
   {
     MutexLock g(mu_);

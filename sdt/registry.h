@@ -155,6 +155,9 @@ public:
   Probe *create(Provider &prov, const std::string &provider,
                 const std::string &module, const std::string &function,
                 const std::string &name, const void *owner) EXCLUDES(mu_);
+  // A line for the kernel's console (a provider's word about a probe it
+  // could not make).
+  void report(const std::string &line) { console_(line); }
   PatchEngine &patcher() { return *patcher_; }
   TrampolineArea &trampolines() { return *tramps_; }
   ModuleArena &arena() { return arena_; }
@@ -181,7 +184,9 @@ public:
       EXCLUDES(mu_);
 
   // ---- consumers
-  std::vector<ProbeInfo> probes() const EXCLUDES(mu_); // by id
+  // Every probe, by id (providers that make probes on demand make all of
+  // theirs first).
+  std::vector<ProbeInfo> probes() EXCLUDES(mu_);
   std::optional<ProbeInfo> probe(u32 id) const EXCLUDES(mu_);
   // Providers that make probes on demand (profile-997) make them first.
   std::vector<ProbeInfo> match(const ProbeDesc &d) EXCLUDES(mu_);
@@ -354,6 +359,9 @@ public:
 private:
   friend class ProbeRegistry;
   std::vector<std::unique_ptr<ModuleProbes>> parts_;
+  // By symbol index: the part that claims it, once asked.
+  static constexpr u8 kUnasked = 0xff, kNobody = 0xfe;
+  std::vector<u8> claimant_;
 };
 
 // Every thread that fires probes is an RCU reader; threads the kernel

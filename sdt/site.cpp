@@ -6,6 +6,7 @@
 #include <sys/sdt.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <cxxabi.h>
 #include <elf.h>
@@ -125,7 +126,7 @@ SiteHolder find_holder(const ObjectFile &obj, u32 section, u64 off) {
       continue;
     if (h.sym == 0 || obj.symbols[h.sym].bind == STB_LOCAL) {
       h.sym = (u32)i;
-      h.function = s.name.str();
+      h.function = s.name;
       h.value = s.value;
     }
   }
@@ -142,38 +143,73 @@ SiteHolder find_holder(const ObjectFile &obj, u32 section, u64 off) {
 }
 
 HolderIndex::HolderIndex(const ObjectFile &obj) : obj_(obj) {
-  for (size_t i = 1; i < obj.symbols.size(); i++)
-    if (obj.symbols[i].type == STT_FUNC)
-      funcs_.push_back((u32)i);
-  std::sort(funcs_.begin(), funcs_.end(), [&](u32 a, u32 b) {
-    const Symbol &x = obj.symbols[a], &y = obj.symbols[b];
-    return x.shndx != y.shndx ? x.shndx < y.shndx : x.value < y.value;
-  });
+  for (size_t i = 1; i < obj.symbols.size(); i++) {
+    const Symbol &s = obj.symbols[i];
+    if (s.type == STT_FUNC)
+      funcs_.push_back(Func{s.value, s.value + std::max<u64>(s.size, 1),
+                            s.shndx, (u32)i, s.bind == STB_LOCAL});
+  }
+  // Sorted by (section, value) in a few linear passes (a least
+  // significant digit radix sort of 11-bit digits): a module may have
+  // 100 000 functions, and the symbol table's order is the compiler's.
+  u32 max_sec = 0;
+  u64 max_val = 0;
+  for (const Func &f : funcs_)
+    max_sec = std::max(max_sec, f.section), max_val = std::max(max_val, f.value);
+  const int vbits = std::bit_width(max_val), sbits = std::bit_width(max_sec);
+  if (vbits + sbits > 64) {
+    std::sort(funcs_.begin(), funcs_.end());
+    return;
+  }
+  auto key = [&](const Func &f) { return (u64)f.section << vbits | f.value; };
+  constexpr int kDigit = 11;
+  std::vector<Func> tmp(funcs_.size());
+  for (int shift = 0; shift < vbits + sbits; shift += kDigit) {
+    u32 count[(1u << kDigit) + 1] = {};
+    for (const Func &f : funcs_)
+      count[((key(f) >> shift) & ((1u << kDigit) - 1)) + 1]++;
+    for (u32 d = 1; d <= (1u << kDigit); d++)
+      count[d] += count[d - 1];
+    for (const Func &f : funcs_)
+      tmp[count[(key(f) >> shift) & ((1u << kDigit) - 1)]++] = f;
+    funcs_.swap(tmp);
+  }
 }
 
-SiteHolder HolderIndex::find(u32 section, u64 off) const {
+SiteHolder HolderIndex::find(u32 section, u64 off, size_t *hint) const {
   // The symbols starting at or before `off` in `section`, nearest first;
   // functions do not overlap, so the first few that hold it are aliases.
-  auto it = std::upper_bound(funcs_.begin(), funcs_.end(), std::pair(section, off),
-                             [&](const std::pair<u32, u64> &k, u32 s) {
-                               const Symbol &y = obj_.symbols[s];
-                               return k.first != y.shndx ? k.first < y.shndx
-                                                         : k.second < y.value;
-                             });
+  // With a hint (lookups in ascending order), a walk on from the last.
+  const Func key{off, 0, section, 0, false};
+  auto it = funcs_.begin();
+  if (hint && *hint <= funcs_.size() &&
+      (*hint == 0 || !(key < funcs_[*hint - 1]))) {
+    it += (std::ptrdiff_t)*hint;
+    while (it != funcs_.end() && !(key < *it))
+      ++it;
+    *hint = (size_t)(it - funcs_.begin());
+  } else {
+    it = std::upper_bound(funcs_.begin(), funcs_.end(), key);
+    if (hint)
+      *hint = (size_t)(it - funcs_.begin());
+  }
   SiteHolder h;
+  bool local = false;
   while (it != funcs_.begin()) {
     --it;
-    const Symbol &s = obj_.symbols[*it];
-    if (s.shndx != section || off >= s.value + std::max<u64>(s.size, 1))
+    if (it->section != section || off >= it->end)
       break;
-    if (h.sym == 0 || obj_.symbols[h.sym].bind == STB_LOCAL) {
-      h.sym = *it;
-      h.function = s.name.str();
-      h.value = s.value;
+    if (h.sym == 0 || local) {
+      h.sym = it->sym;
+      local = it->local;
     }
   }
-  // Outside every function: the slow path names the section.
-  return h.sym ? h : find_holder(obj_, section, off);
+  if (!h.sym) // outside every function: the slow path names the section
+    return find_holder(obj_, section, off);
+  const Symbol &s = obj_.symbols[h.sym];
+  h.function = s.name;
+  h.value = s.value;
+  return h;
 }
 
 std::string pretty_function(std::string_view symbol) {
@@ -232,14 +268,16 @@ bool is_entry_symbol(std::string_view sym) {
 Result<FoundEntry> find_entry_call(const ObjectFile &obj, u32 section,
                                    const Reloc &r, const u8 *text) {
   const Section &sec = obj.sections[section];
-  const std::string &sym = obj.symbols[r.sym].name.str();
-  const std::string where = strf("%s:(%s+0x%llx)", obj.name.c_str(),
-                                 sec.name.c_str(), (unsigned long long)r.offset);
+  // Named only on an error: a module may have 100 000 entry sites.
+  const char *sym = obj.symbols[r.sym].name.c_str();
+  auto where = [&] {
+    return strf("%s:(%s+0x%llx)", obj.name.c_str(), sec.name.c_str(),
+                (unsigned long long)r.offset);
+  };
   if (!(sec.flags & SHF_EXECINSTR))
-    return error(strf("%s: %s referenced outside code", where.c_str(),
-                      sym.c_str()));
+    return error(strf("%s: %s referenced outside code", where().c_str(), sym));
   if (!obj.arch->table()[r.type].howto)
-    return error(strf("%s: %s in a %s relocation", where.c_str(), sym.c_str(),
+    return error(strf("%s: %s in a %s relocation", where().c_str(), sym,
                       obj.arch->type_name(r.type).c_str()));
   const RelocHowto how = obj.howto(section, r);
   auto insn = x86::recognise(text, r.offset, how.expr,
@@ -251,7 +289,7 @@ Result<FoundEntry> find_entry_call(const ObjectFile &obj, u32 section,
       bytes += strf("%s%02x", bytes.empty() ? "" : " ", text[i]);
     return error(strf("%s: function-entry hook %s is not called here (%s, "
                       "bytes %s); build the module with FBT=patchable",
-                      where.c_str(), sym.c_str(),
+                      where().c_str(), sym,
                       obj.arch->type_name(r.type).c_str(), bytes.c_str()));
   }
   return FoundEntry{insn->offset, insn->len};
@@ -298,7 +336,8 @@ bool is_nop_area(const u8 *p, size_t n) {
 }
 
 Result<EntryStyle> entry_style(const u8 *func, u64 size, u64 site_off,
-                               bool is64, const std::string &where) {
+                               bool is64,
+                               const std::function<std::string()> &where) {
   // An indirect-branch target marker (-fcf-protection) comes first.
   static const u8 endbr64[] = {0xf3, 0x0f, 0x1e, 0xfa};
   static const u8 endbr32[] = {0xf3, 0x0f, 0x1e, 0xfb};
@@ -319,7 +358,7 @@ Result<EntryStyle> entry_style(const u8 *func, u64 size, u64 site_off,
     return EntryStyle::AfterFrame;
   return error(strf("%s: entry site at +0x%llx is neither the function's first "
                     "instruction nor after a frame-pointer prologue",
-                    where.c_str(), (unsigned long long)site_off));
+                    where().c_str(), (unsigned long long)site_off));
 }
 
 } // namespace mk

@@ -14,6 +14,7 @@
 #include "../linker/object.h"
 
 #include <optional>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -72,7 +73,8 @@ Result<FoundSite> find_site(const ObjectFile &obj, u32 section, const Reloc &r,
 // before a local alias; else the section itself.
 struct SiteHolder {
   u32 sym = 0;          // the symbol (STT_FUNC or STT_SECTION), 0: none
-  std::string function; // its name, or the section's
+  std::string_view function; // its name, or the section's (a view of
+                             // the object file)
   u64 value = 0;        // the symbol's offset in the section
 };
 SiteHolder find_holder(const ObjectFile &obj, u32 section, u64 off);
@@ -83,11 +85,23 @@ SiteHolder find_holder(const ObjectFile &obj, u32 section, u64 off);
 class HolderIndex {
 public:
   explicit HolderIndex(const ObjectFile &obj);
-  SiteHolder find(u32 section, u64 off) const;
+  // `hint`, if given, is kept between lookups made in ascending order
+  // (start it at 0): each is then a step or two on from the last.
+  SiteHolder find(u32 section, u64 off, size_t *hint = nullptr) const;
 
 private:
   const ObjectFile &obj_;
-  std::vector<u32> funcs_; // STT_FUNC symbols by (section, value)
+  // STT_FUNC symbols by (section, value), copied out of the symbol table
+  // so that sorting and searching touch one small array.
+  struct Func {
+    u64 value, end; // end: value + max(size, 1)
+    u32 section, sym;
+    bool local;
+    bool operator<(const Func &o) const {
+      return section != o.section ? section < o.section : value < o.value;
+    }
+  };
+  std::vector<Func> funcs_;
 };
 
 // The function name a person knows: without the compiler's clone suffixes
@@ -136,8 +150,10 @@ bool is_nop_area(const u8 *p, size_t n);
 
 // The style of an entry site `site_off` bytes into a function whose first
 // bytes are `func` (`size` of them); an error says what is wrong, after
-// `where` ("memdev.ko: memdev_write").
+// what `where` makes ("memdev.ko: memdev_write": only asked on an error,
+// a module may have 100 000 sites).
 Result<EntryStyle> entry_style(const u8 *func, u64 size, u64 site_off,
-                               bool is64, const std::string &where);
+                               bool is64,
+                               const std::function<std::string()> &where);
 
 } // namespace mk

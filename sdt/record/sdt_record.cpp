@@ -128,7 +128,7 @@ int main(int argc, char **argv) {
       if (h.sym == 0)
         return fail(where + ": no symbol to anchor the site to");
       s.sym = h.sym;
-      s.function = h.function;
+      s.function = std::string(h.function);
       s.addend = (i64)(s.insn_off - h.value);
       // A global or weak holder may resolve to another object's copy of the
       // function (an inline function's, a weak one's), whose code differs:
@@ -146,7 +146,7 @@ int main(int argc, char **argv) {
         const u64 fsize = hs.type == STT_FUNC && hs.size ? hs.size
                                                          : text.size - h.value;
         auto style = entry_style(text.data + h.value, fsize, s.insn_off - h.value,
-                                 is64, obj.name + ": " + h.function);
+                                 is64, [&] { return obj.name + ": " + std::string(h.function); });
         if (!style)
           return fail(style.error().message);
         s.style = *style;

@@ -130,7 +130,7 @@ TEST_CASE("fbt site model: NOP areas and where a site sits") {
   const u8 frame64[] = {0x55, 0x48, 0x89, 0xe5, 0x53, 0xe8, 0, 0, 0, 0};
   const u8 frame32[] = {0x55, 0x89, 0xe5, 0x53, 0xe8, 0, 0, 0, 0};
   auto style = [&](const u8 *f, u64 n, u64 at) {
-    auto r = mk::entry_style(f, n, at, is64, "m.ko: f");
+    auto r = mk::entry_style(f, n, at, is64, [] { return std::string("m.ko: f"); });
     return r ? std::string(*r == mk::EntryStyle::AtEntry ? "entry" : "frame")
              : r.error().message;
   };
@@ -355,6 +355,84 @@ TEST_CASE("fbt: patch areas become one NOP; bad lists are refused") {
   CHECK(k.linker().find("bad.ko") == nullptr);
   CHECK(ids_of(k, "fbt:bad::").empty());
   CHECK(k.arena().used() == used);
+}
+
+TEST_CASE("fbt: a module's probes are made when a description could name "
+          "them") {
+  ModuleDir dir;
+  const bool is64 = kNative == Target::X86_64;
+  // f: an entry site at its first byte.  g: a call of __fentry__ after a
+  // NOP, neither first nor after a frame-pointer prologue.
+  {
+    ObjBuilder b(kNative);
+    std::vector<u8> code = kCall;
+    for (u8 c : add_one())
+      code.push_back(c);
+    const u32 g_at = (u32)code.size();
+    code.push_back(0x90);
+    for (u8 c : kCall)
+      code.push_back(c);
+    code.push_back(0xc3);
+    const u32 text = b.text(code);
+    b.symbol("f", text, 0, g_at, STB_GLOBAL, STT_FUNC);
+    b.symbol("g", text, g_at, code.size() - g_at, STB_GLOBAL, STT_FUNC);
+    const u32 s = b.undef("__fentry__");
+    for (u32 at : {1u, g_at + 2})
+      if (is64)
+        b.rela(text, at, R_X86_64_PLT32, s, -4);
+      else
+        b.rel(text, at, R_386_PC32, s);
+    dir.write("lazy.ko", b);
+  }
+  mk::Kernel k(kernel_options(dir.path()));
+  REQUIRE(k.boot());
+  const size_t before = k.probes().live_probes();
+  auto m = k.linker().load("lazy");
+  REQUIRE_OK(m);
+  // Loaded with both sites NOPs, and no probe made.
+  CHECK(std::vector<u8>((u8 *)(*m)->address, (u8 *)(*m)->address + 5) == kNop5);
+  CHECK(k.probes().live_probes() == before);
+  // A description of another module's probes makes none of these.
+  CHECK(ids_of(k, "fbt:memdev::").empty());
+  CHECK(k.probes().live_probes() == before);
+  k.console().clear_dmesg();
+  // f's probes now; g's site is refused with a line on the console.
+  CHECK(ids_of(k, "fbt:lazy::").size() == 2);
+  CHECK(ids_of(k, "fbt:lazy:f:entry").size() == 1);
+  CHECK(k.console().dmesg().find(
+            "fbt: lazy.ko:(.text+0x" + std::string(is64 ? "b" : "c") +
+            "): g: entry site at +0x1 is neither the function's first "
+            "instruction nor after a frame-pointer prologue; no probes for "
+            "it") != std::string::npos);
+  // An unload takes them; a module that goes before anyone asked takes
+  // its table with it.
+  REQUIRE_OK(k.linker().unload(*m));
+  CHECK(k.probes().live_probes() == before);
+  auto again = k.linker().load("lazy");
+  REQUIRE_OK(again);
+  REQUIRE_OK(k.linker().unload(*again));
+  CHECK(ids_of(k, "fbt:lazy::").empty());
+  CHECK(k.probes().live_probes() == before);
+}
+
+TEST_CASE("fbt: a retained enabling takes a module's entry probes at its "
+          "load") {
+  ModuleDir dir;
+  dir.write("fm.ko", EntryObject("__fentry__", kCall, add_one()).b);
+  mk::Kernel k(kernel_options(dir.path()));
+  REQUIRE(k.boot());
+  std::atomic<int> fired{0};
+  auto en = k.probes().enable(
+      {}, [](void *c, u32, const uintptr_t *) { ++*(std::atomic<int> *)c; },
+      &fired, mk::PatchMode::Call, {mk::ProbeDesc::parse("fbt:fm::entry")});
+  REQUIRE_OK(en);
+  auto m = k.linker().load("fm");
+  REQUIRE_OK(m);
+  const auto f = (long (*)(long))(*m)->address;
+  CHECK(f(41) == 42);
+  CHECK(fired == 1);
+  REQUIRE_OK(k.linker().unload(*m));
+  k.probes().disable(*en);
 }
 
 namespace {
