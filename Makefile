@@ -60,7 +60,7 @@ ifeq ($(ARCH),x86_64)
           -lcrypto
   # Module signatures (kernel/module_sig.cpp) use OpenSSL's CMS.  Not in the
   # i386 build: libssl3:i386 must be the very version of the amd64 one, which
-  # Debian's mirrors do not always offer together (see the README).
+  # Debian's mirrors do not always offer together (see docs/robustness.md).
   SIGFLAGS := -DMK_HAVE_OPENSSL=1
 else ifeq ($(ARCH),i386)
   MFLAG := -m32

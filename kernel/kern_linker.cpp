@@ -124,7 +124,7 @@ Result<void> KernelLinker::init_signatures() {
     return {};
   if (!signatures_supported())
     return error("module signatures need OpenSSL, which this build (the "
-                 "i386 kernel) does not have: see the README");
+                 "i386 kernel) does not have: see docs/robustness.md");
   auto v = SignatureVerifier::create(o.trusted_certs);
   if (!v)
     return v.take_error();

@@ -22,7 +22,7 @@ namespace mk {
 
 class Kernel;
 
-// The exit status of a panicked kernel (documented in the README).
+// The exit status of a panicked kernel (documented in docs/shell.md).
 constexpr int kPanicStatus = 3;
 
 // Install the fault handlers (once per process) and remember `k` as the

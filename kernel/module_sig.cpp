@@ -198,7 +198,7 @@ SignatureVerifier::verify(const u8 *data, const AppendedSignature &sig) const {
   return {Outcome::Good, ""};
 }
 
-#else // no OpenSSL in this build (i386: see the README)
+#else // no OpenSSL in this build (i386: see docs/robustness.md)
 
 bool signatures_supported() { return false; }
 
@@ -213,7 +213,8 @@ struct SignatureVerifier::Impl {};
 Result<std::unique_ptr<SignatureVerifier>>
 SignatureVerifier::create(const std::vector<std::string> &) {
   return error("--trusted-cert: this kernel is built without OpenSSL (the "
-               "i386 build: see the README); it cannot verify signatures");
+               "i386 build: see docs/robustness.md); it cannot verify "
+               "signatures");
 }
 
 SignatureVerifier::~SignatureVerifier() = default;

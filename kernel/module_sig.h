@@ -1,6 +1,7 @@
 // Checking module signatures (the format: linker/modsig.h) against the
-// trusted certificates, with OpenSSL (x86_64 builds: see the README for
-// why the i386 kernel has none), and describing them for modinfo.
+// trusted certificates, with OpenSSL (x86_64 builds: see "Signed modules"
+// in docs/robustness.md for why the i386 kernel has none), and describing
+// them for modinfo.
 #pragma once
 
 #include "../linker/modsig.h"

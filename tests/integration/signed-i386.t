@@ -6,4 +6,4 @@
 # arch: i386
 # status: 1
 # args: --sig-enforce
-kernel: module signatures need OpenSSL, which this build (the i386 kernel) does not have: see the README
+kernel: module signatures need OpenSSL, which this build (the i386 kernel) does not have: see docs/robustness.md
