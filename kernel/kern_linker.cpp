@@ -11,6 +11,7 @@
 #include "../sdt/image_symbols.h"
 #include "../sdt/registry.h"
 #include "../sdt/site.h"
+#include "../sdt/unwind.h"
 
 #include <sys/module.h>
 #include <sys/sdt.h>
@@ -356,6 +357,8 @@ Result<LinkerFile *> KernelLinker::load_file(const std::string &path,
     if (auto r = link(l); !r)
       return undo(l, r.take_error());
     protect(l);
+    if (auto r = check_unwind(l); !r)
+      return undo(l, r.take_error());
     if (auto r = register_sets(l); !r)
       return undo(l, r.take_error());
     if (auto r = record_probes(l); !r)
@@ -557,6 +560,30 @@ void KernelLinker::protect(Load &l) {
   k_.arena().protect(base + L.ro_off, L.ro_size, Protect::Read);
   k_.arena().protect(base + L.data_off, L.data_size, Protect::ReadWrite);
   l.mark("protect");
+}
+
+// The module's call-frame information, relocated, before anything can
+// walk it: stack(), the watchdog and a panic's backtrace follow what it
+// says, so a CIE pointer, a length or an FDE's code range aimed anywhere
+// would have them read anywhere.
+Result<void> KernelLinker::check_unwind(Load &l) {
+  const ObjectFile &obj = *l.obj;
+  const Placement &pl = l.linked->pl;
+  std::vector<CodeRange> code;
+  for (size_t i = 0; i < obj.sections.size(); i++)
+    if ((obj.sections[i].flags & SHF_EXECINSTR) && pl.sec_addr[i])
+      code.push_back({pl.sec_addr[i], pl.sec_addr[i] + obj.sections[i].size});
+  for (size_t i = 0; i < obj.sections.size(); i++) {
+    if (obj.sections[i].name != ".eh_frame" || !pl.sec_addr[i])
+      continue;
+    // Read where it runs (readable since protect()): its pc-relative
+    // fields count from there.
+    const auto *at = (const u8 *)(uintptr_t)pl.sec_addr[i];
+    if (auto r = check_eh_frame(at, obj.sections[i].size, code); !r)
+      return error(l.fname + ": " + r.error().message);
+  }
+  l.mark("check unwind data");
+  return {};
 }
 
 // The file becomes visible (malloc attribution, __cxa_atexit), then what

@@ -116,6 +116,7 @@ private:
   Result<void> link(Load &l);
   void read_where_it_runs(Load &l);
   void protect(Load &l);
+  Result<void> check_unwind(Load &l);
   Result<void> register_sets(Load &l);
   Result<void> record_probes(Load &l);
   Result<void> run_init(Load &l);

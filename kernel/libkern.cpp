@@ -10,6 +10,8 @@
 #include "libkern_c.h"
 #include "kern_panic.h"
 
+#include "../sdt/registry.h"
+
 #include <sys/callout.h>
 #include <sys/kthread.h>
 #include <sys/module.h>
@@ -49,11 +51,34 @@ using namespace mk;
 namespace {
 
 // Every block carries its owner, so free() credits the right module even
-// after the allocating module was unloaded.
+// after the allocating module was unloaded.  Its first word is a check the
+// C library overwrites when the block is freed (a free list links a freed
+// block through its first two words): free() of a block that is not live,
+// freed twice or never allocated here, panics naming the caller before
+// anything follows the stale owner.
 struct alignas(16) BlockHeader {
+  uintptr_t check; // live_check(this) while allocated
+  uintptr_t link;  // the free lists' second word
   MallocStats *owner;
   size_t size;
 };
+
+uintptr_t live_check(const BlockHeader *h) { return ~(uintptr_t)h; }
+
+// The header of live block `p`, for `what` (free, realloc) called from
+// `caller`.
+BlockHeader *live_header(void *p, u64 caller, const char *what) {
+  auto *h = (BlockHeader *)p - 1;
+  if (h->check != live_check(h)) {
+    Kernel *k = curkernel();
+    const std::string from =
+        k && k->has_probes() ? k->probes().code().symbolize(caller)
+                             : strf("0x%llx", (unsigned long long)caller);
+    panic("%s: %p is not an allocated block (freed already?), from %s", what,
+          p, from.c_str());
+  }
+  return h;
+}
 
 // Under LeakSanitizer (make test SANITIZE=address), a module's blocks
 // are left out of its leak check: the kernel accounts them itself and
@@ -85,6 +110,7 @@ void *kmalloc(size_t size, u64 caller, bool zero) {
     if (!raw)
       return nullptr;
     auto *h = (BlockHeader *)raw;
+    h->check = live_check(h);
     h->owner = owner;
     h->size = size;
     p = h + 1;
@@ -105,7 +131,7 @@ size_t ksize(void *p, u64 caller) {
   Kernel *k = curkernel();
   if (MemGuard *g = k ? k->memguard() : nullptr)
     return g->size_of(p, caller);
-  return ((BlockHeader *)p - 1)->size;
+  return live_header(p, caller, "realloc")->size;
 }
 
 void kfree(void *p, u64 caller) {
@@ -118,7 +144,8 @@ void kfree(void *p, u64 caller) {
   if (MemGuard *g = k ? k->memguard() : nullptr) {
     g->release(p, caller, &size, &owner);
   } else {
-    h = (BlockHeader *)p - 1;
+    h = live_header(p, caller, "free");
+    h->check = 0;
     size = h->size;
     owner = h->owner;
   }

@@ -30,46 +30,81 @@ constexpr unsigned kSp = 4, kFp = 5, kRa = 8;
 #endif
 constexpr size_t kWord = sizeof(uintptr_t);
 
-// ---- DWARF encodings
+// ---- reading a record
 
-u64 uleb(const u8 *&p, const u8 *end) {
-  u64 v = 0;
-  unsigned shift = 0;
-  while (p < end) {
-    u8 b = *p++;
-    if (shift < 64)
-      v |= (u64)(b & 0x7f) << shift;
-    shift += 7;
-    if (!(b & 0x80))
-      break;
-  }
-  return v;
-}
-
-i64 sleb(const u8 *&p, const u8 *end) {
-  i64 v = 0;
-  unsigned shift = 0;
-  u8 b = 0;
-  while (p < end) {
-    b = *p++;
-    if (shift < 64)
-      v |= (i64)((u64)(b & 0x7f) << shift);
-    shift += 7;
-    if (!(b & 0x80))
-      break;
-  }
-  if (shift < 64 && (b & 0x40))
-    v |= -((i64)1 << shift);
-  return v;
-}
-
-// Bytes from `p` to `end` (`end` may be "no limit": UINTPTR_MAX).
+// Bytes from `p` to `end` (`end` may be "no limit": UINTPTR_MAX, for the
+// kernel's own tables, which its link wrote).
 inline u64 avail(const u8 *p, const u8 *end) {
   return (uintptr_t)end > (uintptr_t)p ? (uintptr_t)end - (uintptr_t)p : 0;
 }
 
-template <class T> T rd(const u8 *p) {
-  T v;
+// A reader of [p, end): every field of a record is read through one.  A
+// read past `end` yields zero, leaves the cursor at `end` and clears `ok`,
+// so no length or count in a hostile record moves a read outside it; and
+// every read consumes at least a byte, so a loop over a record ends.
+struct Cursor {
+  const u8 *p, *end;
+  bool ok = true;
+
+  u64 left() const { return avail(p, end); }
+  bool fail() {
+    ok = false;
+    p = end;
+    return false;
+  }
+  bool skip(u64 n) {
+    if (left() < n)
+      return fail();
+    p += n;
+    return true;
+  }
+  template <class T> T fixed() {
+    T v{};
+    if (left() < sizeof v) {
+      fail();
+      return v;
+    }
+    std::memcpy(&v, p, sizeof v);
+    p += sizeof v;
+    return v;
+  }
+  u64 uleb() {
+    u64 v = 0;
+    for (unsigned shift = 0;; shift += 7) {
+      if (!left()) {
+        fail();
+        return 0;
+      }
+      const u8 b = *p++;
+      if (shift < 64)
+        v |= (u64)(b & 0x7f) << shift;
+      if (!(b & 0x80))
+        return v;
+    }
+  }
+  i64 sleb() {
+    u64 v = 0;
+    for (unsigned shift = 0;; shift += 7) {
+      if (!left()) {
+        fail();
+        return 0;
+      }
+      const u8 b = *p++;
+      if (shift < 64)
+        v |= (u64)(b & 0x7f) << shift;
+      if (!(b & 0x80)) {
+        if (shift + 7 < 64 && (b & 0x40))
+          v |= ~0ull << (shift + 7);
+        return (i64)v;
+      }
+    }
+  }
+};
+
+// A record's first word (its length or CIE pointer field), where the
+// record's bounds were checked already.
+u32 rd_u32(const u8 *p) {
+  u32 v;
   std::memcpy(&v, p, sizeof v);
   return v;
 }
@@ -78,29 +113,26 @@ template <class T> T rd(const u8 *p) {
 constexpr u8 kOmit = 0xff, kPcrel = 0x10, kDatarel = 0x30, kIndirect = 0x80;
 
 // Read a pointer in encoding `enc`; `data` is the base of datarel values.
-// False for an encoding not used in .eh_frame on x86.
-bool encoded(const u8 *&p, const u8 *end, u8 enc, u64 data, u64 &out) {
-  if (enc == kOmit) {
-    out = 0;
+// False for an encoding not used in .eh_frame on x86, or an indirect one:
+// nothing here follows a pointer a record holds.
+bool encoded(Cursor &c, u8 enc, u64 data, u64 &out) {
+  out = 0;
+  if (enc == kOmit)
     return true;
-  }
-  const u8 *field = p;
+  if (enc & kIndirect)
+    return false;
+  const u8 *field = c.p;
   u64 v;
   switch (enc & 0x0f) {
-  case 0x00: // absptr
-    if (avail(p, end) < kWord)
-      return false;
-    v = kWord == 8 ? rd<u64>(p) : rd<u32>(p);
-    p += kWord;
-    break;
-  case 0x01: v = uleb(p, end); break;
-  case 0x02: if (avail(p, end) < 2) return false; v = rd<u16>(p); p += 2; break;
-  case 0x03: if (avail(p, end) < 4) return false; v = rd<u32>(p); p += 4; break;
-  case 0x04: if (avail(p, end) < 8) return false; v = rd<u64>(p); p += 8; break;
-  case 0x09: v = (u64)sleb(p, end); break;
-  case 0x0a: if (avail(p, end) < 2) return false; v = (u64)(i64)rd<i16>(p); p += 2; break;
-  case 0x0b: if (avail(p, end) < 4) return false; v = (u64)(i64)rd<i32>(p); p += 4; break;
-  case 0x0c: if (avail(p, end) < 8) return false; v = rd<u64>(p); p += 8; break;
+  case 0x00: v = kWord == 8 ? c.fixed<u64>() : c.fixed<u32>(); break; // absptr
+  case 0x01: v = c.uleb(); break;
+  case 0x02: v = c.fixed<u16>(); break;
+  case 0x03: v = c.fixed<u32>(); break;
+  case 0x04: v = c.fixed<u64>(); break;
+  case 0x09: v = (u64)c.sleb(); break;
+  case 0x0a: v = (u64)(i64)c.fixed<i16>(); break;
+  case 0x0b: v = (u64)(i64)c.fixed<i32>(); break;
+  case 0x0c: v = c.fixed<u64>(); break;
   default: return false;
   }
   switch (enc & 0x70) {
@@ -111,13 +143,15 @@ bool encoded(const u8 *&p, const u8 *end, u8 enc, u64 data, u64 &out) {
   }
   if (kWord == 4)
     v &= 0xffffffffull;
-  if (enc & kIndirect)
-    v = *(const uintptr_t *)(uintptr_t)v;
   out = v;
-  return true;
+  return c.ok;
 }
 
 // ---- CIEs and FDEs
+//
+// The parsers serve the stack walker (which stops at the first thing it
+// cannot follow) and the load-time check (which names it): each returns
+// nullptr for a well-formed record, else what is wrong with it.
 
 struct Cie {
   u64 code_align = 1;
@@ -128,119 +162,142 @@ struct Cie {
   const u8 *insns = nullptr, *insns_end = nullptr;
 };
 
-// The entry at `p`: its body [body, end) and the CIE pointer field; false
-// at the zero terminator or if malformed.
-bool entry_at(const u8 *p, const u8 *limit, const u8 *&body, const u8 *&end) {
-  if (avail(p, limit) < 4)
-    return false;
-  u64 len = rd<u32>(p);
-  body = p + 4;
+// What record_at() says at a zero length field: the end of the table.
+constexpr const char *kTerminator = "a zero length (the table's end)";
+
+// The record at `p`: its body [body, end) after the length field.
+const char *record_at(const u8 *p, const u8 *limit, const u8 *&body,
+                      const u8 *&end) {
+  Cursor c{p, limit};
+  u64 len = c.fixed<u32>();
+  if (!c.ok)
+    return "length field cut off by the section's end";
   if (len == 0)
-    return false;
+    return kTerminator;
   if (len == 0xffffffffu) { // 64-bit DWARF
-    if (avail(p, limit) < 12)
-      return false;
-    len = rd<u64>(p + 4);
-    body = p + 12;
+    len = c.fixed<u64>();
+    if (!c.ok)
+      return "length field cut off by the section's end";
   }
-  if (avail(body, limit) < len || len < 4)
-    return false;
+  body = c.p;
+  if (len < 4)
+    return "length too small for the CIE pointer field";
+  if (c.left() < len)
+    return "length runs past the section's end";
   end = body + len;
-  return true;
+  return nullptr;
 }
 
-bool parse_cie(const u8 *p, const u8 *limit, Cie &c) {
+const char *parse_cie(const u8 *p, const u8 *limit, Cie &c) {
   const u8 *body, *end;
-  if (!entry_at(p, limit, body, end) || rd<u32>(body) != 0)
-    return false;
-  const u8 *q = body + 4;
-  const u8 version = *q++;
-  const char *aug = (const char *)q;
-  while (q < end && *q)
-    q++;
-  if (q >= end)
-    return false;
-  q++;
-  c.code_align = uleb(q, end);
-  c.data_align = sleb(q, end);
-  c.ra_reg = version == 1 ? *q++ : (u32)uleb(q, end);
-  for (const char *a = aug; *a && q <= end; a++) {
-    switch (*a) {
-    case 'z': {
-      u64 n = uleb(q, end);
-      c.has_aug_data = true;
-      // Everything after 'z' lives in the augmentation data.
-      const u8 *data_end = q + n;
-      for (const char *b = a + 1; *b; b++) {
-        u64 ignored;
-        if (*b == 'R')
-          c.fde_enc = *q++;
-        else if (*b == 'P') {
-          u8 enc = *q++;
-          if (!encoded(q, data_end, enc, 0, ignored))
-            return false;
-        } else if (*b == 'L')
-          q++;
-        else if (*b != 'S')
-          return false;
-      }
-      q = data_end;
-      a += std::strlen(a) - 1; // done with the string
-      break;
-    }
-    case 'e': // "eh": a word of GCC 2 vintage
-      if (a[1] != 'h')
-        return false;
-      q += kWord;
-      a++;
-      break;
-    default:
-      return false;
-    }
+  if (const char *why = record_at(p, limit, body, end))
+    return why;
+  Cursor r{body, end};
+  if (r.fixed<u32>() != 0)
+    return "not a CIE";
+  const u8 version = r.fixed<u8>();
+  if (version != 1 && version != 3)
+    return "CIE version not understood";
+  const char *aug = (const char *)r.p;
+  while (r.left() && *r.p)
+    r.p++;
+  if (!r.skip(1))
+    return "augmentation string runs past the record";
+  c.code_align = r.uleb();
+  c.data_align = r.sleb();
+  c.ra_reg = version == 1 ? r.fixed<u8>() : (u32)r.uleb();
+  if (!r.ok)
+    return "CIE header runs past the record";
+  // "eh" (a word of GCC 2 vintage), then 'z' with its data, which every
+  // later letter describes.
+  if (aug[0] == 'e' && aug[1] == 'h') {
+    aug += 2;
+    r.skip(kWord);
   }
-  if (q > end)
-    return false;
-  c.insns = q;
+  if (*aug == 'z') {
+    const u64 n = r.uleb();
+    if (!r.ok || r.left() < n)
+      return "augmentation data runs past the record";
+    Cursor d{r.p, r.p + n};
+    c.has_aug_data = true;
+    for (aug++; *aug; aug++) {
+      u64 ignored;
+      switch (*aug) {
+      case 'R': // how FDEs write their code range: read, never followed
+        c.fde_enc = d.fixed<u8>();
+        if (c.fde_enc == kOmit || (c.fde_enc & kIndirect))
+          return "FDE pointer encoding not understood";
+        break;
+      case 'P': // the personality routine: skipped, never called
+        if (!encoded(d, (u8)(d.fixed<u8>() & ~kIndirect), 0, ignored))
+          return "personality encoding not understood";
+        break;
+      case 'L': // the FDEs' LSDA encoding: their data is skipped whole
+        d.fixed<u8>();
+        break;
+      case 'S': // a signal frame: no data
+        break;
+      default:
+        return "augmentation not understood";
+      }
+      if (!d.ok)
+        return "augmentation data shorter than its letters need";
+    }
+    r.p += n;
+  } else if (*aug) {
+    return "augmentation not understood";
+  }
+  if (!r.ok)
+    return "augmentation runs past the record";
+  c.insns = r.p;
   c.insns_end = end;
-  return true;
+  return nullptr;
 }
 
-// An FDE at `p` (its section is [start, limit); start null: a table the
-// kernel's own link wrote): its CIE, code range and instructions.  The
-// CIE pointer comes from the file: it must point back into the section.
+// An FDE at `p` (its section is [start, limit); start null and limit
+// UINTPTR_MAX: a table the kernel's own link wrote): its CIE, code range
+// and instructions.
 struct Fde {
   Cie cie;
+  const u8 *cie_at = nullptr;
   u64 lo = 0, hi = 0;
   const u8 *insns = nullptr, *insns_end = nullptr;
 };
 
-bool parse_fde(const u8 *start, const u8 *p, const u8 *limit, Fde &f) {
+// The CIE an FDE's CIE pointer field (at `body`) names: it counts back
+// from the field and must stay inside the section.
+const u8 *cie_of(const u8 *start, const u8 *body, u32 id) {
+  if (id == 0 || (uintptr_t)body - (uintptr_t)start < id)
+    return nullptr;
+  return (const u8 *)((uintptr_t)body - id);
+}
+
+const char *parse_fde(const u8 *start, const u8 *p, const u8 *limit,
+                      Fde &f) {
   const u8 *body, *end;
-  if (!entry_at(p, limit, body, end))
-    return false;
-  const u32 id = rd<u32>(body);
+  if (const char *why = record_at(p, limit, body, end))
+    return why;
+  Cursor r{body, end};
+  const u32 id = r.fixed<u32>();
   if (id == 0)
-    return false; // a CIE
-  if ((uintptr_t)body - (uintptr_t)start < id)
-    return false; // before the section (or the address space)
-  const u8 *cie = (const u8 *)((uintptr_t)body - id);
-  if (!parse_cie(cie, limit, f.cie))
-    return false;
-  const u8 *q = body + 4;
+    return "a CIE, not an FDE";
+  f.cie_at = cie_of(start, body, id);
+  if (!f.cie_at)
+    return "CIE pointer outside the section";
+  if (const char *why = parse_cie(f.cie_at, limit, f.cie))
+    return why;
   u64 range;
-  if (!encoded(q, end, f.cie.fde_enc, 0, f.lo) ||
-      !encoded(q, end, f.cie.fde_enc & 0x0f, 0, range))
-    return false;
+  if (!encoded(r, f.cie.fde_enc, 0, f.lo) ||
+      !encoded(r, f.cie.fde_enc & 0x0f, 0, range))
+    return "code range runs past the record";
   f.hi = f.lo + range;
-  if (f.cie.has_aug_data) {
-    u64 n = uleb(q, end);
-    q += n;
-  }
-  if (q > end)
-    return false;
-  f.insns = q;
+  if (f.hi < f.lo || (kWord == 4 && f.hi > 0x100000000ull))
+    return "code range wraps around the address space";
+  if (f.cie.has_aug_data && !r.skip(r.uleb()))
+    return "augmentation data runs past the record";
+  f.insns = r.p;
   f.insns_end = end;
-  return true;
+  return nullptr;
 }
 
 // ---- running the CFA program
@@ -264,151 +321,158 @@ Rule *rule_for(State &s, u64 reg) {
 }
 Rule initial_rule(const State &s, u64 reg) { return reg == kFp ? s.fp : s.ra; }
 
-// Run `[p, end)` until the location passes `target` (from `loc`); false
-// on an instruction this interpreter does not know.
-bool run_cfa(const Cie &cie, const u8 *p, const u8 *end, u64 loc, u64 target,
-             State &s, const State &initial) {
+// Run `[p, end)` until the location passes `target` (from `loc`): nullptr,
+// or what stopped it (an instruction this interpreter does not know, an
+// operand past the end, state saved too deep), with `at` on that
+// instruction.  Every operand is read through a Cursor over [p, end), so
+// the program ends within end - p instructions.
+const char *run_cfa(const Cie &cie, const u8 *p, const u8 *end, u64 loc,
+                    u64 target, State &s, const State &initial,
+                    const u8 *&at) {
   constexpr int kMaxRemember = 8;
   State saved[kMaxRemember];
   int nsaved = 0;
-  while (p < end) {
-    u8 op = *p++;
-    u8 hi = op & 0xc0, low = op & 0x3f;
+  Cursor r{p, end};
+  while (r.left()) {
+    at = r.p;
+    const u8 op = r.fixed<u8>();
+    const u8 hi = op & 0xc0, low = op & 0x3f;
     if (hi == 0x40) { // advance_loc
       loc += low * cie.code_align;
       if (loc > target)
-        return true;
+        return nullptr;
       continue;
     }
     if (hi == 0x80) { // offset
-      i64 off = (i64)uleb(p, end) * cie.data_align;
-      if (Rule *r = rule_for(s, low))
-        *r = Rule{Rule::Offset, off, 0};
+      const i64 off = (i64)r.uleb() * cie.data_align;
+      if (Rule *rule = rule_for(s, low))
+        *rule = Rule{Rule::Offset, off, 0};
       continue;
     }
     if (hi == 0xc0) { // restore
-      if (Rule *r = rule_for(s, low))
-        *r = initial_rule(initial, low);
+      if (Rule *rule = rule_for(s, low))
+        *rule = initial_rule(initial, low);
       continue;
     }
     switch (op) {
     case 0x00: break; // nop
     case 0x01: {      // set_loc
       u64 v;
-      if (!encoded(p, end, cie.fde_enc, 0, v))
-        return false;
+      if (!encoded(r, cie.fde_enc, 0, v))
+        return "set_loc operand runs past the record";
       loc = v;
       if (loc > target)
-        return true;
+        return nullptr;
       break;
     }
     case 0x02: case 0x03: case 0x04: { // advance_loc1/2/4
-      u64 d = op == 0x02 ? *p : op == 0x03 ? rd<u16>(p) : rd<u32>(p);
-      p += op == 0x02 ? 1 : op == 0x03 ? 2 : 4;
+      const u64 d = op == 0x02 ? r.fixed<u8>()
+                    : op == 0x03 ? r.fixed<u16>() : r.fixed<u32>();
       loc += d * cie.code_align;
-      if (loc > target)
-        return true;
+      if (r.ok && loc > target)
+        return nullptr;
       break;
     }
     case 0x05: case 0x11: case 0x14: case 0x15: { // offset_extended(_sf), val_offset(_sf)
-      u64 reg = uleb(p, end);
-      i64 off = (op == 0x05 || op == 0x14) ? (i64)uleb(p, end) * cie.data_align
-                                           : sleb(p, end) * cie.data_align;
-      if (Rule *r = rule_for(s, reg))
-        *r = Rule{op <= 0x11 ? Rule::Offset : Rule::ValOffset, off, 0};
+      const u64 reg = r.uleb();
+      const i64 off = (op == 0x05 || op == 0x14)
+                          ? (i64)r.uleb() * cie.data_align
+                          : r.sleb() * cie.data_align;
+      if (Rule *rule = rule_for(s, reg))
+        *rule = Rule{op <= 0x11 ? Rule::Offset : Rule::ValOffset, off, 0};
       break;
     }
     case 0x06: { // restore_extended
-      u64 reg = uleb(p, end);
-      if (Rule *r = rule_for(s, reg))
-        *r = initial_rule(initial, reg);
+      const u64 reg = r.uleb();
+      if (Rule *rule = rule_for(s, reg))
+        *rule = initial_rule(initial, reg);
       break;
     }
     case 0x07: case 0x08: { // undefined, same_value
-      u64 reg = uleb(p, end);
-      if (Rule *r = rule_for(s, reg))
-        *r = Rule{op == 0x07 ? Rule::Undefined : Rule::Same, 0, 0};
+      const u64 reg = r.uleb();
+      if (Rule *rule = rule_for(s, reg))
+        *rule = Rule{op == 0x07 ? Rule::Undefined : Rule::Same, 0, 0};
       break;
     }
     case 0x09: { // register
-      u64 reg = uleb(p, end), other = uleb(p, end);
-      if (Rule *r = rule_for(s, reg))
-        *r = Rule{Rule::Register, 0, (u32)other};
+      const u64 reg = r.uleb(), other = r.uleb();
+      if (Rule *rule = rule_for(s, reg))
+        *rule = Rule{Rule::Register, 0, (u32)other};
       break;
     }
     case 0x0a: // remember_state
       if (nsaved == kMaxRemember)
-        return false;
+        return "remember_state nested deeper than 8";
       saved[nsaved++] = s;
       break;
     case 0x0b: // restore_state
       if (nsaved == 0)
-        return false;
+        return "restore_state without remember_state";
       s = saved[--nsaved];
       break;
     case 0x0c: // def_cfa
-      s.cfa_reg = (u32)uleb(p, end);
-      s.cfa_off = (i64)uleb(p, end);
+      s.cfa_reg = (u32)r.uleb();
+      s.cfa_off = (i64)r.uleb();
       s.cfa_ok = true;
       break;
     case 0x0d: // def_cfa_register
-      s.cfa_reg = (u32)uleb(p, end);
+      s.cfa_reg = (u32)r.uleb();
       break;
     case 0x0e: // def_cfa_offset
-      s.cfa_off = (i64)uleb(p, end);
+      s.cfa_off = (i64)r.uleb();
       break;
     case 0x12: // def_cfa_sf
-      s.cfa_reg = (u32)uleb(p, end);
-      s.cfa_off = sleb(p, end) * cie.data_align;
+      s.cfa_reg = (u32)r.uleb();
+      s.cfa_off = r.sleb() * cie.data_align;
       s.cfa_ok = true;
       break;
     case 0x13: // def_cfa_offset_sf
-      s.cfa_off = sleb(p, end) * cie.data_align;
+      s.cfa_off = r.sleb() * cie.data_align;
       break;
-    case 0x0f: { // def_cfa_expression
-      u64 n = uleb(p, end);
-      p += n;
+    case 0x0f: // def_cfa_expression
+      r.skip(r.uleb());
       s.cfa_ok = false;
       break;
-    }
     case 0x10: case 0x16: { // expression, val_expression
-      u64 reg = uleb(p, end), n = uleb(p, end);
-      p += n;
-      if (Rule *r = rule_for(s, reg))
-        *r = Rule{Rule::Other, 0, 0};
+      const u64 reg = r.uleb();
+      r.skip(r.uleb());
+      if (Rule *rule = rule_for(s, reg))
+        *rule = Rule{Rule::Other, 0, 0};
       break;
     }
     case 0x2e: // GNU_args_size
-      (void)uleb(p, end);
+      r.uleb();
       break;
     case 0x2f: { // GNU_negative_offset_extended
-      u64 reg = uleb(p, end);
-      i64 off = -(i64)uleb(p, end) * cie.data_align;
-      if (Rule *r = rule_for(s, reg))
-        *r = Rule{Rule::Offset, off, 0};
+      const u64 reg = r.uleb();
+      const i64 off = -(i64)r.uleb() * cie.data_align;
+      if (Rule *rule = rule_for(s, reg))
+        *rule = Rule{Rule::Offset, off, 0};
       break;
     }
     default:
-      return false;
+      return "call-frame instruction not understood";
     }
+    if (!r.ok)
+      return "operand runs past the record";
   }
-  return true;
+  return nullptr;
 }
 
-// The rules in effect at `pc` in the function an FDE describes.
-bool rules_at(const u8 *fde_at, u64 pc, State &s) {
+// The rules in effect at `pc` in the function the FDE at `fde_at`
+// describes; its section is [start, limit) (see Fde).
+bool rules_at(const u8 *start, const u8 *limit, const u8 *fde_at, u64 pc,
+              State &s) {
   Fde f;
-  // The CIE and FDE lie in one loaded section; the length fields bound
-  // every read, so no section end is needed here.
-  const u8 *limit = (const u8 *)UINTPTR_MAX;
-  if (!parse_fde(nullptr, fde_at, limit, f) || pc < f.lo || pc >= f.hi)
+  if (parse_fde(start, fde_at, limit, f) || pc < f.lo || pc >= f.hi)
     return false;
   State initial;
-  if (!run_cfa(f.cie, f.cie.insns, f.cie.insns_end, f.lo, ~0ull, initial,
-               initial))
+  const u8 *at;
+  if (run_cfa(f.cie, f.cie.insns, f.cie.insns_end, f.lo, ~0ull, initial,
+              initial, at))
     return false;
   s = initial;
-  return run_cfa(f.cie, f.insns, f.insns_end, f.lo, pc, s, initial) &&
+  return !run_cfa(f.cie, f.insns, f.insns_end, f.lo, pc, s, initial, at) &&
          f.cie.ra_reg == kRa;
 }
 
@@ -419,31 +483,16 @@ bool rules_at(const u8 *fde_at, u64 pc, State &s) {
 bool parse_eh_frame(std::vector<CodeImage::Fde> &out, const u8 *at,
                     u64 size) {
   const u8 *limit = at + size;
-  // Consecutive FDEs share their CIE: read it once.
-  const u8 *cie_at = nullptr;
-  Cie cie;
   for (const u8 *p = at; p < limit;) {
     const u8 *body, *end;
-    if (!entry_at(p, limit, body, end))
-      return avail(p, limit) < 4 || rd<u32>(p) == 0; // the terminator, or the end
-    const u32 id = rd<u32>(body);
-    if (id != 0) {
-      // The CIE pointer comes from the file: back into the section.
-      if ((uintptr_t)body - (uintptr_t)at < id)
+    if (const char *why = record_at(p, limit, body, end))
+      return why == kTerminator;
+    if (rd_u32(body) != 0) {
+      Fde f;
+      if (parse_fde(at, p, limit, f))
         return false;
-      const u8 *c = (const u8 *)((uintptr_t)body - id);
-      if (c != cie_at) {
-        if (!parse_cie(c, limit, cie))
-          return false;
-        cie_at = c;
-      }
-      const u8 *q = body + 4;
-      u64 lo, range;
-      if (!encoded(q, end, cie.fde_enc, 0, lo) ||
-          !encoded(q, end, cie.fde_enc & 0x0f, 0, range))
-        return false;
-      if (range) // a zero-length FDE: a discarded function's
-        out.push_back(CodeImage::Fde{lo, lo + range, p});
+      if (f.hi > f.lo) // a zero-length FDE: a discarded function's
+        out.push_back(CodeImage::Fde{f.lo, f.hi, p});
     }
     p = end;
   }
@@ -452,27 +501,16 @@ bool parse_eh_frame(std::vector<CodeImage::Fde> &out, const u8 *at,
 
 bool find_fde(const u8 *at, u64 size, u64 pc, CodeImage::Fde &out) {
   const u8 *limit = at + size;
-  const u8 *cie_at = nullptr;
-  Cie cie;
   for (const u8 *p = at; p < limit;) {
     const u8 *body, *end;
-    if (!entry_at(p, limit, body, end))
+    if (record_at(p, limit, body, end))
       return false;
-    const u32 id = rd<u32>(body);
-    if (id != 0) {
-      const u8 *c = body - id;
-      if (c != cie_at) {
-        if (!parse_cie(c, limit, cie))
-          return false;
-        cie_at = c;
-      }
-      const u8 *q = body + 4;
-      u64 lo, range;
-      if (!encoded(q, end, cie.fde_enc, 0, lo) ||
-          !encoded(q, end, cie.fde_enc & 0x0f, 0, range))
+    if (rd_u32(body) != 0) {
+      Fde f;
+      if (parse_fde(at, p, limit, f))
         return false;
-      if (pc >= lo && pc - lo < range) {
-        out = CodeImage::Fde{lo, lo + range, p};
+      if (pc >= f.lo && pc < f.hi) {
+        out = CodeImage::Fde{f.lo, f.hi, p};
         return true;
       }
     }
@@ -485,11 +523,11 @@ bool parse_eh_frame_hdr(std::vector<CodeImage::Fde> &out, const u8 *hdr) {
   // version, eh_frame_ptr encoding, fde_count encoding, table encoding.
   if (hdr[0] != 1)
     return false;
-  const u8 *p = hdr + 4;
   const u8 *end = (const u8 *)UINTPTR_MAX;
+  Cursor c{hdr + 4, end};
   u64 eh_frame, count;
-  if (!encoded(p, end, hdr[1], (u64)(uintptr_t)hdr, eh_frame) ||
-      !encoded(p, end, hdr[2], (u64)(uintptr_t)hdr, count))
+  if (!encoded(c, hdr[1], (u64)(uintptr_t)hdr, eh_frame) ||
+      !encoded(c, hdr[2], (u64)(uintptr_t)hdr, count))
     return false;
   // The sorted table: (initial location, FDE address) pairs, relative to
   // the header; linkers write it datarel|sdata4.
@@ -498,11 +536,11 @@ bool parse_eh_frame_hdr(std::vector<CodeImage::Fde> &out, const u8 *hdr) {
   out.reserve(out.size() + count);
   for (u64 i = 0; i < count; i++) {
     u64 lo, fde;
-    if (!encoded(p, end, hdr[3], (u64)(uintptr_t)hdr, lo) ||
-        !encoded(p, end, hdr[3], (u64)(uintptr_t)hdr, fde))
+    if (!encoded(c, hdr[3], (u64)(uintptr_t)hdr, lo) ||
+        !encoded(c, hdr[3], (u64)(uintptr_t)hdr, fde))
       return false;
     Fde f;
-    if (!parse_fde(nullptr, (const u8 *)(uintptr_t)fde, end, f))
+    if (parse_fde(nullptr, (const u8 *)(uintptr_t)fde, end, f))
       return false;
     if (f.hi > f.lo)
       out.push_back(CodeImage::Fde{f.lo, f.hi, (const u8 *)(uintptr_t)fde});
@@ -510,17 +548,133 @@ bool parse_eh_frame_hdr(std::vector<CodeImage::Fde> &out, const u8 *hdr) {
   return true;
 }
 
+// ---- the load-time check ------------------------------------------------------------
+
+Result<void> check_eh_frame(const u8 *at, u64 size,
+                            const std::vector<CodeRange> &code) {
+  const u8 *limit = at + size;
+  auto off = [&](const void *p) {
+    return (unsigned long long)((uintptr_t)p - (uintptr_t)at);
+  };
+  // Where each CIE starts: an FDE's CIE pointer must name one of these.
+  std::vector<const u8 *> cies;
+  for (const u8 *p = at; p < limit;) {
+    const u8 *body, *end;
+    if (const char *why = record_at(p, limit, body, end)) {
+      if (why == kTerminator)
+        break; // what follows is no one's: every reader stops here
+      return error(strf(".eh_frame record at 0x%llx: %s", off(p), why));
+    }
+    const u32 id = rd_u32(body);
+    const char *kind = id == 0 ? "CIE" : "FDE";
+    const u8 *bad = nullptr;
+    const char *why = nullptr;
+    if (id == 0) {
+      Cie c;
+      State s;
+      if (!(why = parse_cie(p, limit, c)))
+        why = run_cfa(c, c.insns, c.insns_end, 0, ~0ull, s, s, bad);
+      cies.push_back(p);
+    } else {
+      const u8 *cie = cie_of(at, body, id);
+      if (!cie)
+        return error(strf(".eh_frame FDE at 0x%llx: CIE pointer 0x%x "
+                          "outside the section",
+                          off(p), id));
+      if (!std::binary_search(cies.begin(), cies.end(), cie))
+        return error(strf(".eh_frame FDE at 0x%llx: CIE pointer 0x%x aims "
+                          "at 0x%llx, which is not a CIE",
+                          off(p), id, off(cie)));
+      Fde f;
+      if (!(why = parse_fde(at, p, limit, f))) {
+        // Its code lies inside one of the module's code sections.
+        const bool inside =
+            f.hi == f.lo ||
+            std::any_of(code.begin(), code.end(), [&](const CodeRange &r) {
+              return f.lo >= r.lo && f.hi <= r.hi;
+            });
+        if (!inside)
+          return error(strf(".eh_frame FDE at 0x%llx: code [0x%llx, 0x%llx) "
+                            "is not the module's",
+                            off(p), (unsigned long long)f.lo,
+                            (unsigned long long)f.hi));
+        State s;
+        why = run_cfa(f.cie, f.insns, f.insns_end, f.lo, ~0ull, s, s, bad);
+      }
+    }
+    if (why && bad)
+      return error(strf(".eh_frame %s at 0x%llx: %s (opcode 0x%02x at "
+                        "0x%llx)",
+                        kind, off(p), why, *bad, off(bad)));
+    if (why)
+      return error(strf(".eh_frame %s at 0x%llx: %s", kind, off(p), why));
+    p = end;
+  }
+  return {};
+}
+
 // ---- the walk -----------------------------------------------------------------------
+
+namespace {
+
+// The calling thread's stacks (unwind_set_thread_stacks); empty: unknown.
+thread_local StackRange t_stack, t_altstack;
+
+bool holds(const StackRange &r, uintptr_t a) { return a >= r.lo && a < r.hi; }
+
+// What a walk from stack pointer `sp` may read: [sp, top).  On a thread
+// whose stacks are known, up to the top of the one holding `sp`, and
+// nothing if neither does (the stack pointer itself is wild); else a
+// window above `sp`, the most a kernel thread's stack could hold.
+uintptr_t stack_top(uintptr_t sp) {
+  constexpr uintptr_t kMaxStack = 64u << 20;
+  if (t_stack.hi || t_altstack.hi)
+    return holds(t_stack, sp) ? t_stack.hi
+           : holds(t_altstack, sp) ? t_altstack.hi : sp;
+  return sp <= UINTPTR_MAX - kMaxStack ? sp + kMaxStack : UINTPTR_MAX;
+}
+
+// A word of the stack between `sp` and `top`, aligned: the only reads of
+// the stack a walk makes.
+bool stack_word(uintptr_t addr, uintptr_t sp, uintptr_t top, uintptr_t &out) {
+  if (addr < sp || addr % kWord || top - sp < kWord || addr > top - kWord)
+    return false;
+  out = *(const uintptr_t *)addr;
+  return true;
+}
+
+} // namespace
+
+void unwind_set_thread_stacks(StackRange stack, StackRange alt) {
+  t_stack = stack;
+  t_altstack = alt;
+}
+
+bool caller_of_jump(const ProbeFrame &at, ProbeFrame &out) {
+  const uintptr_t top = stack_top(at.sp);
+  uintptr_t ra;
+  if (!stack_word(at.sp, at.sp, top, ra) || !ra)
+    return false;
+  out.pc = fbt_real_return(ra, at.sp);
+  out.pc_loc = at.sp;
+  out.sp = at.sp + kWord;
+  out.fp = at.fp;
+  out.exact = false;
+  return true;
+}
 
 size_t unwind(const CodeMap &code, const ProbeFrame &from, u64 *pcs,
               size_t max) {
-  // A frame larger than this, or a stack deeper, is a broken rule: stop
-  // rather than read far from the stack.
-  constexpr uintptr_t kMaxFrame = 1u << 20, kMaxStack = 64u << 20;
+  // A frame larger than this is a broken rule: stop rather than read far
+  // from the stack.
+  constexpr uintptr_t kMaxFrame = 1u << 20;
+  const uintptr_t top = stack_top(from.sp);
   uintptr_t pc = fbt_real_return(from.pc, from.pc_loc);
   uintptr_t sp = from.sp, fp = from.fp;
   bool exact = from.exact;
   size_t n = 0;
+  // Each frame's CFA lies above the last one's (the stack only grows back
+  // towards `top`), and there are at most `max`: the walk ends.
   while (n < max && pc) {
     // A return address is one past its call; look up the call.
     const u64 at = exact ? pc : pc - 1;
@@ -530,8 +684,13 @@ size_t unwind(const CodeMap &code, const ProbeFrame &from, u64 *pcs,
     pcs[n++] = pc;
     CodeImage::Fde fde;
     State s;
-    if (!img->fde_at(at, fde) || !rules_at(fde.at, at, s) || !s.cfa_ok ||
-        s.ra.kind != Rule::Offset)
+    // A module's records are read inside its .eh_frame; the kernel's
+    // table is its own link's.
+    const u8 *start = img->eh_frame;
+    const u8 *limit = start ? start + img->eh_frame_size
+                            : (const u8 *)UINTPTR_MAX;
+    if (!img->fde_at(at, fde) || !rules_at(start, limit, fde.at, at, s) ||
+        !s.cfa_ok || s.ra.kind != Rule::Offset)
       break;
     uintptr_t base;
     if (s.cfa_reg == kSp)
@@ -541,21 +700,19 @@ size_t unwind(const CodeMap &code, const ProbeFrame &from, u64 *pcs,
     else
       break;
     const uintptr_t cfa = base + (uintptr_t)s.cfa_off;
-    if (cfa <= sp || cfa - sp > kMaxFrame || cfa - from.sp > kMaxStack)
+    if (cfa <= sp || cfa - sp > kMaxFrame || cfa > top)
       break;
     const uintptr_t ra_loc = cfa + (uintptr_t)s.ra.off;
-    if (ra_loc < sp || ra_loc % kWord)
+    uintptr_t ra, next_fp = fp;
+    if (!stack_word(ra_loc, sp, top, ra))
       break;
-    uintptr_t next_fp = fp;
     if (s.fp.kind == Rule::Offset) {
-      const uintptr_t fp_loc = cfa + (uintptr_t)s.fp.off;
-      if (fp_loc < sp || fp_loc % kWord)
+      if (!stack_word(cfa + (uintptr_t)s.fp.off, sp, top, next_fp))
         break;
-      next_fp = *(const uintptr_t *)fp_loc;
     } else if (s.fp.kind != Rule::Same && s.fp.kind != Rule::Undefined) {
       break;
     }
-    pc = fbt_real_return(*(const uintptr_t *)ra_loc, ra_loc);
+    pc = fbt_real_return(ra, ra_loc);
     sp = cfa;
     fp = next_fp;
     exact = false;

@@ -7,8 +7,16 @@
 // Probe-context safe: no lock, no allocation, no system call; it reads the
 // thread's own stack and the CodeMap's tables, and stops at the first
 // frame outside the kernel and its modules (libc, the thread's start; that
-// one is left out) or after one whose unwind rule it does not follow.  A return address the fbt return
-// trampoline put on the stack reads as the real one (fbt.h).
+// one is left out) or after one whose unwind rule it does not follow.  A
+// return address the fbt return trampoline put on the stack reads as the
+// real one (fbt.h).
+//
+// Module code can corrupt its own stack, and a panic walks it: every word
+// the walk reads lies between the frame's stack pointer and the top of the
+// thread's stack (unwind_set_thread_stacks), each frame's CFA lies above
+// the last, and there are at most `max` frames.  A module's .eh_frame is
+// checked when it loads (check_eh_frame), and read only inside its
+// section even so.
 //
 // Shared by stack() and by anything else that wants a backtrace (a panic):
 // current_frame() starts from the caller.
@@ -22,6 +30,21 @@ namespace mk {
 // The program counters of up to `max` frames, the probe's frame first.
 size_t unwind(const CodeMap &code, const ProbeFrame &from, u64 *pcs,
               size_t max);
+
+// A thread's stack or alternate signal stack: [lo, hi).
+struct StackRange {
+  uintptr_t lo = 0, hi = 0;
+};
+// The calling thread's stacks: a walk on this thread reads only inside the
+// one its stack pointer is in (and nothing if it is in neither).  Without
+// them (a thread the kernel did not start) it reads at most 64 MiB above
+// the stack pointer.
+void unwind_set_thread_stacks(StackRange stack, StackRange alt);
+
+// `at` stopped at an address that is no code (a call through a null or
+// wild function pointer): the call pushed its return address at the stack
+// pointer.  The frame of the caller there, if the stack holds a word.
+bool caller_of_jump(const ProbeFrame &at, ProbeFrame &out);
 
 // The frame of the function that calls this, at the call: what a
 // backtrace from here starts with.  (mk_current_frame reports the frame of
@@ -45,5 +68,18 @@ bool parse_eh_frame_hdr(std::vector<CodeImage::Fde> &out, const u8 *hdr);
 // describes `pc`, found by reading the section in place (probe-context
 // safe: no table needed); false if none.
 bool find_fde(const u8 *at, u64 size, u64 pc, CodeImage::Fde &out);
+
+// Code a module's FDEs may describe: [lo, hi).
+struct CodeRange {
+  u64 lo, hi;
+};
+// Check a module's relocated .eh_frame loaded at [at, at + size) before
+// anything walks it: every record's length, every CIE pointer (inside the
+// section, at a CIE), augmentation and call-frame instruction stream lies
+// inside the section and is understood, and every FDE describes code in
+// one of `code`.  The error names the record by its offset:
+// ".eh_frame FDE at 0x40: CIE pointer 0x1000 outside the section".
+Result<void> check_eh_frame(const u8 *at, u64 size,
+                            const std::vector<CodeRange> &code);
 
 } // namespace mk
