@@ -523,6 +523,7 @@ Result<void> KernelLinker::link(Load &l) {
     if (!block)
       return error(f.name + ": " + block.error().message);
     f.block = *block;
+    k_.arena().prefault(*block);
     f.address = block->addr;
     f.size = block->size;
     return ImageMemory{block->addr, k_.arena().alias(block->addr)};

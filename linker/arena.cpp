@@ -264,6 +264,14 @@ void ModuleArena::release(Block b) {
   }
 }
 
+void ModuleArena::prefault(const Block &b) {
+  // MADV_POPULATE_WRITE (Linux 5.14): the page-table entries a memcpy into
+  // the view would fault in one by one.  Where the kernel has none, the
+  // pages fault in as they are written.
+  constexpr int kPopulateWrite = 23;
+  (void)madvise(alias(b.addr), b.size, kPopulateWrite);
+}
+
 void ModuleArena::protect(u64 addr, u64 size, Protect p) {
   int prot = PROT_NONE;
   switch (p) {

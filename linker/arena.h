@@ -104,6 +104,9 @@ public:
                          Contents c = Contents::Zeroed) EXCLUDES(mu_);
   // Return the block's memory to the system and its range to the arena.
   void release(Block b) EXCLUDES(mu_);
+  // Inside a writing() scope: map the writable view's pages of a block
+  // about to be written whole, in one call rather than a fault per page.
+  void prefault(const Block &b);
   // A test option: freed blocks are filled with int3 and left mapped
   // read+execute, never reused, so a call into a module's freed code traps
   // at once (SIGTRAP: "no probe site explains") instead of running
