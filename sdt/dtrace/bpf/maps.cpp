@@ -111,7 +111,14 @@ inline u64 mix64(u64 h) {
   return h;
 }
 inline bool key_equal(const u8 *a, const void *b, u32 size) {
-  // The common D keys (an integer, a pointer) compare without a call.
+  // The common D keys (an integer, a pointer; a variable and its key, as
+  // dlib/vars.c makes them) compare without a call.
+  if (size == 16) {
+    u64 x[2], y[2];
+    std::memcpy(x, a, 16);
+    std::memcpy(y, b, 16);
+    return ((x[0] ^ y[0]) | (x[1] ^ y[1])) == 0;
+  }
   if (size == 8) {
     u64 x, y;
     std::memcpy(&x, a, 8);
@@ -133,6 +140,11 @@ u64 Map::hash_key(const void *key) const {
     u64 v = 0;
     std::memcpy(&v, key, spec_.key_size);
     return mix64(v);
+  }
+  if (spec_.key_size == 16) { // two words: no byte loop
+    u64 w[2];
+    std::memcpy(w, key, 16);
+    return mix64(w[0] ^ mix64(w[1] + 0x9e3779b97f4a7c15ull));
   }
   // FNV-1a, then a final mix so that the low bits depend on every byte.
   const u8 *p = static_cast<const u8 *>(key);
