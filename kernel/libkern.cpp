@@ -4,8 +4,8 @@
 // kernel's own use of libc is never confused with what modules bind to.
 // Everything here lives in the kernel image, within rel32 reach of the
 // module arena.  The C library modules get is in libkern_string.cpp,
-// libkern_stdlib.cpp, libkern_stdio.cpp and libkern_math.cpp; the compiler's
-// runtime helpers in libkern_rt.cpp.
+// libkern_stdlib.cpp, libkern_stdio.cpp, libkern_math.cpp and
+// libkern_time.cpp; the compiler's runtime helpers in libkern_rt.cpp.
 #include "kernel.h"
 #include "libkern_c.h"
 #include "kern_panic.h"

@@ -34,6 +34,25 @@ private:
   locale_t old_;
 };
 
+// What a float or double function returns to a module: a value of its type
+// (C17 Annex F).  On x86_64 it travels in an xmm register and is one.  On
+// i386 it comes back in st(0), which has 64 mantissa bits and the
+// exponent range of long double: the host's libm may leave more there than
+// the type holds (its sqrtf is a bare fsqrt, so a module printing
+// (double)sqrtf(3.0f) would see 1.73205081, not 1.73205078), and g++'s
+// "fast" excess precision would pass it on, or make a tail call of the
+// wrapper.  A store to memory rounds it to the type, overflow to infinity
+// included; long double results are already of their type.
+template <class T> inline T fp_return(T v) {
+#if defined(__i386__)
+  if constexpr (sizeof(T) < sizeof(long double)) {
+    volatile T r = v;
+    return r;
+  }
+#endif
+  return v;
+}
+
 } // namespace mk
 
 // EXPORT_SYMBOL_AS names its record after the source line, so one macro

@@ -7,11 +7,15 @@
 // floating point: arguments on the stack, results in st(0), long double
 // the 80-bit x87 format in 12 bytes; on x86_64 float and double travel in
 // xmm registers and long double on the stack.  The wrappers are plain C
-// functions of the same types, so both sides agree.  errno is the calling
-// thread's, set by libm (<errno.h>).
+// functions of the same types, so both sides agree; each float or double
+// result passes through mk::fp_return, which on i386 rounds what the x87
+// holds to the type (libkern_c.h).  errno is the calling thread's, set by
+// libm (<errno.h>).
 #include "libkern_c.h"
 
 #include <cmath>
+
+using mk::fp_return;
 
 // Each family as (C name, kernel name) for the double, float and long
 // double forms, grouped by signature (T is the family's floating type).
@@ -36,34 +40,34 @@ using T_L = long double;
 
 extern "C" {
 
-#define MK_DEF_1(name, T) T kern_##name(T x) { return ::name(x); }
-#define MK_DEF_2(name, T) T kern_##name(T x, T y) { return ::name(x, y); }
+#define MK_DEF_1(name, T) T kern_##name(T x) { return fp_return<T>(::name(x)); }
+#define MK_DEF_2(name, T) T kern_##name(T x, T y) { return fp_return<T>(::name(x, y)); }
 #define MK_FAM_1(n) MK_FAMILY(MK_DEF_1, n)
 #define MK_FAM_2(n) MK_FAMILY(MK_DEF_2, n)
 MK_MATH_1(MK_FAM_1)
 MK_MATH_2(MK_FAM_2)
 
 // The families of other shapes, one form per line.
-double kern_fma(double x, double y, double z) { return ::fma(x, y, z); }
-float kern_fmaf(float x, float y, float z) { return ::fmaf(x, y, z); }
+double kern_fma(double x, double y, double z) { return fp_return<double>(::fma(x, y, z)); }
+float kern_fmaf(float x, float y, float z) { return fp_return<float>(::fmaf(x, y, z)); }
 long double kern_fmal(long double x, long double y, long double z) { return ::fmal(x, y, z); }
-double kern_frexp(double x, int *e) { return ::frexp(x, e); }
-float kern_frexpf(float x, int *e) { return ::frexpf(x, e); }
+double kern_frexp(double x, int *e) { return fp_return<double>(::frexp(x, e)); }
+float kern_frexpf(float x, int *e) { return fp_return<float>(::frexpf(x, e)); }
 long double kern_frexpl(long double x, int *e) { return ::frexpl(x, e); }
 int kern_ilogb(double x) { return ::ilogb(x); }
 int kern_ilogbf(float x) { return ::ilogbf(x); }
 int kern_ilogbl(long double x) { return ::ilogbl(x); }
-double kern_ldexp(double x, int e) { return ::ldexp(x, e); }
-float kern_ldexpf(float x, int e) { return ::ldexpf(x, e); }
+double kern_ldexp(double x, int e) { return fp_return<double>(::ldexp(x, e)); }
+float kern_ldexpf(float x, int e) { return fp_return<float>(::ldexpf(x, e)); }
 long double kern_ldexpl(long double x, int e) { return ::ldexpl(x, e); }
-double kern_scalbn(double x, int n) { return ::scalbn(x, n); }
-float kern_scalbnf(float x, int n) { return ::scalbnf(x, n); }
+double kern_scalbn(double x, int n) { return fp_return<double>(::scalbn(x, n)); }
+float kern_scalbnf(float x, int n) { return fp_return<float>(::scalbnf(x, n)); }
 long double kern_scalbnl(long double x, int n) { return ::scalbnl(x, n); }
-double kern_scalbln(double x, long n) { return ::scalbln(x, n); }
-float kern_scalblnf(float x, long n) { return ::scalblnf(x, n); }
+double kern_scalbln(double x, long n) { return fp_return<double>(::scalbln(x, n)); }
+float kern_scalblnf(float x, long n) { return fp_return<float>(::scalblnf(x, n)); }
 long double kern_scalblnl(long double x, long n) { return ::scalblnl(x, n); }
-double kern_modf(double x, double *i) { return ::modf(x, i); }
-float kern_modff(float x, float *i) { return ::modff(x, i); }
+double kern_modf(double x, double *i) { return fp_return<double>(::modf(x, i)); }
+float kern_modff(float x, float *i) { return fp_return<float>(::modff(x, i)); }
 long double kern_modfl(long double x, long double *i) { return ::modfl(x, i); }
 long kern_lrint(double x) { return ::lrint(x); }
 long kern_lrintf(float x) { return ::lrintf(x); }
@@ -77,14 +81,14 @@ long kern_lroundl(long double x) { return ::lroundl(x); }
 long long kern_llround(double x) { return ::llround(x); }
 long long kern_llroundf(float x) { return ::llroundf(x); }
 long long kern_llroundl(long double x) { return ::llroundl(x); }
-double kern_remquo(double x, double y, int *q) { return ::remquo(x, y, q); }
-float kern_remquof(float x, float y, int *q) { return ::remquof(x, y, q); }
+double kern_remquo(double x, double y, int *q) { return fp_return<double>(::remquo(x, y, q)); }
+float kern_remquof(float x, float y, int *q) { return fp_return<float>(::remquof(x, y, q)); }
 long double kern_remquol(long double x, long double y, int *q) { return ::remquol(x, y, q); }
-double kern_nan(const char *t) { return ::nan(t); }
-float kern_nanf(const char *t) { return ::nanf(t); }
+double kern_nan(const char *t) { return fp_return<double>(::nan(t)); }
+float kern_nanf(const char *t) { return fp_return<float>(::nanf(t)); }
 long double kern_nanl(const char *t) { return ::nanl(t); }
-double kern_nexttoward(double x, long double y) { return ::nexttoward(x, y); }
-float kern_nexttowardf(float x, long double y) { return ::nexttowardf(x, y); }
+double kern_nexttoward(double x, long double y) { return fp_return<double>(::nexttoward(x, y)); }
+float kern_nexttowardf(float x, long double y) { return fp_return<float>(::nexttowardf(x, y)); }
 long double kern_nexttowardl(long double x, long double y) { return ::nexttowardl(x, y); }
 void kern_sincos(double x, double *s, double *c) { ::sincos(x, s, c); }
 void kern_sincosf(float x, float *s, float *c) { ::sincosf(x, s, c); }

@@ -11,6 +11,7 @@
 #include <cstdlib>
 
 using mk::CLocaleScope;
+using mk::fp_return;
 
 namespace {
 locale_t c_locale() { return CLocaleScope::c_locale(); }
@@ -22,8 +23,12 @@ __attribute__((noreturn)) void kern_panic(const char *fmt, ...); // libkern.cpp
 
 // ---- conversions -----------------------------------------------------------
 
-double kern_strtod(const char *s, char **e) { return ::strtod_l(s, e, c_locale()); }
-float kern_strtof(const char *s, char **e) { return ::strtof_l(s, e, c_locale()); }
+double kern_strtod(const char *s, char **e) {
+  return fp_return<double>(::strtod_l(s, e, c_locale()));
+}
+float kern_strtof(const char *s, char **e) {
+  return fp_return<float>(::strtof_l(s, e, c_locale()));
+}
 long double kern_strtold(const char *s, char **e) { return ::strtold_l(s, e, c_locale()); }
 long kern_strtol(const char *s, char **e, int b) { return ::strtol_l(s, e, b, c_locale()); }
 long long kern_strtoll(const char *s, char **e, int b) { return ::strtoll_l(s, e, b, c_locale()); }

@@ -12,6 +12,7 @@
 #include <iso646.h>
 #include <limits.h>
 #include <math.h>
+#include <memory.h>
 #include <stdalign.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -22,6 +23,7 @@
 #include <stdnoreturn.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 /* A compile-time check in every dialect: a negative array size fails. */
 #define CHECK(name, cond) typedef char check_##name[(cond) ? 1 : -1]
@@ -35,6 +37,7 @@ CHECK(math, FP_NAN != FP_NORMAL && MATH_ERRNO == 1);
 CHECK(stdlib, RAND_MAX == 2147483647 && EXIT_FAILURE == 1);
 CHECK(stdio, EOF == -1);
 CHECK(errno, ERANGE == 34 && EDOM == 33);
+CHECK(time, sizeof(time_t) == 8 && CLOCKS_PER_SEC == 1000000 && TIME_UTC == 1);
 
 /* C11's keywords behind the C11 headers' macros (C++ has its own). */
 #if defined(__cplusplus)
@@ -67,5 +70,14 @@ check_all(const char *s, ...)
 	    strcasecmp(buf, "x") + (int)fpclassify(x) + (isnan(x) ? 1 : 0);
 	if (n > 0 and errno == 0 and not false)
 		n += (int)strtol(buf, NULL, 10) + abs(n);
+	{
+		time_t t = time(NULL);
+		struct tm *tm = gmtime(&t);
+		struct timespec ts;
+
+		n += (int)strftime(buf, sizeof(buf), "%F", tm) +
+		    (timespec_get(&ts, TIME_UTC) == TIME_UTC) +
+		    (int)(difftime(mktime(tm), t) + (double)clock());
+	}
 	return n;
 }

@@ -21,6 +21,7 @@
 #define EDOM 33
 #define ERANGE 34
 #define ENOSYS 38
+#define EOVERFLOW 75
 #define EILSEQ 84
 #define EOPNOTSUPP 95
 

@@ -9,6 +9,7 @@
 #include <iso646.h>
 #include <limits.h>
 #include <math.h>
+#include <memory.h>
 #include <stdalign.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -19,6 +20,7 @@
 #include <stdnoreturn.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include <sys/kernel.h>
 
@@ -103,5 +105,15 @@ le_cxx(void)
 		void *q = calloc(4, 8);
 		LE_CHECK(q && memcmp(q, "\0\0\0\0\0\0\0\0", 8) == 0);
 		free(q);
+	}
+	{
+		time_t t = LE_HIDE(time_t(86400 * 366));
+		struct tm tm = {};
+		char buf[32];
+		le_int("gmtime_r", gmtime_r(&t, &tm)->tm_year, 71);
+		le_int("strftime", strftime(buf, sizeof(buf), "%F", &tm), 10);
+		le_str("strftime text", buf, "1971-01-02");
+		le_int("mktime", mktime(&tm), t);
+		LE_CHECK(clock() > 0 && time(nullptr) > t);
 	}
 }

@@ -103,6 +103,7 @@ le_cmd(int argc, char **argv)
 	le_run("stdlib", le_stdlib);
 	le_run("stdio", le_stdio);
 	le_run("math", le_math);
+	le_run("time", le_time);
 	le_run("rt", le_rt);
 	le_run("builtins", le_builtins);
 	le_run("c++", le_cxx);

@@ -57,6 +57,7 @@ void le_ctype(void);	/* ctype.c: <ctype.h> */
 void le_stdlib(void);	/* stdlib.c: <stdlib.h>, <inttypes.h>, <errno.h>, <assert.h> */
 void le_stdio(void);	/* stdio.c: <stdio.h> */
 void le_math(void);	/* math.c: <math.h> */
+void le_time(void);	/* time.c: <time.h>, <memory.h> */
 void le_rt(void);	/* rt.c: the compiler's runtime helpers, called by name */
 void le_builtins(void);	/* builtins.c: calls the compilers make on their own */
 void le_cxx(void);	/* cxx.cc: every header from C++ */
