@@ -224,17 +224,10 @@ std::vector<const Shell::Command *> Shell::list() const {
 bool Shell::run_line(const std::string &line) {
   // The thread that reads lines is the shell's: profile's timers target it
   // from now on, and it takes their signal only while a command runs.
-  if (depth_ == 0) {
+  if (depth_++ == 0) {
     tid_.store((int)gettid(), std::memory_order_relaxed);
     profile_sampling(Sampling::Off);
   }
-  depth_++;
-  bool ok = run_commands(line);
-  depth_--;
-  return ok;
-}
-
-bool Shell::run_commands(const std::string &line) {
   bool ok = true;
   for (const std::string &cmd : split_commands(line)) {
     if (halted_)
@@ -270,6 +263,7 @@ bool Shell::run_commands(const std::string &line) {
     if (rc != 0)
       ok = false;
   }
+  depth_--;
   return ok;
 }
 

@@ -54,7 +54,6 @@ public:
   void halt() { halted_ = true; }
 
 private:
-  bool run_commands(const std::string &line);
   Kernel &k_;
   std::map<std::string, Command> cmds_;
   bool halted_ = false;

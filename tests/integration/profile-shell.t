@@ -13,7 +13,7 @@ dtrace: description 'profile-997 ' matched 1 probe
               busywork`busywork_{{primes|hash}}+0x{{[0-9a-f]+}}
               busywork`busyloop_cmd+0x{{[0-9a-f]+}}
               kernel`{{.*}}Shell::add_module_command{{.*}}
-              kernel`Shell::run_commands+0x{{[0-9a-f]+}}
+              kernel`Shell::run_line+0x{{[0-9a-f]+}}
 ...
 minikern> dtrace -q -n 'profile-997 /arg0/ { @[cpu, stack(2)] = count(); }' -c 'busyloop 300'
 ...
