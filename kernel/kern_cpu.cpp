@@ -4,6 +4,7 @@
 // what lets a module unload safely.
 #include "kernel.h"
 
+#include "../sdt/profile.h"
 #include "../sdt/registry.h"
 #include "kern_panic.h"
 
@@ -85,6 +86,9 @@ void Cpus::run(unsigned id) {
   set_current_cpu((int)id);
   panic_thread_init(strf("cpu%u", id).c_str());
   probe_thread_register();
+  // Sampled always, whatever signals the thread that started it blocked
+  // (the shell's, at its prompt).
+  profile_sampling(Sampling::On);
   Watchdog::Watched *wd = k_.watchdog().watch_self(strf("cpu%u", id));
   MutexLock g(mu_);
   Cpu &me = *cpus_[id];

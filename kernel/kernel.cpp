@@ -190,7 +190,10 @@ bool init_probes(Kernel &k) {
   providers.push_back(std::make_unique<ProfileProvider>([&k] {
     std::vector<CpuThread> v;
     for (auto [cpu, tid] : k.cpus().threads())
-      v.push_back(CpuThread{cpu, tid});
+      v.push_back(CpuThread{cpu, tid, CpuThread::Cpu});
+    // The shell's commands run as system calls on CPU 0 (curcpu() there).
+    if (int tid = k.shell().tid())
+      v.push_back(CpuThread{0, tid, CpuThread::Shell});
     return v;
   }));
   providers.push_back(std::make_unique<FbtProvider>());

@@ -222,6 +222,12 @@ std::vector<const Shell::Command *> Shell::list() const {
 }
 
 bool Shell::run_line(const std::string &line) {
+  // The thread that reads lines is the shell's: profile's timers target it
+  // from now on, and it takes their signal only while a command runs.
+  if (depth_++ == 0) {
+    tid_.store((int)gettid(), std::memory_order_relaxed);
+    profile_sampling(Sampling::Off);
+  }
   bool ok = true;
   for (const std::string &cmd : split_commands(line)) {
     if (halted_)
@@ -241,6 +247,7 @@ bool Shell::run_line(const std::string &line) {
       continue;
     }
     Handler fn = c->fn; // the command may unload its own module
+    const Sampling sampling = c->sampling;
     std::string name = words->front();
     SDT_PROBE2(kernel, kern, shell, command__start, name.c_str(),
                (int)words->size());
@@ -249,12 +256,14 @@ bool Shell::run_line(const std::string &line) {
     int rc;
     {
       WatchdogBusy busy(watched_);
+      SamplingScope sampled(sampling);
       rc = fn(k_, *words);
     }
     SDT_PROBE2(kernel, kern, shell, command__done, name.c_str(), rc);
     if (rc != 0)
       ok = false;
   }
+  depth_--;
   return ok;
 }
 

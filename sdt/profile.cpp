@@ -8,11 +8,13 @@
 #define _LGPL_SOURCE // liburcu's read-side fast path, inline
 #include <urcu/urcu-memb.h>
 
+#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
 #include <ctime>
 #include <fnmatch.h>
+#include <pthread.h>
 
 namespace mk {
 
@@ -42,13 +44,20 @@ ProfileState &state() {
   return s;
 }
 
+// Whether this thread's samples are dropped (profile_sampling(Off)):
+// plain TLS of the executable, which a signal handler may read.  Only the
+// thread itself and its own signal handler touch it; a signal fence keeps
+// its stores on the right side of the mask changes.
+__thread bool t_unsampled = false;
+
 void on_sigprof(int, siginfo_t *si, void *uctx) {
   const int saved = errno;
   ProfileState &ps = state();
   const int i = si->si_value.sival_int;
-  // Only a registered probe thread may fire from a signal handler.
+  // Only a registered probe thread may fire from a signal handler, and
+  // only while it is sampled.
   if (si->si_code == SI_TIMER && i >= 0 && i < ProfileState::kTimers &&
-      probe_thread_registered()) {
+      !t_unsampled && probe_thread_registered()) {
     urcu_memb_read_lock();
     const ProbeSlot *slot = ps.timers[i].slot.load(std::memory_order_acquire);
     const CodeMap *code = ps.timers[i].code.load(std::memory_order_acquire);
@@ -94,6 +103,26 @@ bool is_glob(const std::string &s) {
 }
 
 } // namespace
+
+Sampling profile_sampling(Sampling s) {
+  const Sampling was = t_unsampled ? Sampling::Off : Sampling::On;
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGPROF);
+  if (s == Sampling::On) {
+    probe_thread_register();
+    // A signal pending since the thread blocked it is delivered here, and
+    // dropped: the flag still says Off.
+    pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    t_unsampled = false;
+  } else {
+    t_unsampled = true;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  }
+  return was;
+}
 
 std::optional<ProfileRate> parse_profile_name(const std::string &name) {
   ProfileRate r;
@@ -192,8 +221,11 @@ Result<void> ProfileProvider::enable(const ProbeBatch &b, PatchMode mode) {
   for (Probe *p : probes) {
     ProfileProbe &d = data_of(*p);
     started.push_back(&d);
-    size_t n = d.rate.tick ? std::min<size_t>(1, cpus.size()) : cpus.size();
-    for (size_t c = 0; c < n; c++) {
+    for (size_t c = 0; c < cpus.size(); c++) {
+      // tick-N: the first CPU only; profile-N: every CPU, the shell's
+      // thread as well (it takes samples only while a command runs).
+      if (d.rate.tick && (c > 0 || cpus[c].kind != CpuThread::Cpu))
+        break;
       if (!cpus[c].tid)
         continue; // the CPU thread is still starting
       int index = -1;

@@ -20,6 +20,17 @@
 // walks the interrupted code).  The handler is async-signal-safe: it fires
 // only on threads already registered as probe threads (the CPU threads
 // are), takes no lock, and restores errno.
+//
+// The shell's thread is CPU 0 running a system call: it runs kernel and
+// module code only while it runs a command (a module's command, kldload's
+// MOD_LOAD, a sysctl handler), and is sampled only then, as the CPU that
+// makes a system call is interrupted like any other.  profile-N has a
+// timer on it too; the thread takes the signal only inside a
+// SamplingScope the shell opens around a command (profile_sampling()).
+// At the prompt, and while the D consumer's own code runs there (the
+// dtrace command, which drains the buffers the samples fire into), the
+// signal is blocked, and one that was pending when it is unblocked is
+// dropped: it is from the time the thread was not sampled.
 #pragma once
 
 #include "provider.h"
@@ -29,10 +40,15 @@
 
 namespace mk {
 
-// A CPU: its number and its thread's id (gettid).
+// A CPU: its number and its thread's id (gettid).  A CPU thread runs
+// kernel code whenever it runs; the shell's thread (a system call on CPU
+// 0, curcpu()'s answer there) only inside a SamplingScope.  tick-N fires
+// on the first CPU thread only.
 struct CpuThread {
+  enum Kind { Cpu, Shell };
   int cpu = 0;
   int tid = 0;
+  Kind kind = Cpu;
 };
 using CpuThreads = std::function<std::vector<CpuThread>()>;
 
@@ -61,5 +77,28 @@ struct ProfileRate {
 // "profile-997", "tick-1s", "profile-250us" ...; nullopt if the name is
 // not one, or asks for more than 5000 firings a second.
 std::optional<ProfileRate> parse_profile_name(const std::string &name);
+
+// Whether the calling thread takes profile samples: On, the timers'
+// signal reaches it and fires its probes; Off, the signal is blocked (a
+// thread waiting for input is not interrupted) and nothing fires.  Threads
+// start On, but a thread inherits its creator's blocked signals: a CPU
+// thread says On when it starts.  On registers the thread as a probe
+// thread (an RCU reader) first: the signal handler cannot.  Returns the
+// state it replaces.  Not for probe context or a signal handler.
+enum class Sampling { On, Off };
+Sampling profile_sampling(Sampling s);
+
+// Sampling `s` for a scope (the shell: On around a command), then the
+// state before.
+class SamplingScope {
+public:
+  explicit SamplingScope(Sampling s) : was_(profile_sampling(s)) {}
+  ~SamplingScope() { profile_sampling(was_); }
+  SamplingScope(const SamplingScope &) = delete;
+  SamplingScope &operator=(const SamplingScope &) = delete;
+
+private:
+  Sampling was_;
+};
 
 } // namespace mk

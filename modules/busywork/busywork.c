@@ -8,7 +8,13 @@
  *   dtrace -n 'profile-997 /arg0/ { @[stack()] = count(); }' -c 'busywork 500'
  *
  * shows stacks through busywork_primes and busywork_hash, called by
- * busywork_run from the kernel's callout loop.
+ * busywork_run from the kernel's callout loop.  `busyloop MS` does the same
+ * work in the command itself, on the shell's thread (as a system call's
+ * work runs on the CPU that made it):
+ *
+ *   dtrace -n 'profile-997 { @[stack()] = count(); }' -c 'busyloop 500'
+ *
+ * shows them called by busyloop_cmd from the shell.
  */
 #include <sys/kernel.h>
 
@@ -81,6 +87,28 @@ busywork_cmd(int argc, char **argv)
 
 SHELL_COMMAND(busywork, busywork_cmd, "busywork MS",
     "keep a CPU busy for MS milliseconds (module busywork)");
+
+static int
+busyloop_cmd(int argc, char **argv)
+{
+	uint64_t until;
+	unsigned ms;
+
+	if (argc != 2 || (ms = (unsigned)atoi(argv[1])) == 0) {
+		printf("busyloop: usage: busyloop MS\n");
+		return 1;
+	}
+	until = nanouptime() + (uint64_t)ms * 1000000;
+	while (nanouptime() < until) {
+		busywork_sink += busywork_primes(20000);
+		busywork_sink += busywork_hash(8);
+	}
+	return 0;
+}
+
+SHELL_COMMAND(busyloop, busyloop_cmd, "busyloop MS",
+    "keep the shell busy in this command for MS milliseconds (module "
+    "busywork)");
 
 static int
 busywork_modevent(module_t mod, int what, void *arg)

@@ -958,7 +958,10 @@ bool init_dtrace(Kernel &k) {
       "dtrace",
       kUsage + 7, // without "usage: "
       "list probes, enable them with D actions, read what they report",
-      [d](Kernel &, Args &a) { return d->command(a); }, nullptr});
+      [d](Kernel &, Args &a) { return d->command(a); }, nullptr,
+      // The consumer's own code is no kernel work to profile, and a sample
+      // must not fire into the buffers it is draining on this thread.
+      Sampling::Off});
   return true;
 }
 SYSINIT(dtrace, SI_SUB_SHELL, 10, init_dtrace);

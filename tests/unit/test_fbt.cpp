@@ -16,9 +16,11 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <pthread.h>
 #include <thread>
 #include <unistd.h>
 
@@ -633,4 +635,96 @@ TEST_CASE("profile: a timer fires on the CPU thread, on demand") {
   CHECK(n > 50); // 1234 Hz for 0.2 s on a busy machine: well above this
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   CHECK(fired == n); // disabled: no more
+}
+
+namespace {
+// What the shell-sampling test's handler saw (it runs in a signal handler:
+// only atomics and a system call).
+std::atomic<int> g_shell_tid{0}, g_on_shell{0}, g_shell_kernel_pc{0},
+    g_shell_cpu{-1}, g_elsewhere{0};
+
+void count_by_thread(void *, u32, const uintptr_t *args) {
+  if ((int)gettid() == g_shell_tid.load()) {
+    g_on_shell++;
+    g_shell_cpu = mk::current_cpu();
+    if (args[0])
+      g_shell_kernel_pc++;
+  } else {
+    g_elsewhere++;
+  }
+}
+
+// Keep the calling thread busy for `ms`, mostly in its own code (not in
+// the vDSO's clock).
+int spin_ms(u64 ms) {
+  const u64 until = mk::now_ns() + ms * 1000000ull;
+  volatile u64 n = 0;
+  while (mk::now_ns() < until)
+    for (int i = 0; i < 10000; i++)
+      n = n + 1;
+  return 0;
+}
+
+bool sigprof_blocked() {
+  sigset_t cur;
+  pthread_sigmask(SIG_BLOCK, nullptr, &cur);
+  return sigismember(&cur, SIGPROF) == 1;
+}
+} // namespace
+
+TEST_CASE("profile: the shell's thread is sampled while a command runs") {
+  // This thread becomes a shell's, which blocks the signal between
+  // commands; the tests after this one expect it as it was.
+  struct Unblock {
+    ~Unblock() { mk::profile_sampling(mk::Sampling::On); }
+  } unblock;
+  ModuleDir dir;
+  mk::Kernel k(kernel_options(dir.path()));
+  REQUIRE(k.boot());
+  auto spin = [](mk::Kernel &, std::vector<std::string> &) {
+    return spin_ms(150);
+  };
+  k.shell().add({"spin", "spin", "spin for 150 ms", spin, nullptr});
+  // A command that is the samples' consumer, as dtrace is.
+  k.shell().add({"consume", "consume", "spin for 150 ms", spin, nullptr,
+                 mk::Sampling::Off});
+  CHECK(k.shell().tid() == 0); // no line yet: no shell thread to sample
+  REQUIRE(k.shell().run_line("sleep 0"));
+  REQUIRE(k.shell().tid() == (int)gettid()); // this thread is the shell's
+  CHECK(sigprof_blocked()); // at the "prompt"
+  g_shell_tid = (int)gettid();
+  g_on_shell = g_shell_kernel_pc = g_elsewhere = 0;
+  g_shell_cpu = -1;
+  auto e = k.probes().enable(ids_of(k, "profile-997"), count_by_thread,
+                             nullptr);
+  REQUIRE_OK(e);
+
+  spin_ms(150); // between commands: not sampled
+  CHECK(g_on_shell == 0);
+  REQUIRE(k.shell().run_line("consume"));
+  CHECK(g_on_shell == 0);
+  CHECK(sigprof_blocked());
+  REQUIRE(k.shell().run_line("spin"));
+  const int n = g_on_shell;
+  // 997 Hz for 0.15 s on a busy machine: well above this.
+  CHECK(n > 10);
+  CHECK(g_shell_kernel_pc > 10); // interrupted in the command's code
+  CHECK(g_shell_cpu == 0);       // the shell runs on CPU 0
+  CHECK(sigprof_blocked());
+  spin_ms(100);
+  CHECK(g_on_shell == n); // back at the prompt: no more
+  CHECK(g_elsewhere > 10); // the CPU thread all along
+  k.probes().disable(*e);
+
+  // A kernel booted from this thread while it blocks the signal: its CPU
+  // threads, which inherit the mask, are sampled all the same.
+  mk::Kernel k2(kernel_options(dir.path()));
+  REQUIRE(k2.boot());
+  g_elsewhere = 0;
+  auto e2 = k2.probes().enable(ids_of(k2, "profile-997"), count_by_thread,
+                               nullptr);
+  REQUIRE_OK(e2);
+  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  k2.probes().disable(*e2);
+  CHECK(g_elsewhere > 10);
 }
