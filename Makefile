@@ -94,21 +94,33 @@ LDFLAGS := $(MFLAG) -no-pie $(SANFLAGS)
 MODULE_CFLAGS ?= -fno-pic -O2
 
 # Function-entry sites for the fbt provider (sdt/fbt.h), by how the
-# compiler marks them: FBT=fentry (calls of __fentry__, the default),
-# mcount (-pg: calls of mcount after the prologue), mcount-loc (NOPs listed
-# in __mcount_loc), patchable (-fpatchable-function-entry=5), none.  Per
-# module: FBT_<module> := ... (modules/flags.mk, tests/modules/flags.mk).
-FBT ?= fentry
+# compiler marks them: FBT=fentry (calls of __fentry__), mcount (-pg: calls
+# of mcount after the prologue), mcount-loc (NOPs listed in __mcount_loc),
+# patchable (-fpatchable-function-entry=5), none.  Per module:
+# FBT_<module> := ... (modules/flags.mk, tests/modules/flags.mk).  Unset,
+# the way is chosen from the compiler and the module's flags (fbt_default).
+FBT ?=
 CC_IS_CLANG := $(if $(shell $(CC) --version 2>/dev/null | grep -i clang),1)
+# fentry works for every code model on x86_64 (gcc's large model calls
+# through %r10, which the loader takes as a site and NOP padding), but gcc
+# refuses -mfentry with -fpic on i386, and its -pg call there comes after
+# the GOT set-up, not after the frame prologue: gcc's PIC on i386 takes
+# patchable entries.  gcc builds PIE unless told -fno-pic or -fno-pie.
+fbt_gcc_pic = $(if $(filter -fno-pic -fno-pie -fno-PIC -fno-PIE,$(lastword $(filter -fpic -fPIC -fpie -fPIE -fno-pic -fno-PIC -fno-pie -fno-PIE,$(1)))),,1)
+fbt_default = $(if $(and $(filter i386,$(ARCH)),$(if $(CC_IS_CLANG),,$(call fbt_gcc_pic,$(1)))),patchable,fentry)
 FBT_CFLAGS_fentry := -pg -mfentry
 FBT_CFLAGS_mcount := -pg
 # clang has no -mrecord-mcount on x86: it calls __fentry__ and the site
 # recorder lists the calls in __mcount_loc (as Linux's recordmcount does).
 FBT_CFLAGS_mcount-loc := -pg -mfentry $(if $(CC_IS_CLANG),,-mrecord-mcount -mnop-mcount)
 FBT_RECORD_mcount-loc := $(if $(CC_IS_CLANG),1)
-FBT_CFLAGS_patchable := -fpatchable-function-entry=5
+# gcc links every entry list of a file to its first function, which loses
+# the lists when that function is a C++ inline copy the linker drops: its
+# assembler is run through scripts/gcc-entries/as, which gives each
+# function a list of its own.
+FBT_CFLAGS_patchable := -fpatchable-function-entry=5 $(if $(CC_IS_CLANG),,-B$(TOP)/scripts/gcc-entries/)
 FBT_CFLAGS_none :=
-fbt_mode = $(or $(FBT_$(1)),$(FBT))
+fbt_mode = $(or $(FBT_$(1)),$(FBT),$(call fbt_default,$(or $(MODULE_CFLAGS_$(1)),$(MODULE_CFLAGS))))
 fbt_check = $(if $(filter fentry mcount mcount-loc patchable none,$(1)),,$(error FBT=$(1): use fentry, mcount, mcount-loc, patchable or none))
 # The compile flags of module $(1); the recorder step after compiling $(2).
 fbt_cflags = $(call fbt_check,$(call fbt_mode,$(1)))$(FBT_CFLAGS_$(call fbt_mode,$(1)))

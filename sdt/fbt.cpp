@@ -1102,9 +1102,12 @@ public:
     auto f = find_entry_call(c.obj, c.section, c.rel, c.section_mem);
     if (!f)
       return f.take_error();
-    u8 nop[8];
+    // The site, one NOP instruction; then what else the compiler's call
+    // sequence held (gcc's large model), NOPs the function runs after it.
+    u8 nop[0x24];
     x86::disabled_bytes(SiteKind::Entry, f->len, nop);
-    code::copy(c.section_mem + f->insn_off, nop, f->len);
+    x86::nop_fill(nop + f->len, f->span - f->len);
+    code::copy(c.section_mem + f->insn_off, nop, f->span);
     found_.push_back(Found{c.section, f->insn_off, f->len, false});
     return true;
   }

@@ -265,6 +265,37 @@ bool is_entry_symbol(std::string_view sym) {
   return sym == "__fentry__" || sym == "mcount" || sym == "_mcount";
 }
 
+namespace {
+// gcc -mcmodel=large's call of __fentry__ through %r10, around a relocation
+// at `off` of a `size`-byte section `text`, or nothing:
+//   movabs $__fentry__,%r10; call *%r10                 (R_X86_64_64)
+//   movabs $_GLOBAL_OFFSET_TABLE_-.,%r11; lea .(%rip),%r10; add %r11,%r10;
+//   movabs $__fentry__@PLTOFF,%r11; add %r11,%r10; call *%r10
+//                                               (PIC: R_X86_64_PLTOFF64)
+// The other relocation of the PIC form (GOTPC64, at +2) is written first,
+// into bytes the padding then covers.
+std::optional<FoundEntry> large_model_entry(const u8 *text, u64 size, u64 off,
+                                            RelExpr expr, bool is64) {
+  if (!is64)
+    return std::nullopt;
+  static const u8 movabs_r10[] = {0x49, 0xba}, movabs_r11[] = {0x49, 0xbb},
+                  lea_r10[] = {0x4c, 0x8d, 0x15}, add_r11_r10[] = {0x4d, 0x01, 0xda},
+                  call_r10[] = {0x41, 0xff, 0xd2};
+  auto at = [&](u64 o, const u8 *b, size_t n) {
+    return o + n <= size && std::memcmp(text + o, b, n) == 0;
+  };
+  if (expr == RelExpr::Abs && off >= 2 && at(off - 2, movabs_r10, 2) &&
+      at(off + 8, call_r10, 3))
+    return FoundEntry{off - 2, 5, 13};
+  if (expr == RelExpr::GotRel && off >= 0x16 && at(off - 0x16, movabs_r11, 2) &&
+      at(off - 0x0c, lea_r10, 3) && at(off - 0x05, add_r11_r10, 3) &&
+      at(off - 0x02, movabs_r11, 2) && at(off + 0x08, add_r11_r10, 3) &&
+      at(off + 0x0b, call_r10, 3))
+    return FoundEntry{off - 0x16, 5, 0x24};
+  return std::nullopt;
+}
+} // namespace
+
 Result<FoundEntry> find_entry_call(const ObjectFile &obj, u32 section,
                                    const Reloc &r, const u8 *text) {
   const Section &sec = obj.sections[section];
@@ -280,6 +311,9 @@ Result<FoundEntry> find_entry_call(const ObjectFile &obj, u32 section,
     return error(strf("%s: %s in a %s relocation", where().c_str(), sym,
                       obj.arch->type_name(r.type).c_str()));
   const RelocHowto how = obj.howto(section, r);
+  if (auto large = large_model_entry(text, sec.size, r.offset, how.expr,
+                                     obj.arch->elf_class() == ELFCLASS64))
+    return *large;
   auto insn = x86::recognise(text, r.offset, how.expr,
                              obj.arch->elf_class() == ELFCLASS64);
   if (!insn || insn->jump) {
@@ -292,7 +326,7 @@ Result<FoundEntry> find_entry_call(const ObjectFile &obj, u32 section,
                       where().c_str(), sym,
                       obj.arch->type_name(r.type).c_str(), bytes.c_str()));
   }
-  return FoundEntry{insn->offset, insn->len};
+  return FoundEntry{insn->offset, insn->len, insn->len};
 }
 
 namespace {

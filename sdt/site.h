@@ -136,10 +136,15 @@ enum class EntryStyle : u8 {
 // (__fentry__, mcount, _mcount).
 bool is_entry_symbol(std::string_view sym);
 
-// The call instruction a relocation against an entry symbol sits in.
+// The call instruction a relocation against an entry symbol sits in.  gcc's
+// large code model calls through a register the code before it loads
+// (movabs $__fentry__,%r10; call *%r10: 13 bytes; when PIC, a GOT-relative
+// sequence of 36): the site is then the first 5 bytes and the rest of the
+// sequence NOP padding the function runs after it.
 struct FoundEntry {
   u64 insn_off = 0; // in its section
   u8 len = 0;       // 5 (call rel32) or 6 (call through the GOT)
+  u8 span = 0;      // the compiler's sequence, len or more
 };
 Result<FoundEntry> find_entry_call(const ObjectFile &obj, u32 section,
                                    const Reloc &r, const u8 *text);

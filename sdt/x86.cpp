@@ -91,6 +91,11 @@ bool is_address_load(const u8 *text, u64 off, RelExpr expr, u8 width,
          (expr == RelExpr::GotSlotAbs && mod == 0 && rm == 5);
 }
 
+void nop_fill(u8 *out, size_t n) {
+  for (size_t l; n; out += l, n -= l)
+    nops(out, (unsigned)(l = n < 6 ? n : 6));
+}
+
 void disabled_bytes(SiteKind kind, u8 len, u8 *out) {
   switch (kind) {
   case SiteKind::Call:

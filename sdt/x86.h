@@ -32,6 +32,9 @@ bool is_address_load(const u8 *text, u64 field_off, RelExpr expr, u8 width,
                      bool is64);
 
 void disabled_bytes(SiteKind kind, u8 len, u8 *out);
+// `n` bytes of NOP instructions (of at most 6 bytes each): padding that is
+// run, never patched.
+void nop_fill(u8 *out, size_t n);
 // The enabled instruction: call/jmp to `target` for Call/TailJump,
 // IsEnabledTail (target: the return-1 stub) and Goto (target: the
 // out-of-line block), mov $1,%eax for IsEnabled; for Entry a jmp on x86_64

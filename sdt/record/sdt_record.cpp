@@ -103,6 +103,9 @@ int main(int argc, char **argv) {
         auto found = find_entry_call(obj, rs.target, r, text.data);
         if (!found)
           return fail(found.error().message);
+        if (found->span != found->len)
+          return fail(where + ": " + sym.name.str() + " is called through a "
+                      "register; the kernel image must call it directly");
         s.insn_off = found->insn_off;
         s.len = found->len;
         s.kind = SiteKind::Entry;

@@ -112,6 +112,73 @@ TEST_CASE("fbt site model: calls of the entry hooks") {
             ", bytes e9 fc ff ff ff); build the module with FBT=patchable");
 }
 
+TEST_CASE("fbt site model: gcc's large-model calls of __fentry__") {
+  if (kNative != Target::X86_64)
+    return;
+  // movabs $__fentry__,%r10; call *%r10: the site is the movabs's first 5
+  // bytes, the 13 the padding the loader makes NOPs.
+  {
+    ObjBuilder b{kNative};
+    std::vector<u8> code = {0x49, 0xba, 0, 0, 0, 0, 0, 0, 0, 0, 0x41, 0xff, 0xd2};
+    for (u8 c : add_one())
+      code.push_back(c);
+    u32 text = b.text(code);
+    b.symbol("f", text, 0, code.size(), STB_GLOBAL, STT_FUNC);
+    b.rela(text, 2, R_X86_64_64, b.undef("__fentry__"), 0);
+    auto obj = parse(b);
+    REQUIRE_OK(obj);
+    const mk::RelocSection &rs = obj->relocs.at(0);
+    auto f = mk::find_entry_call(*obj, rs.target, rs.relocs[0],
+                                 obj->sections[rs.target].data);
+    REQUIRE_OK(f);
+    CHECK(f->insn_off == 0);
+    CHECK(f->len == 5);
+    CHECK(f->span == 13);
+  }
+  // PIC: the GOT's address into %r10, __fentry__'s offset from it added,
+  // call *%r10 (36 bytes; the relocation is the second movabs's).
+  {
+    ObjBuilder b{kNative};
+    std::vector<u8> code = {
+        0x49, 0xbb, 0, 0, 0, 0, 0, 0, 0, 0,       // movabs $GOT-.,%r11
+        0x4c, 0x8d, 0x15, 0xef, 0xff, 0xff, 0xff, // lea -0x11(%rip),%r10
+        0x4d, 0x01, 0xda,                         // add %r11,%r10
+        0x49, 0xbb, 0, 0, 0, 0, 0, 0, 0, 0,       // movabs $__fentry__@PLTOFF,%r11
+        0x4d, 0x01, 0xda,                         // add %r11,%r10
+        0x41, 0xff, 0xd2};                        // call *%r10
+    for (u8 c : add_one())
+      code.push_back(c);
+    u32 text = b.text(code);
+    b.symbol("f", text, 0, code.size(), STB_GLOBAL, STT_FUNC);
+    b.rela(text, 0x16, R_X86_64_PLTOFF64, b.undef("__fentry__"), 0);
+    auto obj = parse(b);
+    REQUIRE_OK(obj);
+    const mk::RelocSection &rs = obj->relocs.at(0);
+    auto f = mk::find_entry_call(*obj, rs.target, rs.relocs[0],
+                                 obj->sections[rs.target].data);
+    REQUIRE_OK(f);
+    CHECK(f->insn_off == 0);
+    CHECK(f->len == 5);
+    CHECK(f->span == 0x24);
+  }
+  // The movabs without its call is no call: refused.
+  {
+    ObjBuilder b{kNative};
+    std::vector<u8> code = {0x49, 0xba, 0, 0, 0, 0, 0, 0, 0, 0, 0xc3};
+    u32 text = b.text(code);
+    b.symbol("f", text, 0, code.size(), STB_GLOBAL, STT_FUNC);
+    b.rela(text, 2, R_X86_64_64, b.undef("__fentry__"), 0);
+    auto obj = parse(b);
+    REQUIRE_OK(obj);
+    const mk::RelocSection &rs = obj->relocs.at(0);
+    CHECK(message_of(mk::find_entry_call(*obj, rs.target, rs.relocs[0],
+                                         obj->sections[rs.target].data)) ==
+          "t.o:(.text+0x2): function-entry hook __fentry__ is not called here "
+          "(R_X86_64_64, bytes 49 ba 00 00 00 00); build the module with "
+          "FBT=patchable");
+  }
+}
+
 TEST_CASE("fbt site model: NOP areas and where a site sits") {
   const u8 gcc5[] = {0x90, 0x90, 0x90, 0x90, 0x90};
   const u8 clang64[] = {0x0f, 0x1f, 0x44, 0x00, 0x08};

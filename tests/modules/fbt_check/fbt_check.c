@@ -135,6 +135,15 @@ fbt_jump_outer(int x)
 	return 2;
 }
 
+#ifdef __cplusplus
+/* Built as C++ too (tests/fbt/run's default variants): an inline member
+ * function, whose out-of-line copy (-O0) is in a COMDAT group. */
+struct fbt_tally {
+	int n;
+	int bump() { return ++n; }
+};
+#endif
+
 /* One round of every function; the failures it saw. */
 static int
 fbt_round(int i)
@@ -149,6 +158,10 @@ fbt_round(int i)
 	bad += fbt_dbl(i, 2.0) != 2.0 * i + 0.5;
 	bad += fbt_ldbl((long double)i * 8) != (long double)i * 2;
 	bad += fbt_jump_outer(i & 1) != ((i & 1) ? 2 : 1);
+#ifdef __cplusplus
+	fbt_tally t = { i };
+	bad += t.bump() != i + 1;
+#endif
 	return bad;
 }
 
