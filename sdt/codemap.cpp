@@ -10,6 +10,7 @@
 #include <gelf.h>
 #include <link.h>
 #include <unistd.h>
+#include <utility>
 
 namespace mk {
 
@@ -191,15 +192,14 @@ Result<void> read_functions(CodeImage::Functions &t, const CodeImage &img,
 
 CodeMap::~CodeMap() { live_.store(nullptr); }
 
-void CodeMap::publish(std::vector<std::shared_ptr<const CodeImage>> images) {
+std::shared_ptr<const CodeMap::Snapshot>
+CodeMap::publish(std::vector<std::shared_ptr<const CodeImage>> images) {
   std::sort(images.begin(), images.end(),
             [](auto &a, auto &b) { return a->lo < b->lo; });
   auto snap = std::make_shared<Snapshot>();
   snap->images = std::move(images);
   live_.store(snap.get(), std::memory_order_release);
-  if (current_)
-    retired_.push_back(std::move(current_));
-  current_ = std::move(snap);
+  return std::exchange(current_, std::move(snap));
 }
 
 Result<void> CodeMap::init_kernel(const std::string &path) {
@@ -219,14 +219,19 @@ Result<void> CodeMap::init_kernel(const std::string &path) {
   if (s.eh_frame_hdr)
     (void)parse_eh_frame_hdr(fdes, s.eh_frame_hdr);
   img->set_tables(std::move(funcs), std::move(fdes));
-  MutexLock g(mu_);
-  std::vector<std::shared_ptr<const CodeImage>> images;
-  if (current_)
-    for (auto &i : current_->images)
-      if (i->owner)
-        images.push_back(i);
-  images.push_back(std::move(img));
-  publish(std::move(images));
+  std::shared_ptr<const Snapshot> old;
+  {
+    MutexLock g(mu_);
+    std::vector<std::shared_ptr<const CodeImage>> images;
+    if (current_)
+      for (auto &i : current_->images)
+        if (i->owner)
+          images.push_back(i);
+    images.push_back(std::move(img));
+    old = publish(std::move(images));
+  }
+  if (old)
+    retire_(std::move(old));
   return {};
 }
 
@@ -246,6 +251,7 @@ void CodeMap::add_module(const void *owner, const std::string &name,
   img->sec_addr = pl.sec_addr;
   img->obj = std::move(obj);
   bool walked;
+  std::shared_ptr<const Snapshot> old;
   {
     MutexLock g(mu_);
     walked = unwind_users_ > 0;
@@ -253,8 +259,10 @@ void CodeMap::add_module(const void *owner, const std::string &name,
     if (current_)
       images = current_->images;
     images.push_back(img);
-    publish(std::move(images));
+    old = publish(std::move(images));
   }
+  if (old)
+    retire_(std::move(old));
   // A stack walker is running: it would scan the module's .eh_frame for
   // every frame in it until this is done.
   if (walked)
@@ -276,25 +284,20 @@ void CodeMap::use_unwind(int delta) const {
 }
 
 void CodeMap::remove_module(const void *owner) {
-  MutexLock g(mu_);
-  if (!current_)
-    return;
-  std::vector<std::shared_ptr<const CodeImage>> images;
-  for (auto &i : current_->images)
-    if (i->owner != owner)
-      images.push_back(i);
-  if (images.size() != current_->images.size())
-    publish(std::move(images));
-}
-
-void CodeMap::reclaim() {
-  MutexLock g(mu_);
-  retired_.clear();
-}
-
-size_t CodeMap::retired() const {
-  MutexLock g(mu_);
-  return retired_.size();
+  std::shared_ptr<const Snapshot> old;
+  {
+    MutexLock g(mu_);
+    if (!current_)
+      return;
+    std::vector<std::shared_ptr<const CodeImage>> images;
+    for (auto &i : current_->images)
+      if (i->owner != owner)
+        images.push_back(i);
+    if (images.size() != current_->images.size())
+      old = publish(std::move(images));
+  }
+  if (old)
+    retire_(std::move(old));
 }
 
 const CodeImage *CodeMap::image_at(u64 pc) const {

@@ -5,9 +5,13 @@
 //
 // Probe context (a timer signal, a trap, a trampoline) looks addresses up
 // without a lock or an allocation: the set of images is an immutable
-// snapshot, replaced whole when a module comes or goes and freed only after
-// a grace period (reclaim()), so a reader inside an RCU read-side critical
-// section (the firing path is one) may use what it found.  Naming an
+// snapshot, replaced whole when a module comes or goes and handed to the
+// owner's Retire (the registry's frees it with call_rcu, after a grace
+// period), so a reader inside an RCU read-side critical section (the
+// firing path is one) may use what it found.  A replaced snapshot may hold
+// the last reference to an unloaded module's image, with its object file
+// and the file's mapping: nothing may keep it beyond that grace period, or
+// every load+unload leaves a module's file behind.  Naming an
 // address (symbolize()) is for the consumer's thread: it keeps the images
 // it reads alive itself.
 #pragma once
@@ -16,6 +20,7 @@
 #include "../linker/sync.h"
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -88,7 +93,11 @@ private:
 
 class CodeMap {
 public:
-  CodeMap() = default;
+  // What becomes of a replaced snapshot (type-erased): it must stay
+  // readable until every probe context that may have loaded it has left,
+  // then go, whether or not anyone ever waits for a grace period.
+  using Retire = std::function<void(std::shared_ptr<const void> snapshot)>;
+  explicit CodeMap(Retire retire) : retire_(std::move(retire)) {}
   ~CodeMap();
   CodeMap(const CodeMap &) = delete;
   CodeMap &operator=(const CodeMap &) = delete;
@@ -103,11 +112,6 @@ public:
                   std::shared_ptr<const ObjectFile> obj, const Placement &pl,
                   u64 base, u64 size) EXCLUDES(mu_);
   void remove_module(const void *owner) EXCLUDES(mu_);
-  // Free replaced snapshots: call after a grace period (no probe context
-  // still holds one).
-  void reclaim() EXCLUDES(mu_);
-  // Replaced snapshots waiting for reclaim().
-  size_t retired() const EXCLUDES(mu_);
 
   // Probe context, inside an RCU read-side critical section: the image
   // containing `pc`, or nullptr.
@@ -127,12 +131,14 @@ private:
   struct Snapshot {
     std::vector<std::shared_ptr<const CodeImage>> images; // by lo
   };
-  void publish(std::vector<std::shared_ptr<const CodeImage>> images)
-      REQUIRES(mu_);
+  // Make `images` the current snapshot; the one it replaces, for retire_
+  // (called without the lock: it may wait for a grace period).
+  std::shared_ptr<const Snapshot>
+  publish(std::vector<std::shared_ptr<const CodeImage>> images) REQUIRES(mu_);
 
+  const Retire retire_;
   mutable Mutex mu_;
   std::shared_ptr<const Snapshot> current_ GUARDED_BY(mu_);
-  std::vector<std::shared_ptr<const Snapshot>> retired_ GUARDED_BY(mu_);
   std::atomic<const Snapshot *> live_{nullptr};
   mutable int unwind_users_ GUARDED_BY(mu_) = 0;
 };

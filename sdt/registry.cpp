@@ -142,6 +142,16 @@ void __sdt_rcu_wake(void) { urcu_common_wake_up_gp(&urcu_memb_gp); }
 
 u64 ProbeRegistry::fire_entry() { return (u64)(uintptr_t)&mk_probe_fire; }
 
+void ProbeRegistry::drain_deferred_frees() {
+  // liburcu refuses rcu_barrier() inside a read-side section.
+  if (t_reader && urcu_memb_read_ongoing()) {
+    console_("sdt: drain_deferred_frees called from a probe handler; not "
+             "waiting\n");
+    return;
+  }
+  urcu_memb_barrier();
+}
+
 void ProbeRegistry::synchronize() {
   // A thread inside a read-side section would wait for itself forever.
   if (t_reader && urcu_memb_read_ongoing()) {
@@ -239,6 +249,26 @@ void publish_block_abi(const x86::TrampolinePlan &p) {
 
 void free_list(rcu_head *head) { ::operator delete((void *)head); }
 
+// A code map snapshot on its way to call_rcu (retire_snapshot()).
+struct RetiredSnapshot {
+  rcu_head head; // first: free_snapshot() is given its address
+  std::shared_ptr<const void> snapshot;
+  std::atomic<u32> *in_flight; // the registry's count
+};
+
+void free_snapshot(rcu_head *head) {
+  auto *r = reinterpret_cast<RetiredSnapshot *>(head);
+  std::atomic<u32> *in_flight = r->in_flight;
+  // The images only it held go with it, their object files too: traced
+  // kernel code, run on liburcu's call_rcu thread, which liburcu
+  // registered itself (a firing there would register it again, which
+  // liburcu refuses).  Nothing fires here, as inside a handler.
+  detail::t_probe_context = true;
+  delete r;
+  detail::t_probe_context = false;
+  in_flight->fetch_sub(1, std::memory_order_relaxed);
+}
+
 } // namespace
 
 // ---- probe descriptions -----------------------------------------------------------
@@ -311,7 +341,10 @@ Result<bool> ModuleLoad::take(const SiteContext &c) {
 // ---- the registry -------------------------------------------------------------------
 
 ProbeRegistry::ProbeRegistry(ModuleArena &arena, ConsoleWriter console)
-    : arena_(arena), console_(std::move(console)) {}
+    : arena_(arena), console_(std::move(console)),
+      code_([this](std::shared_ptr<const void> s) {
+        retire_snapshot(std::move(s));
+      }) {}
 
 ProbeRegistry::~ProbeRegistry() {
   // The kernel image outlives this kernel (another may boot in the same
@@ -337,7 +370,8 @@ ProbeRegistry::~ProbeRegistry() {
     if (p && p->prov)
       p->prov->destroy(*p);
   probes_.clear();
-  // Lists detach() left to call_rcu are freed before the registry goes.
+  // What went to call_rcu (lists detach() left, code map snapshots) is
+  // freed before the registry goes.
   urcu_memb_barrier();
 }
 
@@ -598,7 +632,7 @@ void ProbeRegistry::remove_module(const void *owner,
   // No probe of it is made from here on.
   for (auto &prov : providers_)
     prov->forget_module(owner);
-  code_.remove_module(owner); // freed after the next grace period
+  code_.remove_module(owner); // its image goes after a grace period
   {
     MutexLock g(mu_);
     // A module that attached handlers may have code inside a handler on
@@ -644,9 +678,8 @@ void ProbeRegistry::remove_module(const void *owner,
       // Wait for any handler still running, then nothing can reach them.
       // None can be when none of its probes has handlers (never enabled,
       // or disabled, which waited already): most modules unload so, and a
-      // grace period is most of an unload.  The code map's replaced
-      // snapshots wait for a later one, unless they pile up.
-      if (!enabled.empty() || !retired.empty() || code_.retired() >= 64) {
+      // grace period is most of an unload.
+      if (!enabled.empty() || !retired.empty()) {
         free_retired(retired);
         wait = false;
       }
@@ -694,7 +727,20 @@ void ProbeRegistry::free_retired(std::vector<HandlerList *> &retired) {
   for (HandlerList *l : retired)
     ::operator delete(l);
   retired.clear();
-  code_.reclaim();
+}
+
+void ProbeRegistry::retire_snapshot(std::shared_ptr<const void> snapshot) {
+  // Freed on liburcu's call_rcu thread once a grace period has passed: the
+  // load or unload that replaced it does not wait for one, and a module
+  // need not have probes (whose removal waits) for its image to go.  A
+  // loader that outruns that thread waits for it now and then, so that
+  // the images of unloaded modules waiting there stay few.
+  probe_thread_register(); // call_rcu wants a registered thread
+  if (snapshots_in_flight_.fetch_add(1, std::memory_order_relaxed) >=
+      kSnapshotsInFlight)
+    drain_deferred_frees();
+  auto *r = new RetiredSnapshot{{}, std::move(snapshot), &snapshots_in_flight_};
+  urcu_memb_call_rcu(&r->head, free_snapshot);
 }
 
 void ProbeRegistry::retire_later(std::vector<HandlerList *> &retired) {

@@ -25,7 +25,11 @@
 // loader names (LoadObserver): that table is what to read first when
 // minikern is the slower one.
 //
-// Usage: bench [--budget SECONDS] [--stages N] [--loop SIDE N] LABEL:KO:SO ...
+// Last, for each --memory LABEL:KO:N, what N cycles of KO leave behind
+// (memory_row()).
+//
+// Usage: bench [--budget SECONDS] [--stages N] [--memory LABEL:KO:N]...
+//              [--loop SIDE N] LABEL:KO:SO ...
 //   --loop minikern|dlopen N runs only N cycles of one side per row, with no
 //   table, for `valgrind --tool=callgrind` (perf cannot name the kernel's
 //   functions: SDT remaps the kernel text onto a memfd at boot).
@@ -577,24 +581,35 @@ void print_stages(const std::vector<const Result *> &cols,
 
 // Memory one load+unload cycle leaves behind: the C heap in use (malloc's
 // own count, every allocation of the process), the module arena in use,
-// the probe registry's ids, and the resident set, read after a warm-up and
-// again after `n` more cycles of the same module.
+// the probe registry's ids, the resident set, the address space and the
+// number of mappings (an i386 process has 3 GiB of address space: a
+// mapping left per cycle, such as a module file's, ends the process long
+// before its pages count), read after a warm-up and again after `n` more
+// cycles of the same module.  Each reading follows the frees the kernel
+// defers past a grace period (call_rcu): what is left then stays.
 struct MemSnap {
-  double heap = 0, rss = 0;
-  u64 arena = 0, ids = 0, probes = 0;
+  double heap = 0, rss = 0, vm = 0;
+  u64 arena = 0, ids = 0, probes = 0, mappings = 0;
 };
 
 MemSnap mem_snap(mk::Kernel &k) {
+  k.probes().drain_deferred_frees();
   MemSnap m;
   struct mallinfo2 mi = mallinfo2();
   m.heap = (double)mi.uordblks + (double)mi.hblkhd;
   long pages = 0, resident = 0;
   if (FILE *f = std::fopen("/proc/self/statm", "r")) {
     if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2)
-      resident = 0;
+      pages = resident = 0;
     std::fclose(f);
   }
   m.rss = (double)resident * (double)sysconf(_SC_PAGESIZE);
+  m.vm = (double)pages * (double)sysconf(_SC_PAGESIZE);
+  if (FILE *f = std::fopen("/proc/self/maps", "r")) {
+    for (int c; (c = std::fgetc(f)) != EOF;)
+      m.mappings += c == '\n';
+    std::fclose(f);
+  }
   m.arena = k.arena().used();
   m.ids = k.probes().highest_id();
   m.probes = k.probes().live_probes();
@@ -625,17 +640,20 @@ void memory_row(mk::Kernel &k, const std::string &label, const std::string &ko,
   row("C heap in use (bytes)", a.heap, b.heap, "B");
   row("module arena in use", (double)a.arena, (double)b.arena, "B");
   row("resident set (bytes)", a.rss, b.rss, "B");
+  row("address space (bytes)", a.vm, b.vm, "B");
+  row("mappings", (double)a.mappings, (double)b.mappings, "");
   row("probes", (double)a.probes, (double)b.probes, "");
   row("highest probe id", (double)a.ids, (double)b.ids, "");
 }
 
 void usage() {
   std::fprintf(stderr,
-               "usage: bench [--budget SECONDS] [--stages N] [--loop SIDE N] "
-               "LABEL:KO:SO ...\n"
+               "usage: bench [--budget SECONDS] [--stages N] [--memory "
+               "LABEL:KO:N]... [--loop SIDE N] LABEL:KO:SO ...\n"
                "  --budget  wall-clock seconds per side per row (default 2)\n"
                "  --stages  samples of the per-stage profile (default 30)\n"
-               "  --memory  LABEL:KO:N: memory left by N cycles of KO\n"
+               "  --memory  LABEL:KO:N: memory left by N cycles of KO (may be "
+               "repeated)\n"
                "  --loop    only run N cycles of SIDE (minikern or dlopen) per "
                "row,\n"
                "            no table: for valgrind --tool=callgrind\n");
@@ -650,8 +668,11 @@ int main(int argc, char **argv) {
   std::string loop_side; // --loop: cycles of one side only, for a profiler
   size_t loop_n = 0;
   std::vector<Row> rows;
-  std::string mem_label, mem_ko; // --memory LABEL:KO:N
-  size_t mem_n = 0;
+  struct MemRow {
+    std::string label, ko;
+    size_t n;
+  };
+  std::vector<MemRow> mem_rows; // --memory LABEL:KO:N
   for (int i = 1; i < argc; i++) {
     std::string a = argv[i];
     if (a == "--memory" && i + 1 < argc) {
@@ -659,9 +680,8 @@ int main(int argc, char **argv) {
       size_t c1 = v.find(':'), c2 = v.rfind(':');
       if (c1 == std::string::npos || c2 == c1)
         usage();
-      mem_label = v.substr(0, c1);
-      mem_ko = v.substr(c1 + 1, c2 - c1 - 1);
-      mem_n = (size_t)std::atol(v.c_str() + c2 + 1);
+      mem_rows.push_back({v.substr(0, c1), v.substr(c1 + 1, c2 - c1 - 1),
+                          (size_t)std::atol(v.c_str() + c2 + 1)});
     } else if (a == "--budget" && i + 1 < argc) {
       budget = std::atof(argv[++i]);
     } else if (a == "--stages" && i + 1 < argc) {
@@ -689,8 +709,8 @@ int main(int argc, char **argv) {
   o.quiet = true;
   for (const Row &r : rows)
     o.module_path.push_back(r.ko.substr(0, r.ko.find_last_of('/')));
-  if (!mem_ko.empty())
-    o.module_path.push_back(mem_ko.substr(0, mem_ko.find_last_of('/')));
+  for (const MemRow &m : mem_rows)
+    o.module_path.push_back(m.ko.substr(0, m.ko.find_last_of('/')));
   mk::Kernel k(o);
   {
     QuietStdout quiet;
@@ -750,8 +770,8 @@ int main(int argc, char **argv) {
   }
   print_results(results);
   print_stages(cols, stages);
-  if (!mem_ko.empty())
-    memory_row(k, mem_label, mem_ko, mem_n);
+  for (const MemRow &m : mem_rows)
+    memory_row(k, m.label, m.ko, m.n);
   std::fflush(stdout);
   {
     QuietStdout quiet; // shutdown logs to the console
