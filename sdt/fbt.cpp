@@ -1108,7 +1108,7 @@ public:
     x86::disabled_bytes(SiteKind::Entry, f->len, nop);
     x86::nop_fill(nop + f->len, f->span - f->len);
     code::copy(c.section_mem + f->insn_off, nop, f->span);
-    found_.push_back(Found{c.section, f->insn_off, f->len, false});
+    found_.push_back(Found{c.section, f->insn_off, f->len, (u8)f->span, false});
     return true;
   }
 
@@ -1143,7 +1143,7 @@ public:
                             obj.name.c_str(), sec.name.c_str(),
                             (unsigned long long)(k / psize),
                             (unsigned long long)addr));
-        found_.push_back(Found{text, addr - pl.sec_addr[text], 5, true});
+        found_.push_back(Found{text, addr - pl.sec_addr[text], 5, 5, true});
       }
     }
     if (found_.empty())
@@ -1179,6 +1179,16 @@ public:
         u8 nop[8];
         x86::disabled_bytes(SiteKind::Entry, 5, nop);
         code::copy(at, nop, 5);
+      } else if (fd.span > fd.len &&
+                 !is_nop_area(pl.sec_mem[fd.section] + fd.off + fd.len,
+                              fd.span - fd.len)) {
+        // The padding after the site is written as the site is found: a
+        // relocation applied later inside the call sequence would have
+        // put a value into code the function runs.
+        return error(strf("%s:(%s+0x%llx): a relocation after the entry "
+                          "call's own wrote into its sequence",
+                          obj.name.c_str(), obj.sections[fd.section].name.c_str(),
+                          (unsigned long long)fd.off));
       }
       p.sites.push_back(FbtProvider::PendingSite{fd.off, fd.section, fd.len});
     }
@@ -1192,6 +1202,7 @@ private:
     u32 section;
     u64 off;
     u8 len;
+    u8 span; // the compiler's call sequence, made NOPs after the site
     bool area; // a compiler-listed patch area (made one NOP here)
   };
   FbtProvider &prov_;

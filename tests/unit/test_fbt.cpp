@@ -504,6 +504,41 @@ TEST_CASE("fbt: a retained enabling takes a module's entry probes at its "
   k.probes().disable(*en);
 }
 
+TEST_CASE("fbt: a relocation into a large-model entry sequence's padding "
+          "is refused") {
+  if (kNative != Target::X86_64)
+    return;
+  // gcc -mcmodel=large -fpic's entry sequence, its two relocations listed
+  // in the other order: the GOT's address would land in the NOPs the
+  // loader made of the sequence, which the function runs.
+  ModuleDir dir;
+  {
+    ObjBuilder b{kNative};
+    std::vector<u8> code = {
+        0x49, 0xbb, 0, 0, 0, 0, 0, 0, 0, 0,       // movabs $GOT-.,%r11
+        0x4c, 0x8d, 0x15, 0xef, 0xff, 0xff, 0xff, // lea -0x11(%rip),%r10
+        0x4d, 0x01, 0xda,                         // add %r11,%r10
+        0x49, 0xbb, 0, 0, 0, 0, 0, 0, 0, 0,       // movabs $__fentry__@PLTOFF,%r11
+        0x4d, 0x01, 0xda,                         // add %r11,%r10
+        0x41, 0xff, 0xd2};                        // call *%r10
+    for (u8 c : add_one())
+      code.push_back(c);
+    const u32 text = b.text(code);
+    b.symbol("f", text, 0, code.size(), STB_GLOBAL, STT_FUNC);
+    b.rela(text, 0x16, R_X86_64_PLTOFF64, b.undef("__fentry__"), 0);
+    b.rela(text, 2, R_X86_64_GOTPC64, b.undef("_GLOBAL_OFFSET_TABLE_"), 2);
+    dir.write("late.ko", b);
+  }
+  mk::Kernel k(kernel_options(dir.path()));
+  REQUIRE(k.boot());
+  const u64 used = k.arena().used();
+  auto m = k.linker().load("late");
+  CHECK(message_of(m) == "late.ko:(.text+0x0): a relocation after the entry "
+                         "call's own wrote into its sequence");
+  CHECK(k.linker().find("late.ko") == nullptr);
+  CHECK(k.arena().used() == used);
+}
+
 namespace {
 std::atomic<int> g_guard_calls{0};
 void calls_traced_code(void *, u32, const uintptr_t *) {
