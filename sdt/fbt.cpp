@@ -1050,11 +1050,8 @@ std::vector<FbtProvider::Site> FbtProvider::sites_of(ProbeRegistry &r,
     const u64 base = p.sec_addr[ps.section];
     auto style = entry_style((const u8 *)(uintptr_t)(base + h.value), fsize,
                              ps.off - h.value, is64, [&] {
-                               return strf("%s:(%s+0x%llx): %.*s", obj.name.c_str(),
-                                           sec.name.c_str(),
-                                           (unsigned long long)ps.off,
-                                           (int)h.function.size(),
-                                           h.function.data());
+                               return site_where(obj, ps.section, ps.off) +
+                                      ": " + std::string(h.function);
                              });
     if (!style) {
       r.report("fbt: " + style.error().message + "; no probes for it\n");
@@ -1112,7 +1109,7 @@ public:
     return true;
   }
 
-  Result<void> provide(ProbeRegistry &r, const ModuleImage &m) override {
+  Result<void> provide(ProbeRegistry &, const ModuleImage &m) override {
     const ObjectFile &obj = m.obj;
     const Placement &pl = m.pl;
     const bool is64 = obj.arch->elf_class() == ELFCLASS64;
@@ -1171,10 +1168,10 @@ public:
           std::string bytes;
           for (int b = 0; b < 5; b++)
             bytes += strf("%s%02x", b ? " " : "", at[b]);
-          return error(strf("%s:(%s+0x%llx): the patch area is not 5 bytes of "
-                            "NOPs (%s); build with -fpatchable-function-entry=5",
-                            obj.name.c_str(), obj.sections[fd.section].name.c_str(),
-                            (unsigned long long)fd.off, bytes.c_str()));
+          return error(strf("%s: the patch area is not 5 bytes of NOPs (%s); "
+                            "build with -fpatchable-function-entry=5",
+                            site_where(obj, fd.section, fd.off).c_str(),
+                            bytes.c_str()));
         }
         u8 nop[8];
         x86::disabled_bytes(SiteKind::Entry, 5, nop);
@@ -1185,14 +1182,12 @@ public:
         // The padding after the site is written as the site is found: a
         // relocation applied later inside the call sequence would have
         // put a value into code the function runs.
-        return error(strf("%s:(%s+0x%llx): a relocation after the entry "
-                          "call's own wrote into its sequence",
-                          obj.name.c_str(), obj.sections[fd.section].name.c_str(),
-                          (unsigned long long)fd.off));
+        return error(site_where(obj, fd.section, fd.off) +
+                     ": a relocation after the entry call's own wrote into "
+                     "its sequence");
       }
       p.sites.push_back(FbtProvider::PendingSite{fd.off, fd.section, fd.len});
     }
-    (void)r;
     prov_.defer(std::move(p));
     return {};
   }

@@ -75,8 +75,7 @@ Result<FoundSite> find_site(const ObjectFile &obj, u32 section, const Reloc &r,
                             const u8 *text) {
   const Symbol &sym = obj.symbols[r.sym];
   const Section &sec = obj.sections[section];
-  const std::string where = strf("%s:(%s+0x%llx)", obj.name.c_str(),
-                                 sec.name.c_str(), (unsigned long long)r.offset);
+  const std::string where = site_where(obj, section, r.offset);
   FoundSite f;
   auto ps = parse_probe_symbol(sym.name);
   if (!ps)
@@ -212,6 +211,11 @@ SiteHolder HolderIndex::find(u32 section, u64 off, size_t *hint) const {
   return h;
 }
 
+std::string site_where(const ObjectFile &obj, u32 section, u64 off) {
+  return strf("%s:(%s+0x%llx)", obj.name.c_str(),
+              obj.sections[section].name.c_str(), (unsigned long long)off);
+}
+
 std::string pretty_function(std::string_view symbol) {
   std::string mangled(symbol);
   size_t dot = mangled.find('.');
@@ -301,10 +305,7 @@ Result<FoundEntry> find_entry_call(const ObjectFile &obj, u32 section,
   const Section &sec = obj.sections[section];
   // Named only on an error: a module may have 100 000 entry sites.
   const char *sym = obj.symbols[r.sym].name.c_str();
-  auto where = [&] {
-    return strf("%s:(%s+0x%llx)", obj.name.c_str(), sec.name.c_str(),
-                (unsigned long long)r.offset);
-  };
+  auto where = [&] { return site_where(obj, section, r.offset); };
   if (!(sec.flags & SHF_EXECINSTR))
     return error(strf("%s: %s referenced outside code", where().c_str(), sym));
   if (!obj.arch->table()[r.type].howto)

@@ -109,6 +109,10 @@ private:
 // demangled without parameters (Shell::run_line).
 std::string pretty_function(std::string_view symbol);
 
+// Where a site is, as every message about one names it:
+// "memdev.ko:(.text+0x1a)".
+std::string site_where(const ObjectFile &obj, u32 section, u64 off);
+
 // The argument types an SDT_PROBE_DEFINE declared for (provider, name),
 // from a set of definitions; empty if none matches.
 std::vector<std::string>
