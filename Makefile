@@ -139,6 +139,7 @@ LINKER_SRCS := $(wildcard $(TOP)/linker/*.cpp)
 BPF_SRCS := $(wildcard $(TOP)/sdt/dtrace/bpf/*.cpp)
 KERNEL_SRCS := $(filter-out $(TOP)/kernel/main.cpp,$(wildcard $(TOP)/kernel/*.cpp)) \
                $(wildcard $(TOP)/sdt/*.cpp) $(wildcard $(TOP)/sdt/dtrace/*.cpp) \
+               $(wildcard $(TOP)/kernel/linuxkpi/*.cpp) \
                $(BPF_SRCS)
 UNIT_SRCS := $(wildcard $(TOP)/tests/unit/*.cpp)
 

@@ -18,3 +18,15 @@ struct kernel_export {
 #define EXPORT_SYMBOL(sym) EXPORT_SYMBOL_AS(#sym, sym)
 
 SET_DECLARE(kernel_export_set, const kernel_export);
+
+// The Linux kernel API's exports (kernel/linuxkpi/): a namespace of their
+// own, bound only by Linux-format modules, as minikern modules bind only
+// kernel_export_set.  A per-CPU export's "address" is its offset in every
+// CPU's area (kern_percpu.h), which code reaches through %gs.
+enum : unsigned char { LE_GPL = 1, LE_PERCPU = 2 };
+struct linux_export {
+  const char *le_name;
+  const void *le_addr;
+  unsigned char le_flags;
+};
+SET_DECLARE(linux_export_set, const linux_export);

@@ -84,6 +84,8 @@ void Cpus::stop() {
 void Cpus::run(unsigned id) {
   set_curkernel(&k_);
   set_current_cpu((int)id);
+  if (id < k_.percpu().count())
+    k_.percpu().enter(id);
   panic_thread_init(strf("cpu%u", id).c_str());
   probe_thread_register();
   // Sampled always, whatever signals the thread that started it blocked

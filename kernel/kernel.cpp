@@ -209,6 +209,12 @@ bool init_probes(Kernel &k) {
 SYSINIT(probes, SI_SUB_ARENA, 1, init_probes);
 
 bool init_cpus(Kernel &k) {
+  // An area per CPU, then the shell's.
+  if (auto r = k.percpu().init(k.opts().cpus + 1); !r) {
+    k.error_line("kernel: " + r.error().message);
+    return false;
+  }
+  k.percpu().enter(k.opts().cpus);
   k.cpus().start(k.opts().cpus);
   k.log("%u CPUs started\n", k.opts().cpus);
   return true;

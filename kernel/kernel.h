@@ -10,6 +10,7 @@
 #include "../linker/sync.h"
 #include "console.h"
 #include "kern_cpu.h"
+#include "kern_percpu.h"
 #include "kern_linker.h"
 #include "kern_malloc.h"
 #include "kern_memguard.h"
@@ -88,6 +89,7 @@ public:
   Cpus &cpus() { return cpus_; }
   Watchdog &watchdog() { return watchdog_; }
   KThreads &kthreads() { return kthreads_; }
+  PerCpu &percpu() { return percpu_; }
   KernelLinker &linker() { return linker_; }
   ProbeRegistry &probes() { return *probes_; }
   bool has_probes() const { return probes_ != nullptr; }
@@ -106,6 +108,7 @@ private:
   MallocStats *kernel_mstats_ = nullptr;
   std::unique_ptr<ModuleArena> arena_;
   std::unique_ptr<MemGuard> memguard_;
+  PerCpu percpu_; // outlives every thread that entered an area
   Watchdog watchdog_{*this}; // outlives the CPUs, which it watches
   Cpus cpus_{*this};
   KThreads kthreads_;

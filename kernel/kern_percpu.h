@@ -1,0 +1,55 @@
+// Per-CPU areas.  Every thread that runs kernel or module code as a CPU
+// has one: each CPU thread its own, and the shell's thread the last one
+// (two threads never share per-CPU data).  On x86_64 a thread's area is
+// its GS base, as in Linux, where code reaches per-CPU data with
+// %gs-relative addressing: the stack canary at %gs:40, current_task,
+// this_cpu_* operations.
+//
+// An area's first kStaticSize bytes are the kernel's own per-CPU
+// variables, laid out by their owner (the Linux KPI's fixed part); the
+// rest is handed out to modules' per-CPU sections, the same offset in
+// every area.
+#pragma once
+
+#include "../linker/base.h"
+#include "../linker/sync.h"
+
+#include <functional>
+#include <map>
+#include <vector>
+
+namespace mk {
+
+class PerCpu {
+public:
+  static constexpr u64 kAreaSize = 1ull << 20;
+  static constexpr u64 kStaticSize = 64ull << 10;
+
+  PerCpu() = default;
+  ~PerCpu();
+  PerCpu(const PerCpu &) = delete;
+  PerCpu &operator=(const PerCpu &) = delete;
+
+  // `n` areas, zeroed; once, at boot, before any thread enters one.
+  Result<void> init(unsigned n);
+  unsigned count() const { return (unsigned)areas_.size(); }
+  u8 *area(unsigned i) const { return areas_[i]; }
+  // The calling thread takes area `i` (its GS base on x86_64); until it
+  // does, it has none.
+  void enter(unsigned i);
+  // The calling thread's area, and its index (-1: none).
+  static u8 *current();
+  static int current_index();
+
+  // Space at the same offset in every area, for a module's per-CPU
+  // section; each area's copy is zeroed.
+  Result<u64> alloc(u64 size, u64 align) EXCLUDES(mu_);
+  void free(u64 off) EXCLUDES(mu_);
+
+private:
+  std::vector<u8 *> areas_;
+  Mutex mu_;
+  std::map<u64, u64> used_ GUARDED_BY(mu_); // offset -> size
+};
+
+} // namespace mk
