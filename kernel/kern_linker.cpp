@@ -167,6 +167,10 @@ LinkerFile *KernelLinker::find(const std::string &key) const {
   for (auto &f : files_)
     if (f->name == key || strip_ko(f->name) == key)
       return f.get();
+  // A Linux module by its name ('-' and '_' alike).
+  for (auto &f : files_)
+    if (f->linux_mod && f->linux_mod->name == linux_module_name(key))
+      return f.get();
   return nullptr;
 }
 
@@ -206,6 +210,9 @@ Result<std::string> KernelLinker::find_in_path(const std::string &name) const {
     for (const std::string &cand : {name, name + ".ko"})
       if (file_exists(dir + "/" + cand))
         return dir + "/" + cand;
+  // A Linux module, in the tree below a module path directory.
+  if (auto p = linux_.find_file(name))
+    return *p;
   // A module whose name differs from its file's: look inside each .ko.
   for (const auto &dir : k_.opts().module_path) {
     DIR *d = opendir(dir.c_str());
@@ -236,12 +243,13 @@ Result<std::string> KernelLinker::find_in_path(const std::string &name) const {
 }
 
 Result<LinkerFile *> KernelLinker::load(const std::string &name_or_path,
-                                        LoadObserver *obs) {
+                                        LoadObserver *obs,
+                                        const std::vector<std::string> &params) {
   auto path = find_in_path(name_or_path);
   if (!path)
     return path.take_error();
   std::vector<std::string> chain;
-  auto f = load_file(*path, chain, obs);
+  auto f = load_file(*path, chain, obs, params);
   if (!f)
     f = one_line(f.take_error()); // names from the file may hold newlines
   if (!f)
@@ -296,6 +304,8 @@ std::string KernelLinker::symbolize(u64 addr) const {
 struct KernelLinker::Load {
   std::string path, fname;
   LoadObserver *obs = nullptr;
+  std::vector<std::string> params; // a Linux module's, from insmod
+  std::vector<std::string> problems; // a Linux module's unresolved symbols
   std::shared_ptr<ObjectFile> obj; // shared with the code map
   std::unique_ptr<LinkerFile> f; // until registered
   LinkerFile *file = nullptr;    // once registered (then `f` is empty)
@@ -327,11 +337,13 @@ struct LinkStageMarks : LinkObserver {
 // to refuse dependency loops.
 Result<LinkerFile *> KernelLinker::load_file(const std::string &path,
                                              std::vector<std::string> &chain,
-                                             LoadObserver *obs) {
+                                             LoadObserver *obs,
+                                             const std::vector<std::string> &params) {
   Load l;
   l.path = path;
   l.fname = basename_of(path);
   l.obs = obs;
+  l.params = params;
   for (auto &g : files_)
     if (g->name == l.fname)
       return error(strf("%s: module already loaded (id %d)", l.fname.c_str(),
@@ -357,6 +369,9 @@ Result<LinkerFile *> KernelLinker::load_file(const std::string &path,
     if (auto r = link(l); !r)
       return undo(l, r.take_error());
     protect(l);
+    if (l.f->linux_mod)
+      if (auto r = link_linux(l); !r)
+        return undo(l, r.take_error());
     if (auto r = check_unwind(l); !r)
       return undo(l, r.take_error());
     if (auto r = register_sets(l); !r)
@@ -397,10 +412,23 @@ Result<void> KernelLinker::read_and_check(Load &l) {
   l.f->name = l.fname;
   l.f->path = l.path;
   l.f->info = read_modinfo(*l.obj);
-  // A plain object is one module named after its file.
   std::vector<std::string> names;
+  if (LinuxModules::is_linux(*l.obj)) {
+    auto m = linux_.check(*l.obj, l.fname);
+    if (!m)
+      return m.take_error();
+    l.f->linux_mod = *m;
+    names.push_back((*m)->name);
+    if (find(names[0]))
+      return error(strf("%s: module %s is already loaded", l.fname.c_str(),
+                        names[0].c_str()));
+  } else if (!l.params.empty()) {
+    return error(strf("%s: a minikern module takes no parameters (%s)",
+                      l.fname.c_str(), l.params[0].c_str()));
+  }
+  // A plain object is one module named after its file.
   for (const auto &[k, v] : l.f->info)
-    if (k == "name")
+    if (k == "name" && !l.f->linux_mod)
       names.push_back(v);
   if (names.empty())
     names.push_back(strip_ko(l.fname));
@@ -427,9 +455,12 @@ Result<void> KernelLinker::check_signature(const ObjectFile &obj) {
     return {};
   }
   if (!verifier_) {
-    k_.printf("%s: module verification failed: no trusted key to check its "
-              "signature - tainting kernel\n",
-              obj.name.c_str());
+    // Said once, as Linux says it: the taint is the kernel's, not the
+    // module's.
+    if (!tainted_)
+      k_.printf("%s: module verification failed: no trusted key to check "
+                "its signature - tainting kernel\n",
+                obj.name.c_str());
     tainted_ = true;
     return {};
   }
@@ -442,8 +473,9 @@ Result<void> KernelLinker::check_signature(const ObjectFile &obj) {
   case SignatureVerifier::Outcome::UnknownKey:
     if (enforce)
       return error(obj.name + ": " + v.why + " (signatures are enforced)");
-    k_.printf("%s: module verification failed: %s - tainting kernel\n",
-              obj.name.c_str(), v.why.c_str());
+    if (!tainted_)
+      k_.printf("%s: module verification failed: %s - tainting kernel\n",
+                obj.name.c_str(), v.why.c_str());
     tainted_ = true;
     return {};
   }
@@ -454,10 +486,30 @@ Result<void> KernelLinker::check_signature(const ObjectFile &obj) {
 // loaded already) before anything is resolved against it.
 Result<void> KernelLinker::load_dependencies(Load &l,
                                              std::vector<std::string> &chain) {
+  LinkerFile &f = *l.f;
+  if (f.linux_mod) {
+    // depends=: every module whose exports this one binds, loaded first.
+    for (const std::string &d : f.linux_mod->depends) {
+      if (LinkerFile *have = find(d); have && have->linux_mod)
+        continue; // its exports are found at binding, which takes the ref
+      auto p = linux_.find_file(d);
+      if (!p)
+        return error(strf("%s: dependency %s: not found in the module path",
+                          f.linux_mod->name.c_str(), d.c_str()));
+      auto dep = load_file(*p, chain, nullptr);
+      if (!dep)
+        return error(strf("%s: dependency %s: %s", f.linux_mod->name.c_str(),
+                          d.c_str(), dep.error().message.c_str()));
+      (*dep)->autoloaded = true;
+      f.deps.push_back(*dep);
+      (*dep)->refs++;
+    }
+    l.mark("dependencies");
+    return {};
+  }
   auto deps = parse_depends(*l.obj);
   if (!deps)
     return deps.take_error();
-  LinkerFile &f = *l.f;
   for (const DependSpec &d : *deps) {
     ModuleRec *m = find_module(d.name);
     if (!m) {
@@ -511,6 +563,19 @@ Result<void> KernelLinker::link(Load &l) {
   LinkOptions lo;
   lo.page_size = ModuleArena::page_size();
   lo.lookup = [&](const std::string &n) -> std::optional<u64> {
+    if (f.linux_mod) {
+      // The Linux namespace only; each module whose export is bound is a
+      // dependency (lsmod's "Used by").
+      auto s = linux_.resolve(*f.linux_mod, n, l.problems);
+      if (!s)
+        return std::nullopt;
+      if (s->owner && std::find(f.deps.begin(), f.deps.end(), s->owner) ==
+                          f.deps.end()) {
+        f.deps.push_back(s->owner);
+        s->owner->refs++;
+      }
+      return s->value;
+    }
     if (auto v = kernel_symbol(n))
       return v;
     for (LinkerFile *d : scope)
@@ -531,12 +596,30 @@ Result<void> KernelLinker::link(Load &l) {
   lo.hooks = l.probes.get();
   lo.observer = &marks;
   auto linked = link_image(*l.obj, lo);
+  if (!l.problems.empty()) {
+    // As Linux reports them: a line each, then the load fails with the
+    // first.
+    for (const std::string &p : l.problems)
+      k_.printf("%s: %s\n", f.linux_mod->name.c_str(), p.c_str());
+    return error(f.linux_mod->name + ": " + l.problems[0] +
+                 (l.problems.size() > 1
+                      ? strf(" (and %zu more)", l.problems.size() - 1)
+                      : ""));
+  }
   if (!linked)
     return linked.take_error();
   l.linked.emplace(std::move(*linked));
   f.relocs = l.linked->plan.reloc_count;
   f.sec_addr = l.linked->pl.sec_addr;
   f.dso_handle = f.address;
+  return {};
+}
+
+// A Linux module's exports, init and exit, parameters and code patching,
+// read from its linked image while it can still be written.
+Result<void> KernelLinker::link_linux(Load &l) {
+  MK_TRY(linux_.read_linked(*l.f->linux_mod, *l.obj, *l.linked, *l.f));
+  l.mark("linux format");
   return {};
 }
 
@@ -593,7 +676,9 @@ Result<void> KernelLinker::register_sets(Load &l) {
   const ObjectFile &obj = *l.obj;
   const Placement &pl = l.linked->pl;
   l.f->id = next_file_id_++;
-  l.f->globals = exported_symbols(obj, l.linked->values);
+  // A Linux module's exports are in the Linux namespace only.
+  if (!l.f->linux_mod)
+    l.f->globals = exported_symbols(obj, l.linked->values);
   l.f->mstats = k_.malloc_accounts().add(strip_ko(l.fname));
   {
     WriterLock g(map_mu_);
@@ -602,6 +687,8 @@ Result<void> KernelLinker::register_sets(Load &l) {
   files_.push_back(std::move(l.f));
   l.file = files_.back().get();
   LinkerFile *file = l.file;
+  if (file->linux_mod)
+    linux_.add_loaded(file);
   files_.front()->refs++; // every module depends on the kernel
 
   // Every pointer below comes from the module's relocations: each is
@@ -663,7 +750,7 @@ Result<void> KernelLinker::register_sets(Load &l) {
   if (file->modules.empty()) {
     auto m = std::make_unique<ModuleRec>();
     m->id = next_module_id_++;
-    m->name = strip_ko(l.fname);
+    m->name = file->linux_mod ? file->linux_mod->name : strip_ko(l.fname);
     m->file = file;
     m->version = 1;
     file->modules.push_back(std::move(m));
@@ -751,6 +838,24 @@ Result<void> KernelLinker::record_probes(Load &l) {
 // Constructors, then each module's MOD_LOAD handler.
 Result<void> KernelLinker::run_init(Load &l) {
   LinkerFile &file = *l.file;
+  if (LinuxModule *lm = file.linux_mod.get()) {
+    // Parameters, then init_module(): Linux's do_init_module().
+    MK_TRY(linux_.set_params(*lm, file, l.params));
+    if (lm->init && k_.opts().run_module_code) {
+      const int rc = ((int (*)())(uintptr_t)lm->init)();
+      if (rc < 0)
+        return error(strf("%s: init_module failed: %s (%d)", lm->name.c_str(),
+                          std::strerror(-rc), rc));
+      if (rc > 0)
+        k_.printf("%s: 'init_module'->init suspiciously returned %d, it "
+                  "should follow 0/-E convention\n",
+                  lm->name.c_str(), rc);
+    }
+    for (auto &m : file.modules)
+      m->loaded = true;
+    l.mark("init");
+    return {};
+  }
   auto init = ImageReader(*l.obj, l.linked->pl).array(".init_array");
   if (!init)
     return init.take_error();
@@ -788,6 +893,8 @@ Error KernelLinker::undo(Load &l, Error e) {
   } else if (l.probes_provided) {
     k_.probes().remove_module(f, f->name);
   }
+  if (f->linux_mod)
+    linux_.remove_loaded(f); // its static keys' sites, if not registered
   // Stubs the probe hooks made go with them.
   l.probes.reset();
   if (f->block.size)
@@ -831,6 +938,10 @@ void KernelLinker::teardown(LinkerFile &f) {
     k_.printf("%s: waiting for kernel thread %s\n", f.name.c_str(),
               name.c_str());
   });
+  for (auto &h : unload_hooks_)
+    h(lo, hi);
+  if (f.linux_mod)
+    linux_.remove_loaded(&f);
   // C++ global destructors (registered at construction), then .fini_array.
   std::vector<std::pair<void (*)(void *), void *>> dtors;
   {
@@ -878,8 +989,18 @@ Result<void> KernelLinker::unload(LinkerFile *f, LoadObserver *obs) {
       return error(strf("%s: module %s is busy (%d reference%s held)",
                         f->name.c_str(), m->name.c_str(), h,
                         h == 1 ? "" : "s"));
-  // Ask every module first; any veto leaves everything loaded.
   const bool run = k_.opts().run_module_code;
+  if (LinuxModule *lm = f->linux_mod.get()) {
+    // Linux's delete_module(): a module with init and no exit stays.
+    if (lm->init && !lm->exit)
+      return error(strf("%s: has no exit function, so it cannot be unloaded",
+                        lm->name.c_str()));
+    if (lm->exit && run)
+      ((void (*)())(uintptr_t)lm->exit)();
+    for (auto &m : f->modules)
+      m->loaded = false;
+  }
+  // Ask every module first; any veto leaves everything loaded.
   for (auto it = f->modules.rbegin(); it != f->modules.rend(); ++it) {
     ModuleRec &m = **it;
     if (!m.loaded || !m.data || !m.data->evhand || !run)

@@ -8,11 +8,13 @@
 #include "../linker/arena.h"
 #include "../linker/link.h"
 #include "../linker/sync.h"
+#include "kern_linux.h"
 #include "module_sig.h"
 
 #include <sys/module.h>
 
 #include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -48,6 +50,7 @@ struct LinkerFile {
   size_t relocs = 0;
   std::vector<u64> sec_addr; // where each section of the file was placed
                              // (0: not loaded), to name addresses later
+  std::shared_ptr<LinuxModule> linux_mod; // a Linux-format module's state
   // The module's name as a probe's module field ("hello").
   std::string module_name() const;
 };
@@ -82,8 +85,17 @@ public:
   // A module whose signature could not be checked (no trusted key) was
   // loaded without enforcement: Linux's taint.
   bool tainted() const { return tainted_; }
+  // `params`: a Linux module's name=value parameters (insmod, modprobe).
   Result<LinkerFile *> load(const std::string &name_or_path,
-                            LoadObserver *obs = nullptr);
+                            LoadObserver *obs = nullptr,
+                            const std::vector<std::string> &params = {});
+  LinuxModules &linux_modules() { return linux_; }
+  // Called at each unload once the module's last code has run, with its
+  // image's range: services that queue work for modules (the Linux API's
+  // workqueues and timers) drop what is left.
+  void on_unload(std::function<void(u64 lo, u64 hi)> fn) {
+    unload_hooks_.push_back(std::move(fn));
+  }
   Result<void> unload(LinkerFile *f, LoadObserver *obs = nullptr);
   void unload_all();
   LinkerFile *find(const std::string &name_or_id) const;
@@ -108,12 +120,14 @@ private:
   struct Load;
   Result<LinkerFile *> load_file(const std::string &path,
                                  std::vector<std::string> &chain,
-                                 LoadObserver *obs);
+                                 LoadObserver *obs,
+                                 const std::vector<std::string> &params = {});
   // The load pipeline's stages, in order (load_file reads as the list).
   Result<void> read_and_check(Load &l);
   Result<void> check_signature(const ObjectFile &obj);
   Result<void> load_dependencies(Load &l, std::vector<std::string> &chain);
   Result<void> link(Load &l);
+  Result<void> link_linux(Load &l);
   void read_where_it_runs(Load &l);
   void protect(Load &l);
   Result<void> check_unwind(Load &l);
@@ -137,6 +151,8 @@ private:
   std::vector<std::unique_ptr<LinkerFile>> files_;
   std::unordered_map<std::string, u64> exports_;
   std::unique_ptr<SignatureVerifier> verifier_;
+  LinuxModules linux_{k_};
+  std::vector<std::function<void(u64, u64)>> unload_hooks_;
   bool tainted_ = false;
   int next_file_id_ = 1;
   int next_module_id_ = 1;

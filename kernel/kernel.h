@@ -50,6 +50,9 @@ struct Options {
   // signed by one of the trusted certificates load.
   bool sig_enforce = false;
   std::vector<std::string> trusted_certs;
+  // Linux 6.1's Module.symvers, the CRCs of the Linux API's exports
+  // (empty: the installed linux-headers-6.1 package's).
+  std::string linux_symvers;
 };
 
 class Kernel {

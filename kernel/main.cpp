@@ -48,6 +48,9 @@ int main(int argc, char **argv) {
        "quarantined frees; misuse panics naming the module and call site")
       ("sig-enforce", po::bool_switch(&opts.sig_enforce),
        "load only modules signed by a trusted certificate")
+      ("linux-symvers", po::value<std::string>(&opts.linux_symvers),
+       "Linux 6.1's Module.symvers, for the versions Linux modules check "
+       "(default: the installed linux-headers package's)")
       ("trusted-cert", po::value<std::vector<std::string>>(&opts.trusted_certs),
        "X.509 certificate (PEM or DER) whose key may sign modules "
        "(repeatable)")

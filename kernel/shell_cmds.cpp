@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <elf.h>
 #include <unistd.h>
 
@@ -27,6 +28,11 @@ std::string module_label(const std::string &file) {
   return file.size() > 3 && file.compare(file.size() - 3, 3, ".ko") == 0
              ? file.substr(0, file.size() - 3)
              : file;
+}
+
+// lsmod's name: a Linux module's own ("crc_itu_t"), else the file's.
+std::string lsmod_name(const LinkerFile *f) {
+  return f->linux_mod ? f->linux_mod->name : module_label(f->name);
 }
 
 int cmd_kldload(Kernel &k, Args &a) {
@@ -139,20 +145,54 @@ int cmd_lsmod(Kernel &k, Args &a) {
     int holds = 0;
     for (auto &m : f->modules)
       holds += m->holds;
-    std::string line = strf("%-19s %8llu  %d", module_label(f->name).c_str(),
+    std::string line = strf("%-19s %8llu  %d", lsmod_name(f).c_str(),
                             (unsigned long long)f->size,
                             (int)users.size() + holds);
     for (size_t i = 0; i < users.size(); i++)
-      line += (i ? "," : " ") + module_label(users[i]->name);
+      line += (i ? "," : " ") + lsmod_name(users[i]);
     k.printf("%s\n", line.c_str());
   }
   return 0;
 }
 
 int cmd_insmod(Kernel &k, Args &a) {
-  if (a.size() != 2)
-    return fail(k, a[0], "usage: insmod FILE");
-  auto r = k.linker().load(a[1]);
+  if (a.size() < 2)
+    return fail(k, a[0], "usage: insmod FILE [name=value ...]");
+  auto r = k.linker().load(a[1], nullptr, {a.begin() + 2, a.end()});
+  if (!r)
+    return fail(k, a[0], r.error().message);
+  return 0;
+}
+
+// Linux's modprobe: a module by name, found in the module path's tree,
+// its depends= loaded first; -r unloads it and the dependencies it
+// brought that nothing else uses.
+int cmd_modprobe(Kernel &k, Args &a) {
+  if (a.size() >= 3 && a[1] == "-r") {
+    int rc = 0;
+    for (size_t i = 2; i < a.size(); i++) {
+      LinkerFile *f = k.linker().find(a[i]);
+      if (!f || f == k.linker().kernel_file()) {
+        rc = fail(k, a[0], "FATAL: Module " + a[i] + " is not in kernel.");
+        continue;
+      }
+      std::vector<LinkerFile *> deps = f->deps;
+      if (auto r = k.linker().unload(f); !r) {
+        rc = fail(k, a[0], r.error().message);
+        continue;
+      }
+      for (LinkerFile *d : deps)
+        if (d != k.linker().kernel_file() && d->autoloaded &&
+            k.linker().dependents(d).empty())
+          (void)k.linker().unload(d);
+    }
+    return rc;
+  }
+  if (a.size() < 2 || a[1].empty() || a[1][0] == '-')
+    return fail(k, a[0], "usage: modprobe NAME [name=value ...] | modprobe -r NAME ...");
+  if (LinkerFile *f = k.linker().find(a[1]); f && f != k.linker().kernel_file())
+    return 0; // loaded already: modprobe succeeds quietly
+  auto r = k.linker().load(a[1], nullptr, {a.begin() + 2, a.end()});
   if (!r)
     return fail(k, a[0], r.error().message);
   return 0;
@@ -203,13 +243,39 @@ int cmd_modinfo(Kernel &k, Args &a) {
     return fail(k, a[0], obj.error().message);
   std::vector<std::pair<std::string, std::string>> rows;
   rows.emplace_back("filename", path);
-  for (auto &kv : read_modinfo(*obj))
-    rows.push_back(kv);
-  rows.emplace_back("arch", obj->arch->name());
-  size_t nrel = 0;
-  for (auto &rs : obj->relocs)
-    nrel += rs.relocs.size();
-  rows.emplace_back("relocations", std::to_string(nrel));
+  const bool lnx = LinuxModules::is_linux(*obj);
+  auto info = read_modinfo(*obj);
+  if (lnx) {
+    // As kmod prints a Linux module: parm joins each parameter's
+    // description and parmtype, "name:description (type)".
+    std::map<std::string, std::string> types;
+    for (auto &[key, v] : info)
+      if (key == "parmtype")
+        types[v.substr(0, v.find(':'))] = v.substr(v.find(':') + 1);
+    for (auto &[key, v] : info) {
+      if (key == "parmtype")
+        continue;
+      if (key == "parm") {
+        const std::string n = v.substr(0, v.find(':'));
+        auto t = types.find(n);
+        rows.emplace_back(key, t == types.end() ? v : v + " (" + t->second + ")");
+        if (t != types.end())
+          types.erase(t);
+        continue;
+      }
+      rows.emplace_back(key, v);
+    }
+    for (auto &[n, t] : types)
+      rows.emplace_back("parm", n + ":(" + t + ")");
+  } else {
+    for (auto &kv : info)
+      rows.push_back(kv);
+    rows.emplace_back("arch", obj->arch->name());
+    size_t nrel = 0;
+    for (auto &rs : obj->relocs)
+      nrel += rs.relocs.size();
+    rows.emplace_back("relocations", std::to_string(nrel));
+  }
   // As Linux's modinfo shows a signature.
   if (obj->signature.present)
     rows.emplace_back("sig_id", "PKCS#7");
@@ -367,7 +433,11 @@ bool init_shell(Kernel &k) {
       cmd_kldunload);
   add("kldstat", "kldstat [-v] [-i id] [-n name]", "list loaded files",
       cmd_kldstat);
-  add("insmod", "insmod FILE", "load a module (Linux)", cmd_insmod);
+  add("insmod", "insmod FILE [name=value ...]", "load a module (Linux)",
+      cmd_insmod);
+  add("modprobe", "modprobe [-r] NAME [name=value ...]",
+      "load a module and its dependencies by name, or unload (Linux)",
+      cmd_modprobe);
   add("rmmod", "rmmod MODULE ...", "unload a module (Linux)", cmd_rmmod);
   add("lsmod", "lsmod", "list loaded modules (Linux)", cmd_lsmod);
   add("modinfo", "modinfo [-F field] FILE|NAME",

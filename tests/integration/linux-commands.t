@@ -31,7 +31,7 @@ Goodbye from hello: Hello, world!
 minikern> lsmod
 Module                  Size  Used by
 minikern> insmod
-insmod: usage: insmod FILE
+insmod: usage: insmod FILE [name=value ...]
 minikern> rmmod
 rmmod: usage: rmmod MODULE ...
 minikern> modinfo hello

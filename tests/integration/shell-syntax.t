@@ -33,12 +33,13 @@ minikern> help
   echo [word ...]                          print the words
   halt                                     unload every module and stop the kernel
   help [command]                           list commands or show one's usage
-  insmod FILE                              load a module (Linux)
+  insmod FILE [name=value ...]             load a module (Linux)
   kldload [-v] file ...                    load a module (path or name)
   kldstat [-v] [-i id] [-n name]           list loaded files
   kldunload [-v] name | id ...             unload a module
   lsmod                                    list loaded modules (Linux)
   modinfo [-F field] FILE|NAME             show a module's information without loading it
+  modprobe [-r] NAME [name=value ...]      load a module and its dependencies by name, or unload (Linux)
   rmmod MODULE ...                         unload a module (Linux)
   sleep MILLISECONDS                       pause the shell
   sysctl [-adn] [name[=value] ...]         read or set kernel variables

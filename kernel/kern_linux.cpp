@@ -1,0 +1,685 @@
+// Linux-format modules (see kern_linux.h).  The layouts read here are
+// Linux 6.1's on x86_64: struct kernel_symbol with place-relative fields
+// (CONFIG_HAVE_ARCH_PREL32_RELOCATIONS), struct modversion_info, struct
+// kernel_param, struct jump_entry.
+#include "kern_linux.h"
+
+#include "export.h"
+#include "kern_linker.h"
+#include "kernel.h"
+
+#include "../sdt/patch.h"
+#include "../sdt/registry.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <dirent.h>
+#include <elf.h>
+#include <fstream>
+#include <glob.h>
+#include <sys/stat.h>
+
+namespace mk {
+
+namespace {
+
+constexpr size_t kModversionSize = 64; // unsigned long crc; char name[56]
+constexpr size_t kKernelSymbolSize = 12;
+constexpr size_t kKernelParamSize = 40;
+constexpr size_t kJumpEntrySize = 16;
+
+i32 rd32(const u8 *p) {
+  i32 v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+u64 rd64(const u8 *p) {
+  u64 v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+
+// The allocated sections a Linux 6.1 module may carry, and what becomes of
+// each: loaded as code or data (the link's layout decides where), or read
+// by the loader here.  Anything else is refused by name.
+bool known_section(const std::string &n) {
+  static const char *const exact[] = {
+      ".text", ".init.text", ".exit.text", ".noinstr.text", ".rodata",
+      ".init.rodata", ".data", ".init.data", ".exit.data", ".ref.data",
+      ".bss", ".data..read_mostly", ".data..ro_after_init", ".data.once",
+      ".data..percpu", "__ksymtab", "__ksymtab_gpl", "__kcrctab",
+      "__kcrctab_gpl", "__ksymtab_strings", "__param", "__mcount_loc",
+      "__jump_table", "__bug_table", "__ex_table", "__versions", ".modinfo",
+      ".gnu.linkonce.this_module", ".return_sites", ".retpoline_sites",
+      ".orc_unwind", ".orc_unwind_ip", ".smp_locks", ".altinstructions",
+      ".altinstr_replacement", ".static_call_sites", "__dyndbg",
+      "__dyndbg_classes", ".printk_index", "__patchable_function_entries"};
+  for (const char *e : exact)
+    if (n == e)
+      return true;
+  for (const char *p : {".text.", ".rodata.", ".data.", ".bss.", ".note."})
+    if (n.compare(0, std::strlen(p), p) == 0)
+      return true;
+  return false;
+}
+
+std::vector<std::string> split_commas(const std::string &s) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i <= s.size()) {
+    size_t j = s.find(',', i);
+    if (j == std::string::npos)
+      j = s.size();
+    if (j > i)
+      out.push_back(s.substr(i, j - i));
+    i = j + 1;
+  }
+  return out;
+}
+
+// The x86 instructions a jump label switches between.
+void jump_bytes(const JumpLabels::Entry &e, bool jump, u8 *out) {
+  if (!jump) {
+    static const u8 nop2[] = {0x66, 0x90}, nop5[] = {0x0f, 0x1f, 0x44, 0x00,
+                                                     0x00};
+    std::memcpy(out, e.len == 2 ? nop2 : nop5, e.len);
+    return;
+  }
+  const i64 rel = (i64)(e.target - (e.code + e.len));
+  if (e.len == 2) {
+    out[0] = 0xeb;
+    out[1] = (u8)(i8)rel;
+  } else {
+    out[0] = 0xe9;
+    const i32 r = (i32)rel;
+    std::memcpy(out + 1, &r, 4);
+  }
+}
+
+// struct static_key begins with atomic_t enabled, its count.
+std::atomic<int> &key_enabled(u64 key) {
+  return *reinterpret_cast<std::atomic<int> *>((uintptr_t)key);
+}
+
+} // namespace
+
+std::string linux_module_name(std::string n) {
+  for (char &c : n)
+    if (c == '-')
+      c = '_';
+  return n;
+}
+
+bool LinuxModule::gpl_compatible() const {
+  // Linux's license_is_gpl_compatible().
+  for (const char *l : {"GPL", "GPL v2", "GPL and additional rights",
+                        "Dual BSD/GPL", "Dual MIT/GPL", "Dual MPL/GPL"})
+    if (license == l)
+      return true;
+  return false;
+}
+
+// ---- static keys -----------------------------------------------------------
+
+Result<void> JumpLabels::add_module(const LinkerFile &f,
+                                    const ObjectFile &obj,
+                                    const Placement &pl) {
+  std::vector<Entry> found;
+  std::vector<u64> keys;
+  for (size_t s = 0; s < obj.sections.size(); s++) {
+    const Section &sec = obj.sections[s];
+    if (sec.name != "__jump_table" || !pl.sec_addr[s])
+      continue;
+    if (sec.size % kJumpEntrySize)
+      return error(strf("%s: __jump_table: size %llu is not a multiple of "
+                        "%zu",
+                        f.name.c_str(), (unsigned long long)sec.size,
+                        kJumpEntrySize));
+    const u8 *mem = pl.sec_mem[s];
+    const u64 at = pl.sec_addr[s];
+    for (u64 k = 0; k < sec.size; k += kJumpEntrySize) {
+      Entry e;
+      e.owner = &f;
+      e.code = at + k + (i64)rd32(mem + k);
+      e.target = at + k + 4 + (i64)rd32(mem + k + 4);
+      const u64 key = at + k + 8 + rd64(mem + k + 8);
+      e.branch = key & 1;
+      const u64 kaddr = key & ~3ull;
+      // The site: inside the module's code, a 2- or 5-byte jmp or NOP.
+      const u64 text_lo = pl.image_base + pl.text.off;
+      if (e.code < text_lo || e.code + 5 > text_lo + pl.text.size ||
+          e.target < text_lo || e.target >= text_lo + pl.text.size)
+        return error(strf("%s: __jump_table entry %llu: code 0x%llx or "
+                          "target 0x%llx is outside the module's code",
+                          f.name.c_str(), (unsigned long long)(k / 16),
+                          (unsigned long long)e.code,
+                          (unsigned long long)e.target));
+      const u8 *b = pl.image_mem + (e.code - pl.image_base);
+      if (b[0] == 0xeb || (b[0] == 0x66 && b[1] == 0x90))
+        e.len = 2;
+      else if (b[0] == 0xe9 || (b[0] == 0x0f && b[1] == 0x1f &&
+                                b[2] == 0x44 && b[3] == 0 && b[4] == 0))
+        e.len = 5;
+      else
+        return error(strf("%s: __jump_table entry %llu: the site at 0x%llx "
+                          "is neither a jump nor a NOP (%02x %02x)",
+                          f.name.c_str(), (unsigned long long)(k / 16),
+                          (unsigned long long)e.code, b[0], b[1]));
+      found.push_back(e);
+      keys.push_back(kaddr);
+    }
+  }
+  if (found.empty())
+    return {};
+  MutexLock g(mu_);
+  // Each site as its key is now; the link's writable view is still open.
+  for (size_t i = 0; i < found.size(); i++) {
+    const Entry &e = found[i];
+    const bool jump = (key_enabled(keys[i]).load() > 0) ^ e.branch;
+    jump_bytes(e, jump, pl.image_mem + (e.code - pl.image_base));
+    by_key_[keys[i]].push_back(e);
+  }
+  return {};
+}
+
+void JumpLabels::remove_module(const LinkerFile *f) {
+  MutexLock g(mu_);
+  for (auto it = by_key_.begin(); it != by_key_.end();) {
+    auto &v = it->second;
+    v.erase(std::remove_if(v.begin(), v.end(),
+                           [&](const Entry &e) { return e.owner == f; }),
+            v.end());
+    it = v.empty() ? by_key_.erase(it) : std::next(it);
+  }
+}
+
+void JumpLabels::update(u64 key) {
+  auto it = by_key_.find(key);
+  if (it == by_key_.end())
+    return;
+  const bool on = key_enabled(key).load() > 0;
+  std::vector<PatchOp> ops;
+  for (const Entry &e : it->second) {
+    PatchOp op{};
+    op.addr = e.code;
+    op.len = e.len;
+    jump_bytes(e, on ^ e.branch, op.bytes);
+    u8 now[8];
+    if (k_.probes().patcher().read(e.code, now, e.len) &&
+        same_bytes(now, op.bytes, e.len))
+      continue;
+    ops.push_back(op);
+  }
+  if (!ops.empty())
+    k_.probes().patcher().apply(ops);
+}
+
+void JumpLabels::enable(void *key) {
+  MutexLock g(mu_);
+  if (key_enabled((u64)(uintptr_t)key).exchange(1) == 1)
+    return;
+  update((u64)(uintptr_t)key);
+}
+
+void JumpLabels::disable(void *key) {
+  MutexLock g(mu_);
+  if (key_enabled((u64)(uintptr_t)key).exchange(0) == 0)
+    return;
+  update((u64)(uintptr_t)key);
+}
+
+void JumpLabels::slow_inc(void *key) {
+  MutexLock g(mu_);
+  if (key_enabled((u64)(uintptr_t)key).fetch_add(1) == 0)
+    update((u64)(uintptr_t)key);
+}
+
+void JumpLabels::slow_dec(void *key) {
+  MutexLock g(mu_);
+  auto &en = key_enabled((u64)(uintptr_t)key);
+  if (en.load() <= 0) {
+    k_.printf("WARNING: static key 0x%llx decremented below zero\n",
+              (unsigned long long)(uintptr_t)key);
+    return;
+  }
+  if (en.fetch_sub(1) == 1)
+    update((u64)(uintptr_t)key);
+}
+
+int JumpLabels::count(void *key) const {
+  return key_enabled((u64)(uintptr_t)key).load();
+}
+
+size_t JumpLabels::entries() const {
+  MutexLock g(mu_);
+  size_t n = 0;
+  for (const auto &[k, v] : by_key_)
+    n += v.size();
+  return n;
+}
+
+// ---- the module format --------------------------------------------------------
+
+LinuxModules::LinuxModules(Kernel &k) : k_(k), jumps_(k) {}
+LinuxModules::~LinuxModules() = default;
+
+bool LinuxModules::is_linux(const ObjectFile &obj) {
+  return obj.find_section(".gnu.linkonce.this_module") != nullptr;
+}
+
+const char *LinuxModules::vermagic_flags() {
+  return "SMP preempt mod_unload modversions ";
+}
+
+// The Linux API's exports, with the CRCs Linux 6.1's vmlinux gives them
+// (Module.symvers of the installed linux-headers package): read at the
+// first Linux module's load, not at boot.
+void LinuxModules::load_symvers() {
+  api_read_ = true;
+  const linux_export *const *e;
+  SET_FOREACH(e, linux_export_set) {
+    LinuxSymbol s;
+    s.value = (u64)(uintptr_t)(*e)->le_addr;
+    s.gpl = (*e)->le_flags & LE_GPL;
+    api_.emplace((*e)->le_name, s);
+  }
+  std::string path = k_.opts().linux_symvers;
+  if (path.empty()) {
+    // The newest installed (6.1.0-9 before 6.1.0-56).
+    glob_t g{};
+    if (::glob("/usr/src/linux-headers-6.1.*-amd64/Module.symvers", 0,
+               nullptr, &g) == 0)
+      for (size_t i = 0; i < g.gl_pathc; i++)
+        if (path.empty() || strverscmp(g.gl_pathv[i], path.c_str()) > 0)
+          path = g.gl_pathv[i];
+    globfree(&g);
+  }
+  std::ifstream in(path);
+  if (!in) {
+    k_.log("linux: no Module.symvers (%s): the Linux API's exports have no "
+           "CRCs\n",
+           path.empty() ? "no linux-headers-6.1 package" : path.c_str());
+    return;
+  }
+  std::string line;
+  size_t n = 0;
+  while (std::getline(in, line)) {
+    // 0xCRC <tab> symbol <tab> module <tab> EXPORT_SYMBOL[_GPL] <tab> ns
+    size_t t1 = line.find('\t'), t2 = line.find('\t', t1 + 1),
+           t3 = line.find('\t', t2 + 1);
+    if (t1 == std::string::npos || t2 == std::string::npos ||
+        t3 == std::string::npos)
+      continue;
+    if (line.compare(t2 + 1, t3 - t2 - 1, "vmlinux") != 0)
+      continue;
+    auto it = api_.find(line.substr(t1 + 1, t2 - t1 - 1));
+    if (it == api_.end())
+      continue;
+    it->second.crc = (u32)std::strtoul(line.c_str(), nullptr, 16);
+    n++;
+  }
+  k_.log("linux: %zu Linux API exports, %zu with CRCs from %s\n", api_.size(),
+         n, path.c_str());
+}
+
+Result<std::shared_ptr<LinuxModule>>
+LinuxModules::check(const ObjectFile &obj, const std::string &fname) {
+#if !defined(__x86_64__)
+  return error(fname + ": a Linux module; this kernel (i386) loads only "
+                       "minikern modules");
+#endif
+  if (!api_read_)
+    load_symvers();
+  auto m = std::make_shared<LinuxModule>();
+  std::string vermagic;
+  bool have_vermagic = false;
+  for (const auto &[k, v] : read_modinfo(obj)) {
+    if (k == "name")
+      m->name = v;
+    else if (k == "license")
+      m->license = v;
+    else if (k == "vermagic") {
+      vermagic = v;
+      have_vermagic = true;
+    } else if (k == "depends")
+      m->depends = split_commas(v);
+    else if (k == "import_ns")
+      m->imports.push_back(v);
+  }
+  if (m->name.empty())
+    m->name = linux_module_name(fname.substr(0, fname.rfind(".ko")));
+  const std::string who = m->name;
+  if (!have_vermagic)
+    return error(who + ": no version magic in .modinfo");
+  const size_t sp = vermagic.find(' ');
+  const std::string release = vermagic.substr(0, sp);
+  if (sp == std::string::npos || release.compare(0, 4, "6.1.") != 0 ||
+      vermagic.substr(sp + 1) != vermagic_flags())
+    return error(strf("%s: version magic '%s' should be '%s %s'",
+                      who.c_str(), vermagic.c_str(),
+                      release.compare(0, 4, "6.1.") == 0 ? release.c_str()
+                                                         : "6.1.0",
+                      vermagic_flags()));
+  for (const Section &s : obj.sections)
+    if ((s.flags & SHF_ALLOC) && !known_section(s.name))
+      return error(strf("%s: section %s is not one a Linux module is "
+                        "loaded with here",
+                        who.c_str(), s.name.c_str()));
+  if (const Section *v = obj.find_section("__versions"); v && v->data) {
+    if (v->size % kModversionSize)
+      return error(strf("%s: __versions: size %llu is not a multiple of %zu",
+                        who.c_str(), (unsigned long long)v->size,
+                        kModversionSize));
+    for (u64 k = 0; k < v->size; k += kModversionSize) {
+      const char *name = (const char *)v->data + k + 8;
+      if (!std::memchr(name, 0, kModversionSize - 8))
+        return error(strf("%s: __versions entry %llu: name not terminated",
+                          who.c_str(), (unsigned long long)(k / 64)));
+      m->versions[name] = (u32)rd64(v->data + k);
+    }
+  }
+  return m;
+}
+
+std::optional<LinuxSymbol>
+LinuxModules::resolve(const LinuxModule &m, const std::string &name,
+                      std::vector<std::string> &problems) {
+  const LinuxSymbol *s = nullptr;
+  if (auto it = api_.find(name); it != api_.end())
+    s = &it->second;
+  for (size_t i = 0; !s && i < loaded_.size(); i++)
+    if (auto it = loaded_[i]->linux_mod->exports.find(name);
+        it != loaded_[i]->linux_mod->exports.end())
+      s = &it->second;
+  if (!s || (s->gpl && !m.gpl_compatible())) {
+    problems.push_back(strf("Unknown symbol %s (err -2)", name.c_str()));
+    return std::nullopt;
+  }
+  if (s->crc) {
+    auto v = m.versions.find(name);
+    if (m.versions.empty()) {
+      problems.push_back(strf("no symbol version for %s", name.c_str()));
+      return std::nullopt;
+    }
+    if (v == m.versions.end()) {
+      // A broken toolchain: Linux warns once and lets it go.
+      if (!m.warned_versions)
+        k_.printf("%s: no symbol version for %s\n", m.name.c_str(),
+                  name.c_str());
+      m.warned_versions = true;
+    }
+    else if (v->second != *s->crc) {
+      problems.push_back(
+          strf("disagrees about version of symbol %s", name.c_str()));
+      return std::nullopt;
+    }
+  }
+  if (!s->ns.empty() &&
+      std::find(m.imports.begin(), m.imports.end(), s->ns) ==
+          m.imports.end()) {
+    problems.push_back(strf("module uses symbol (%s) from namespace %s, but "
+                            "does not import it.",
+                            name.c_str(), s->ns.c_str()));
+    return std::nullopt;
+  }
+  return *s;
+}
+
+Result<void> LinuxModules::read_linked(LinuxModule &m, const ObjectFile &obj,
+                                       const LinkedImage &li, LinkerFile &f) {
+  const Placement &pl = li.pl;
+  const ImageReader img(obj, pl);
+  const std::string &who = m.name;
+  // Exports: struct kernel_symbol { int value_offset, name_offset,
+  // namespace_offset; }, each relative to its own field.
+  for (const bool gpl : {false, true}) {
+    const char *tab = gpl ? "__ksymtab_gpl" : "__ksymtab";
+    const char *crcs = gpl ? "__kcrctab_gpl" : "__kcrctab";
+    const Section *crc_sec = nullptr;
+    u64 crc_addr = 0;
+    for (size_t s = 0; s < obj.sections.size(); s++)
+      if (obj.sections[s].name == crcs && pl.sec_addr[s]) {
+        crc_sec = &obj.sections[s];
+        crc_addr = pl.sec_addr[s];
+      }
+    for (size_t s = 0; s < obj.sections.size(); s++) {
+      const Section &sec = obj.sections[s];
+      if (sec.name != tab || !pl.sec_addr[s])
+        continue;
+      if (sec.size % kKernelSymbolSize)
+        return error(strf("%s: %s: size %llu is not a multiple of %zu",
+                          who.c_str(), tab, (unsigned long long)sec.size,
+                          kKernelSymbolSize));
+      const u64 n = sec.size / kKernelSymbolSize;
+      if (crc_sec && crc_sec->size != n * 4)
+        return error(strf("%s: %s has %llu entries for %llu exports",
+                          who.c_str(), crcs,
+                          (unsigned long long)(crc_sec->size / 4),
+                          (unsigned long long)n));
+      const u64 at = pl.sec_addr[s];
+      for (u64 i = 0; i < n; i++) {
+        const u64 e = at + i * kKernelSymbolSize;
+        const u8 *p = (const u8 *)(uintptr_t)e;
+        const std::string what = strf("%s entry %llu", tab,
+                                      (unsigned long long)i);
+        auto name = img.string(e + 4 + (i64)rd32(p + 4), what + " name");
+        if (!name)
+          return name.take_error();
+        LinuxSymbol sym;
+        sym.value = e + (i64)rd32(p);
+        sym.owner = &f;
+        sym.gpl = gpl;
+        if (rd32(p + 8)) {
+          auto ns = img.string(e + 8 + (i64)rd32(p + 8), what + " namespace");
+          if (!ns)
+            return ns.take_error();
+          sym.ns = *ns;
+        }
+        if (sym.value < pl.image_base ||
+            sym.value >= pl.image_base + pl.image_size)
+          return error(strf("%s: export %s: 0x%llx is outside the module",
+                            who.c_str(), *name,
+                            (unsigned long long)sym.value));
+        if (crc_sec)
+          sym.crc = (u32)rd32((const u8 *)(uintptr_t)(crc_addr + i * 4));
+        std::string owner;
+        if (api_.count(*name))
+          owner = "kernel";
+        for (LinkerFile *o : loaded_)
+          if (o->linux_mod->exports.count(*name))
+            owner = o->linux_mod->name;
+        if (!owner.empty() || m.exports.count(*name))
+          return error(strf("%s: exports duplicate symbol %s (owned by %s)",
+                            who.c_str(), *name,
+                            owner.empty() ? who.c_str() : owner.c_str()));
+        m.exports.emplace(*name, std::move(sym));
+      }
+    }
+  }
+  // init_module and cleanup_module: module_init()'s and module_exit()'s
+  // aliases of the module's own functions.
+  for (size_t i = 1; i < obj.symbols.size(); i++) {
+    const Symbol &s = obj.symbols[i];
+    if (s.shndx == SHN_UNDEF || s.shndx >= SHN_LORESERVE)
+      continue;
+    const bool init = s.name == "init_module", exit = s.name == "cleanup_module";
+    if (!init && !exit)
+      continue;
+    auto fn = img.function(li.values[i], who + ": " + s.name.str());
+    if (!fn)
+      return fn.take_error();
+    (init ? m.init : m.exit) = *fn;
+  }
+  // Parameters: struct kernel_param { const char *name; struct module
+  // *mod; const struct kernel_param_ops *ops; u16 perm; s8 level; u8
+  // flags; void *arg; }.
+  for (size_t s = 0; s < obj.sections.size(); s++) {
+    const Section &sec = obj.sections[s];
+    if (sec.name != "__param" || !pl.sec_addr[s])
+      continue;
+    if (sec.size % kKernelParamSize)
+      return error(strf("%s: __param: size %llu is not a multiple of %zu",
+                        who.c_str(), (unsigned long long)sec.size,
+                        kKernelParamSize));
+    for (u64 k = 0; k < sec.size; k += kKernelParamSize) {
+      const u64 kp = pl.sec_addr[s] + k;
+      const u8 *p = (const u8 *)(uintptr_t)kp;
+      const std::string what = strf("parameter %llu", (unsigned long long)(k / 40));
+      auto name = img.string(rd64(p), what + " name");
+      if (!name)
+        return name.take_error();
+      const u64 ops = rd64(p + 16);
+      // The ops are the Linux API's (param_ops_int ...) or the module's.
+      bool api_ops = false;
+      for (const auto &[n, sym] : api_)
+        if (sym.value == ops)
+          api_ops = true;
+      if (!api_ops) {
+        auto r = img.record(ops, 32, 8, strf("parameter %s ops", *name));
+        if (!r)
+          return r.take_error();
+        for (u64 off : {8, 16})
+          if (auto fn = img.function(rd64((const u8 *)(uintptr_t)(ops + off)),
+                                     strf("parameter %s ops", *name), true);
+              !fn)
+            return fn.take_error();
+      }
+      LinuxParam prm;
+      prm.name = *name;
+      prm.kp = kp;
+      std::memcpy(&prm.perm, p + 24, 2);
+      m.params.push_back(std::move(prm));
+    }
+  }
+  if (auto r = jumps_.add_module(f, obj, pl); !r)
+    return r;
+  // Return thunks: `jmp __x86_return_thunk` at every .return_sites entry
+  // becomes a plain `ret` (what Linux does on a CPU that needs no return
+  // thunk), when it is that jump.
+  const u64 thunk = api_.count("__x86_return_thunk")
+                        ? api_["__x86_return_thunk"].value
+                        : 0;
+  for (size_t s = 0; s < obj.sections.size() && thunk; s++) {
+    const Section &sec = obj.sections[s];
+    if (sec.name != ".return_sites" || !pl.sec_addr[s] || sec.size % 4)
+      continue;
+    const u64 text_lo = pl.image_base + pl.text.off;
+    for (u64 k = 0; k < sec.size; k += 4) {
+      const u64 site = pl.sec_addr[s] + k +
+                       (i64)rd32((const u8 *)(uintptr_t)(pl.sec_addr[s] + k));
+      if (site < text_lo || site + 5 > text_lo + pl.text.size)
+        continue;
+      u8 *b = pl.image_mem + (site - pl.image_base);
+      if (b[0] != 0xe9 || site + 5 + (i64)rd32(b + 1) != thunk)
+        continue;
+      static const u8 ret[] = {0xc3, 0xcc, 0xcc, 0xcc, 0xcc};
+      std::memcpy(b, ret, 5);
+    }
+  }
+  return {};
+}
+
+Result<void> LinuxModules::set_params(LinuxModule &m, LinkerFile &f,
+                                      const std::vector<std::string> &args) {
+  using SetFn = int (*)(const char *, const void *);
+  using GetFn = int (*)(char *, const void *);
+  auto ops_of = [](const LinuxParam &p) {
+    return rd64((const u8 *)(uintptr_t)(p.kp + 16));
+  };
+  for (const std::string &a : args) {
+    const size_t eq = a.find('=');
+    const std::string name = linux_module_name(a.substr(0, eq));
+    auto p = std::find_if(m.params.begin(), m.params.end(),
+                          [&](const LinuxParam &x) {
+                            return linux_module_name(x.name) == name;
+                          });
+    if (p == m.params.end()) {
+      k_.printf("%s: unknown parameter '%s' ignored\n", m.name.c_str(),
+                name.c_str());
+      continue;
+    }
+    const u64 ops = ops_of(*p);
+    auto set = (SetFn)(uintptr_t)rd64((const u8 *)(uintptr_t)(ops + 8));
+    const std::string val = eq == std::string::npos ? "" : a.substr(eq + 1);
+    if (!set || set(eq == std::string::npos ? nullptr : val.c_str(),
+                    (const void *)(uintptr_t)p->kp) < 0)
+      return error(strf("%s: `%s' invalid for parameter `%s'", m.name.c_str(),
+                        val.c_str(), p->name.c_str()));
+  }
+  for (const LinuxParam &p : m.params) {
+    if (!(p.perm & 0444))
+      continue; // Linux shows it nowhere either
+    const u64 ops = ops_of(p);
+    Sysctl::Node n;
+    n.name = "module." + m.name + "." + p.name;
+    n.kind = CTLTYPE_STRING;
+    n.flags = (p.perm & 0222) ? CTLFLAG_RW : CTLFLAG_RD;
+    n.descr = "parameter " + p.name + " of Linux module " + m.name;
+    n.owner = &f;
+    const u64 kp = p.kp;
+    n.get = [ops, kp] {
+      auto get = (GetFn)(uintptr_t)rd64((const u8 *)(uintptr_t)(ops + 16));
+      if (!get)
+        return std::string();
+      std::string buf(4096, '\0');
+      int len = get(buf.data(), (const void *)(uintptr_t)kp);
+      buf.resize(len > 0 && len < 4096 ? (size_t)len : 0);
+      while (!buf.empty() && buf.back() == '\n')
+        buf.pop_back();
+      return buf;
+    };
+    if (p.perm & 0222)
+      n.set = [ops, kp, name = p.name](const std::string &v) -> Result<void> {
+        auto set = (SetFn)(uintptr_t)rd64((const u8 *)(uintptr_t)(ops + 8));
+        if (!set || set(v.c_str(), (const void *)(uintptr_t)kp) < 0)
+          return error(strf("`%s' invalid for parameter `%s'", v.c_str(),
+                            name.c_str()));
+        return {};
+      };
+    if (auto r = k_.sysctl().add(std::move(n)); !r)
+      return error(m.name + ": " + r.error().message);
+  }
+  return {};
+}
+
+void LinuxModules::remove_loaded(const LinkerFile *f) {
+  loaded_.erase(std::remove(loaded_.begin(), loaded_.end(), f), loaded_.end());
+  jumps_.remove_module(f);
+}
+
+std::optional<std::string>
+LinuxModules::find_file(const std::string &name) const {
+  const std::string want = linux_module_name(name);
+  std::vector<std::string> dirs(k_.opts().module_path.begin(),
+                                k_.opts().module_path.end());
+  for (size_t i = 0; i < dirs.size(); i++) {
+    DIR *d = opendir(dirs[i].c_str());
+    if (!d)
+      continue;
+    std::vector<std::string> sub;
+    std::optional<std::string> hit;
+    while (dirent *e = readdir(d)) {
+      const std::string n = e->d_name;
+      if (n == "." || n == "..")
+        continue;
+      const std::string p = dirs[i] + "/" + n;
+      if (n.size() > 3 && n.compare(n.size() - 3, 3, ".ko") == 0) {
+        if (linux_module_name(n.substr(0, n.size() - 3)) == want)
+          hit = p;
+        continue;
+      }
+      struct stat st;
+      if (::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+        sub.push_back(p);
+    }
+    closedir(d);
+    if (hit)
+      return hit;
+    std::sort(sub.begin(), sub.end());
+    dirs.insert(dirs.end(), sub.begin(), sub.end());
+  }
+  return std::nullopt;
+}
+
+} // namespace mk

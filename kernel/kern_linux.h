@@ -1,0 +1,139 @@
+// Linux-format modules: Linux 6.1's .ko files (Debian's own, and modules
+// built with Debian's kbuild), loaded by the kernel's loader beside
+// minikern's own modules.
+//
+// A file is a Linux module when it carries `.gnu.linkonce.this_module`
+// (its struct module).  The loader then reads it the way Linux's
+// kernel/module/ does: .modinfo (vermagic, depends, license, import_ns),
+// __versions checked against the exporter's CRCs, exports through
+// __ksymtab/__ksymtab_gpl (place-relative entries) into a namespace of
+// Linux symbols apart from minikern's, __param set from `insmod FILE
+// name=value`, init_module and cleanup_module, and the code patching the
+// file asks for (static keys from __jump_table) through the one patch
+// engine.  The Linux kernel API the modules call lives in kernel/linuxkpi/
+// and reaches the loader only through linux_export_set.
+#pragma once
+
+#include "../linker/link.h"
+#include "../linker/sync.h"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace mk {
+
+class Kernel;
+struct LinkerFile;
+
+// One symbol of the Linux namespace.
+struct LinuxSymbol {
+  u64 value = 0;
+  LinkerFile *owner = nullptr; // nullptr: the kernel (the Linux API)
+  std::optional<u32> crc;      // the exporter's CRC, if it has one
+  bool gpl = false;            // EXPORT_SYMBOL_GPL
+  std::string ns;              // its symbol namespace ("" none)
+};
+
+// A module parameter (struct kernel_param, 6.1).
+struct LinuxParam {
+  std::string name;
+  u64 kp = 0;  // the struct kernel_param
+  u16 perm = 0;
+};
+
+// What a loaded (or loading) Linux module carries.
+struct LinuxModule {
+  std::string name; // the module's name ("crc_itu_t")
+  std::string license;
+  std::vector<std::string> depends;    // modinfo depends=
+  std::vector<std::string> imports;    // modinfo import_ns=
+  std::unordered_map<std::string, u32> versions; // __versions
+  std::unordered_map<std::string, LinuxSymbol> exports;
+  u64 init = 0, exit = 0; // init_module, cleanup_module (0: none)
+  std::vector<LinuxParam> params;
+  mutable bool warned_versions = false; // "no symbol version", said once
+  bool gpl_compatible() const;
+};
+
+// Static keys (Linux's jump labels): every __jump_table entry of every
+// loaded Linux module, by key, patched through the probe registry's patch
+// engine when a key changes.
+class JumpLabels {
+public:
+  struct Entry {
+    u64 code = 0, target = 0;
+    u8 len = 0; // 2 or 5
+    bool branch = false;
+    const LinkerFile *owner = nullptr;
+  };
+  explicit JumpLabels(Kernel &k) : k_(k) {}
+  // A module's entries, read and checked from its linked image; each site
+  // is written, through the image's writable view, to the key's state.
+  Result<void> add_module(const LinkerFile &f, const ObjectFile &obj,
+                          const Placement &pl) EXCLUDES(mu_);
+  void remove_module(const LinkerFile *f) EXCLUDES(mu_);
+  // static_key_enable() and the rest, on a struct static_key.
+  void enable(void *key) EXCLUDES(mu_);
+  void disable(void *key) EXCLUDES(mu_);
+  void slow_inc(void *key) EXCLUDES(mu_);
+  void slow_dec(void *key) EXCLUDES(mu_);
+  int count(void *key) const;
+  size_t entries() const EXCLUDES(mu_);
+
+private:
+  void update(u64 key) REQUIRES(mu_);
+  Kernel &k_;
+  mutable Mutex mu_; // one change of keys at a time
+  std::unordered_map<u64, std::vector<Entry>> by_key_ GUARDED_BY(mu_);
+};
+
+class LinuxModules {
+public:
+  explicit LinuxModules(Kernel &k);
+  ~LinuxModules();
+
+  static bool is_linux(const ObjectFile &obj);
+  // Before anything is allocated: the file's .modinfo (vermagic, name),
+  // its sections (every allocated one known), its __versions.
+  Result<std::shared_ptr<LinuxModule>> check(const ObjectFile &obj,
+                                             const std::string &fname);
+  // A name the module binds: the Linux API's exports, then every loaded
+  // Linux module's.  Version, GPL and namespace checks as Linux makes
+  // them; a refusal is Linux's message, recorded in `problems`.
+  std::optional<LinuxSymbol> resolve(const LinuxModule &m,
+                                     const std::string &name,
+                                     std::vector<std::string> &problems);
+  // After the link: the module's exports (refused if one is exported
+  // already), its init and exit functions, its parameters.
+  Result<void> read_linked(LinuxModule &m, const ObjectFile &obj,
+                           const LinkedImage &li, LinkerFile &f);
+  // insmod's name=value words, set through each parameter's ops before
+  // init; each parameter also becomes sysctl module.NAME.PARAM.
+  Result<void> set_params(LinuxModule &m, LinkerFile &f,
+                          const std::vector<std::string> &args);
+  void add_loaded(LinkerFile *f) { loaded_.push_back(f); }
+  void remove_loaded(const LinkerFile *f);
+  JumpLabels &jump_labels() { return jumps_; }
+  // The file of the Linux module named `name` ('-' and '_' alike) in the
+  // module path, searched recursively (Linux's tree: kernel/lib/...).
+  std::optional<std::string> find_file(const std::string &name) const;
+  // The vermagic this kernel takes (after the release).
+  static const char *vermagic_flags();
+
+private:
+  void load_symvers();
+  Kernel &k_;
+  bool api_read_ = false;
+  std::unordered_map<std::string, LinuxSymbol> api_; // the Linux API
+  std::vector<LinkerFile *> loaded_;                 // in load order
+  JumpLabels jumps_;
+};
+
+// Module names compare with '-' and '_' alike, as Linux's do.
+std::string linux_module_name(std::string n);
+
+} // namespace mk

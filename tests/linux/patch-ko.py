@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""Make a damaged copy of a Linux module for the loader's refusal tests.
+
+    patch-ko.py flip-crc IN SYMBOL OUT       one bit of SYMBOL's __versions CRC
+    patch-ko.py vermagic IN STRING OUT       .modinfo's vermagic= replaced
+    patch-ko.py drop-versions IN OUT         __versions emptied (all zero)
+
+The appended signature is left as it is (it no longer matches: the tests
+run without trusted keys, where an unverified signature only taints).
+"""
+import struct
+import sys
+
+
+def section(data, name):
+    """(file offset, size) of section `name` of an ELF64 little-endian file."""
+    shoff, = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3a)
+    def hdr(i):
+        return struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize)
+    strtab = hdr(shstrndx)[4]
+    for i in range(shnum):
+        h = hdr(i)
+        end = data.index(b"\0", strtab + h[0])
+        if data[strtab + h[0]:end] == name.encode():
+            return h[4], h[5]
+    sys.exit("patch-ko: no section %s" % name)
+
+
+def main():
+    op, src = sys.argv[1], sys.argv[2]
+    data = bytearray(open(src, "rb").read())
+    if op == "flip-crc":
+        off, size = section(data, "__versions")
+        want = sys.argv[3].encode() + b"\0"
+        for e in range(off, off + size, 64):
+            if data[e + 8:e + 8 + len(want)] == want:
+                data[e] ^= 1
+                break
+        else:
+            sys.exit("patch-ko: %s not in __versions" % sys.argv[3])
+        out = sys.argv[4]
+    elif op == "vermagic":
+        off, size = section(data, ".modinfo")
+        info = bytes(data[off:off + size]).split(b"\0")
+        info = [b"vermagic=" + sys.argv[3].encode() if i.startswith(b"vermagic=")
+                else i for i in info]
+        new = b"\0".join(info)
+        if len(new) > size:
+            sys.exit("patch-ko: the new vermagic is longer than the section")
+        data[off:off + size] = new.ljust(size, b"\0")
+        out = sys.argv[4]
+    elif op == "drop-versions":
+        off, size = section(data, "__versions")
+        data[off:off + size] = bytes(size)
+        out = sys.argv[3]
+    else:
+        sys.exit("patch-ko: unknown operation %s" % op)
+    open(out, "wb").write(data)
+
+
+if __name__ == "__main__":
+    main()
