@@ -333,9 +333,11 @@ struct VarDef {
                             // fixed by the first use
   // Whether it lives in dt_wvars (a string value, or keys other than one
   // integer) rather than dt_vars.
+  // this-> variables hold a string's address in their slot.
   bool wide() const {
-    return type == Type::String ||
-           (keyed && !(keys.size() == 1 && keys[0] != Type::String));
+    return scope != VarScope::Clause &&
+           (type == Type::String ||
+            (keyed && !(keys.size() == 1 && keys[0] != Type::String)));
   }
 };
 constexpr u32 kMaxLocals = 16; // this-> variables in one clause
