@@ -52,13 +52,14 @@ int depth_effect(const Insn &in, const Program &p) {
   case OP_PUSH: case OP_ARG: case OP_STRARG: case OP_VAR: case OP_DUP:
   case OP_STACK:
     return 1;
-  case OP_STRINGOF: case OP_STRLEN: case OP_NEG: case OP_BNOT: case OP_LNOT:
+  case OP_STRINGOF: case OP_NEG: case OP_BNOT: case OP_LNOT:
   case OP_BOOL: case OP_TRUNC32: case OP_SEXT: case OP_ZEXT: case OP_JMP:
   case OP_RESERVE: case OP_COUNT0: case OP_COMMIT: case OP_RET:
     return 0;
   case OP_AGG:
     return -(int)in.b - (p.aggs[in.a].fn == AggFn::Count ? 0 : 1);
   case OP_LDVAR:
+  case OP_CALL:
     return 1 - (int)in.b;
   case OP_STVAR:
     return -1 - (int)in.b;
@@ -117,6 +118,11 @@ private:
     put(alu64i(kADD, dst, (i32)(k * kStrSize)));
   }
   Result<void> insn(const dt::Insn &in, size_t pc);
+  Result<void> wide_var(const dt::Insn &in);
+  void key_ptr(u8 dst) {
+    put(mov64(dst, R_SCRATCH));
+    put(alu64i(kADD, dst, (i32)kScratchKey));
+  }
 
   const Program &p_;
   const CompiledClause &c_;
@@ -136,7 +142,9 @@ Result<void> Lowering::run() {
   const std::vector<dt::Insn> &bc = c_.code;
   bool scratch = false, ctx = false;
   for (const dt::Insn &in : bc) {
-    scratch |= in.op == OP_STRARG || in.op == OP_STRINGOF || in.op == OP_STACK;
+    scratch |= ((in.op == OP_LDVAR || in.op == OP_STVAR) && in.imm) ||
+               in.op == OP_STRARG || in.op == OP_STRINGOF || in.op == OP_STACK ||
+               (in.op == OP_CALL && (builtin(in.c).flags & (BF_DST | BF_STATE)));
     // What reads r6: arguments, the probe's fields, a thread-local's key.
     ctx |= in.op == OP_ARG || in.op == OP_STRARG ||
            (in.op == OP_VAR && (Builtin)in.a != Builtin::Timestamp &&
@@ -286,11 +294,32 @@ Result<void> Lowering::insn(const dt::Insn &in, size_t pc) {
       return {};
     }
     }
-  case OP_STRLEN:
-    pop(1);
-    call_lib("dt_strlen");
+  case OP_CALL: {
+    // The library function's arguments in r1..r5: a scratch buffer for
+    // the string it makes, the D arguments (defaults for those omitted),
+    // the lane's state.
+    const BuiltinFn &f = builtin(in.c);
+    u8 r = 1;
+    if (f.flags & BF_DST)
+      scratch_ptr(r++, nscratch_++);
+    const int base = sp_ - in.b;
+    for (u32 i = 0; i < f.nargs; i++, r++) {
+      if (in.a >> i & 1) // NULL: the state itself (see dt_strtok)
+        scratch_ptr(r, kMaxScratch);
+      else if (i < in.b)
+        put(ldx(kDW, r, 10, slot(base + (int)i)));
+      else if (f.dflt[i] >= INT32_MIN && f.dflt[i] <= INT32_MAX)
+        put(mov64i(r, (i32)f.dflt[i]));
+      else
+        ld_imm(r, (u64)f.dflt[i]);
+    }
+    if (f.flags & BF_STATE)
+      scratch_ptr(r++, kMaxScratch);
+    sp_ = base;
+    call_lib(f.lib);
     push(0);
     return {};
+  }
   case OP_ADD: case OP_SUB: case OP_MUL: case OP_SHL: case OP_SHR:
   case OP_AND: case OP_OR: case OP_XOR: {
     static const u8 alu[] = {kADD, kSUB, kMUL, 0, 0, kLSH, kARSH, kAND, kOR, kXOR};
@@ -442,6 +471,8 @@ Result<void> Lowering::insn(const dt::Insn &in, size_t pc) {
   }
   case OP_LDVAR:
   case OP_STVAR: {
+    if (in.imm)
+      return wide_var(in);
     const VarScope scope = (VarScope)in.a;
     const bool store = in.op == OP_STVAR;
     if (store)
@@ -486,6 +517,66 @@ Result<void> Lowering::insn(const dt::Insn &in, size_t pc) {
   return error(strf("bytecode %zu: operation %u has no BPF lowering", pc, in.op));
 }
 
+// A variable in dt_wvars: its key (the variable's id, then the thread, 0,
+// or the key components: an integer in 8 bytes, a string padded with NULs
+// to kStrSize) built in the lane's scratch space and zero-filled to the
+// map's key size, then one call of the library.
+Result<void> Lowering::wide_var(const dt::Insn &in) {
+  const VarDef &d = p_.vars.at(in.imm - 1);
+  const bool store = in.op == OP_STVAR;
+  const VarScope scope = (VarScope)in.a;
+  const int base = sp_ - (store ? 1 : 0) - in.b;
+  const u64 kind = scope == VarScope::Thread ? 1 : in.b ? 2 : 0;
+  key_ptr(1);
+  ld_imm(2, kind << 32 | in.c);
+  put(stx(kDW, 1, 0, 2));
+  u32 off = 8;
+  if (!in.b) {
+    if (scope == VarScope::Thread)
+      put(ldx(kDW, 2, R_CTX, offsetof(FireCtx, tid)));
+    else
+      put(mov64i(2, 0));
+    put(stx(kDW, 1, 8, 2));
+    off = 16;
+  }
+  for (u32 k = 0; k < in.b; k++) {
+    put(ldx(kDW, 2, 10, slot(base + (int)k)));
+    if (d.keys[k] == Type::String) {
+      key_ptr(1);
+      put(alu64i(kADD, 1, (i32)off));
+      call_lib("dt_strpad");
+      off += kStrSize;
+    } else {
+      key_ptr(1);
+      put(stx(kDW, 1, (i16)off, 2));
+      off += 8;
+    }
+  }
+  key_ptr(1);
+  for (; off < p_.wkey_size; off += 8)
+    put(st(kDW, 1, (i16)off, 0));
+  if (!store) {
+    sp_ = base;
+    call_lib("dt_wvar_get");
+    if (d.type == Type::String) {
+      push(0);
+    } else {
+      put(ldx(kDW, 1, 0, 0));
+      push(1);
+    }
+    return {};
+  }
+  put(ldx(kDW, 2, 10, slot(sp_ - 1)));
+  // Thread-locals and array elements are freed by storing 0 or "".
+  put(mov64i(3, scope == VarScope::Global && !in.b ? 0 : 1));
+  sp_ = base;
+  call_lib(d.type == Type::String ? "dt_wvar_set_str" : "dt_wvar_set_int");
+  put(jmpi(kJSGE, 0, 0, 2));
+  put(jmpi(kJEQ, 0, -kENOENT, 1));
+  put(call(H_DYNDROP));
+  return {};
+}
+
 } // namespace
 
 Result<BpfClause> bpf_compile(const Program &p, u32 ci, const BpfTarget &t,
@@ -507,6 +598,8 @@ Result<BpfClause> bpf_compile(const Program &p, u32 ci, const BpfTarget &t,
       return Imm64Binding{kPseudoMapValue, M_RODATA, (i32)addend};
     if (sym == "dt_vars")
       return Imm64Binding{kPseudoMapHandle, M_VARS, 0};
+    if (sym == "dt_wvars")
+      return Imm64Binding{kPseudoMapHandle, M_WVARS, 0};
     if (sym == "dt_keyless")
       return Imm64Binding{kPseudoMapHandle, M_KEYLESS, 0};
     if (sym == "dt_scratch")

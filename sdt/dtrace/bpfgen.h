@@ -52,8 +52,18 @@ enum BpfMapIndex : u32 {
   M_VARS = 2,    // hash: D variables, (variable, key) -> u64 (dlib/vars.c)
   M_RODATA = 3,  // read-only: the D library's .rodata
   M_SCRATCH = 4, // per-CPU array: strings copied in, stacks
+  M_WVARS = 5,   // hash: D variables holding strings or keyed by other than
+                 // one integer, (variable, key...) -> value (dlib/vars.c)
   M_COUNT
 };
+
+// A lane's dt_scratch value: kMaxScratch strings (copied in, made by a
+// function, a stack), then the functions' state kept between firings
+// (strtok's string and position, rand's seed), then a variable's key as
+// it is built.
+constexpr u32 kScratchState = kMaxScratch * kStrSize;
+constexpr u32 kStateSize = kStrSize + 16;
+constexpr u32 kScratchKey = kScratchState + kStateSize;
 
 // What a clause's program is linked against.
 struct BpfTarget {

@@ -107,13 +107,21 @@ private:
   Result<void> define_aggs();
   Result<void> clause(size_t i);
   Result<Type> expr(const Expr &e);
+  Result<Type> call(const Expr &e); // a built-in function (builtins.cpp)
+  Result<void> take_scratch(const Expr &e);
   Result<void> check_format(const Stmt &s, const Format &f,
                             const std::vector<Type> &args, bool printa);
   Result<i64> constant(const Expr &e);
   // The variable `e` names, defined on first use; keyed or not must agree.
   Result<const VarDef *> variable(const Expr &e);
-  // An associative array's key: an integer.
-  Result<void> key(const Expr &k);
+  // An associative array's key components, which every use must agree on.
+  Result<void> keys(std::vector<VarDef> &defs, size_t var, const Expr &e);
+  // The store into `v` of a value of type `t`: its type fixed, or checked.
+  Result<void> store_type(std::vector<VarDef> &defs, size_t var,
+                          const Expr &v, Type t, int line);
+  // Types of the variables that scripts store strings in, before any
+  // clause compiles (a clause may read one that a later clause stores).
+  void infer_var_types();
   std::vector<VarDef> locals_; // this-> of the clause being compiled
 
   void emit(u8 op, u8 a = 0, u16 b = 0, u32 c = 0, i64 imm = 0) {
@@ -137,6 +145,11 @@ private:
       return -1;
     case OP_AGG:
       return -(int)b - 1; // the keys and the value (count( ) has none)
+    case OP_CALL:
+    case OP_LDVAR:
+      return 1 - (int)b;
+    case OP_STVAR:
+      return -1 - (int)b;
     default:
       return 0;
     }
@@ -187,18 +200,90 @@ Result<const VarDef *> Compiler::variable(const Expr &e) {
     return sem(e.near, e.line, strf("more than %u clause-local variables", kMaxLocals));
   if (n >= 0xffff)
     return sem(e.near, e.line, "too many variables");
-  defs.push_back(VarDef{e.name, e.scope, keyed, n});
+  VarDef d;
+  d.name = e.name, d.scope = e.scope, d.keyed = keyed, d.number = n;
+  defs.push_back(d);
   return &defs.back();
 }
 
-Result<void> Compiler::key(const Expr &k) {
-  auto t = expr(k);
-  if (!t)
-    return t.take_error();
-  if (!is_int(*t))
-    return sem(k.near, k.line, "associative array keys are integers here, not " +
-                                   std::string(type_name(*t)) + "s");
+std::string key_sig(const std::vector<Type> &v) {
+  std::string r = "[";
+  for (size_t i = 0; i < v.size(); i++)
+    r += std::string(i ? ", " : "") + type_name(is_int(v[i]) ? Type::Int64 : v[i]);
+  return r + "]";
+}
+
+Result<void> Compiler::keys(std::vector<VarDef> &defs, size_t var,
+                            const Expr &e) {
+  std::vector<Type> ks;
+  if (e.kids.size() > kMaxKeys)
+    return sem(e.near, e.line, strf("%s[ ] has more than %u keys",
+                                    e.name.c_str(), kMaxKeys));
+  for (const ExprPtr &k : e.kids) {
+    auto t = expr(*k);
+    if (!t)
+      return t.take_error();
+    if (*t == Type::Stack)
+      return sem(k->near, k->line, "a stack( ) cannot be an associative "
+                                   "array key");
+    ks.push_back(is_int(*t) ? Type::Int64 : *t);
+  }
+  VarDef &d = defs[var];
+  if (d.keys.empty()) {
+    d.keys = ks;
+  } else if (d.keys != ks) {
+    return sem(e.near, e.line, strf("%s is used with keys %s and %s",
+                                    e.name.c_str(), key_sig(d.keys).c_str(),
+                                    key_sig(ks).c_str()));
+  }
   return {};
+}
+
+Result<void> Compiler::store_type(std::vector<VarDef> &defs, size_t var,
+                                  const Expr &v, Type t, int line) {
+  VarDef &d = defs[var];
+  if (t == Type::Stack)
+    return sem(v.near, line, "a stack( ) cannot be stored in a variable");
+  const Type want = is_int(t) ? Type::Int64 : Type::String;
+  if (!d.typed) {
+    d.type = want, d.typed = true;
+    return {};
+  }
+  if (d.type != want)
+    return sem(v.near, line,
+               strf("%s holds %s; %s cannot be stored in it", v.near.c_str(),
+                    d.type == Type::String ? "strings" : "integers",
+                    want == Type::String ? "a string" : "an integer"));
+  return {};
+}
+
+void Compiler::infer_var_types() {
+  std::vector<Insn> scratch_code;
+  for (size_t ci = 0; ci < ast_.clauses.size(); ci++) {
+    ClauseAst &c = ast_.clauses[ci];
+    probes_ = &matched_[ci];
+    file_ = c.file;
+    locals_.clear();
+    for (const Stmt &s : c.stmts) {
+      if (s.kind != Stmt::Assign || s.args[0]->scope == VarScope::Clause)
+        continue;
+      // Compiled into a throwaway sequence; errors are the real pass's.
+      code_ = &scratch_code;
+      scratch_ = 0;
+      auto t = expr(*s.args[1]);
+      scratch_code.clear();
+      sp_ = max_sp_ = 0;
+      if (!t || *t == Type::Stack)
+        continue;
+      // The first store fixes the type, as in DTrace.
+      auto d = variable(*s.args[0]);
+      if (d && !(*d)->typed) {
+        VarDef &v = prog_.vars[*d - prog_.vars.data()];
+        v.type = is_int(*t) ? Type::Int64 : Type::String, v.typed = true;
+      }
+    }
+  }
+  prog_.strings.clear(); // the real pass adds the literals again
 }
 
 // Every use of an aggregation must agree on function and keys; collect the
@@ -287,11 +372,14 @@ Result<Type> Compiler::expr(const Expr &e) {
     auto v = variable(e);
     if (!v)
       return v.take_error();
-    const u32 number = (*v)->number; // the key may define more variables
+    std::vector<VarDef> &defs = e.scope == VarScope::Clause ? locals_ : prog_.vars;
+    const size_t i = *v - defs.data(); // the keys may define more variables
     if (e.kids.size())
-      MK_TRY(key(*e.kids[0]));
-    emit(OP_LDVAR, (u8)e.scope, (u16)e.kids.size(), number);
-    return Type::Int64;
+      MK_TRY(keys(defs, i, e));
+    const VarDef &d = defs[i];
+    emit(OP_LDVAR, (u8)e.scope, (u16)e.kids.size(), d.number,
+         d.wide() ? (i64)i + 1 : 0);
+    return d.type;
   }
   case Expr::Var:
     emit(OP_VAR, (u8)e.builtin);
@@ -326,9 +414,7 @@ Result<Type> Compiler::expr(const Expr &e) {
       return sem(e.near, e.line, "the probes matched disagree on its type (" +
                                      sname + " and " + iname + ")");
     if (strings) {
-      if (++scratch_ > kMaxScratch)
-        return sem(e.near, e.line,
-                   strf("more than %u strings copied in one clause", kMaxScratch));
+      MK_TRY(take_scratch(e));
       emit(OP_STRARG, (u8)e.ival);
       return Type::String;
     }
@@ -351,34 +437,8 @@ Result<Type> Compiler::expr(const Expr &e) {
     emit(it->is_signed ? OP_SEXT : OP_ZEXT, (u8)(it->bytes * 8));
     return it->bytes == 4 && it->is_signed ? Type::Int32 : Type::Int64;
   }
-  case Expr::Call: {
-    if (e.name == "stack") {
-      // The walk writes into a scratch buffer, as a copied string does.
-      if (++scratch_ > kMaxScratch)
-        return sem(e.near, e.line,
-                   strf("more than %u strings or stacks in one clause",
-                        kMaxScratch));
-      emit(OP_STACK, (u8)e.ival);
-      return Type::Stack;
-    }
-    auto t = expr(*e.kids[0]);
-    if (!t)
-      return t;
-    if (e.name == "strlen") {
-      if (*t != Type::String)
-        return sem(e.near, e.line, "strlen( ) needs a string, not an integer");
-      emit(OP_STRLEN);
-      return Type::Int64;
-    }
-    // stringof( ), copyinstr( ): an address is copied in; a string stays.
-    if (*t == Type::String)
-      return Type::String;
-    if (++scratch_ > kMaxScratch)
-      return sem(e.near, e.line,
-                 strf("more than %u strings copied in one clause", kMaxScratch));
-    emit(OP_STRINGOF);
-    return Type::String;
-  }
+  case Expr::Call:
+    return call(e);
   case Expr::Unary: {
     auto t = expr(*e.kids[0]);
     if (!t)
@@ -498,6 +558,65 @@ Result<Type> Compiler::expr(const Expr &e) {
     return Type::Int64;
   emit(OP_TRUNC32);
   return Type::Int32;
+}
+
+// One more scratch buffer for the clause (a string copied in or made, a
+// stack walked).
+Result<void> Compiler::take_scratch(const Expr &e) {
+  if (++scratch_ > kMaxScratch)
+    return sem(e.near, e.line,
+               strf("more than %u strings or stacks made in one clause",
+                    kMaxScratch));
+  return {};
+}
+
+// A call of a built-in function: its arguments checked against the table's
+// types, then what the table says it compiles to.
+Result<Type> Compiler::call(const Expr &e) {
+  const BuiltinFn *f = find_builtin(e.name);
+  if (!f) // the parser accepts only the table's names
+    return sem(e.near, e.line, "unknown function " + e.name + "( )");
+  if (f->how == BuiltinFn::Stack) {
+    // The walk writes into a scratch buffer, as a copied string does.
+    MK_TRY(take_scratch(e));
+    emit(OP_STACK, (u8)e.ival);
+    return Type::Stack;
+  }
+  u8 nulls = 0; // arguments given as NULL
+  for (size_t i = 0; i < e.kids.size(); i++) {
+    const Expr &k = *e.kids[i];
+    const ArgT want = f->args[i];
+    // NULL where a string may be absent: strtok(NULL, ",").
+    if (want == ArgT::StrOrNull && k.kind == Expr::Int && k.ival == 0) {
+      emit(OP_PUSH, 0, 0, 0, 0);
+      nulls |= (u8)(1u << i);
+      continue;
+    }
+    auto t = expr(k);
+    if (!t)
+      return t;
+    const bool str = *t == Type::String;
+    if (*t == Type::Stack ||
+        (want == ArgT::Int && str) ||
+        ((want == ArgT::Str || want == ArgT::StrOrNull) && !str))
+      return sem(e.near, e.line,
+                 strf("%s( ) argument #%zu must be %s, not %s", f->name, i + 1,
+                      want == ArgT::Int ? "an integer" : "a string",
+                      *t == Type::Stack ? "a stack( )"
+                      : str             ? "a string"
+                                        : "an integer"));
+    if (f->how == BuiltinFn::CopyIn && str)
+      return Type::String; // a string stays as it is
+  }
+  if (f->how == BuiltinFn::CopyIn) {
+    MK_TRY(take_scratch(e));
+    emit(OP_STRINGOF);
+    return Type::String;
+  }
+  if (f->flags & BF_DST)
+    MK_TRY(take_scratch(e));
+  emit(OP_CALL, nulls, (u16)e.kids.size(), builtin_index(*f));
+  return f->ret;
 }
 
 // Check printf/printa arguments against the conversions.  For printa the
@@ -699,18 +818,16 @@ Result<void> Compiler::clause(size_t ci) {
       auto d = variable(v);
       if (!d)
         return d.take_error();
-      const u32 number = (*d)->number;
+      std::vector<VarDef> &defs = v.scope == VarScope::Clause ? locals_ : prog_.vars;
+      const size_t i = *d - defs.data();
       if (v.kids.size())
-        MK_TRY(key(*v.kids[0]));
+        MK_TRY(keys(defs, i, v));
       auto t = expr(*s.args[1]);
       if (!t)
         return t.take_error();
-      if (!is_int(*t))
-        return sem(v.near, s.line,
-                   strf("%s holds an integer; a %s cannot be stored in a "
-                        "variable here",
-                        v.near.c_str(), type_name(*t)));
-      emit(OP_STVAR, (u8)v.scope, (u16)v.kids.size(), number);
+      MK_TRY(store_type(defs, i, v, *t, s.line));
+      emit(OP_STVAR, (u8)v.scope, (u16)v.kids.size(), defs[i].number,
+           defs[i].wide() ? (i64)i + 1 : 0);
       break;
     }
     case Stmt::Aggregate: {
@@ -792,9 +909,24 @@ Result<void> Compiler::clause(size_t ci) {
 
 Result<void> Compiler::run() {
   MK_TRY(define_aggs());
+  infer_var_types();
   key_types_set_.assign(prog_.aggs.size(), false);
   for (size_t i = 0; i < ast_.clauses.size(); i++)
     MK_TRY(clause(i));
+  // dt_wvars' entry: the widest key and value of the variables there.
+  for (const VarDef &d : prog_.vars) {
+    if (!d.wide())
+      continue;
+    u32 k = 8;
+    if (d.keyed) {
+      k = 0;
+      for (Type t : d.keys)
+        k += t == Type::String ? kStrSize : 8;
+    }
+    prog_.wkey_size = std::max(prog_.wkey_size, 8 + k);
+    if (d.type == Type::String)
+      prog_.wval_size = kStrSize;
+  }
   // printa( ) formats, now that every aggregation's keys are known.
   for (size_t i = 0; i < ast_.clauses.size(); i++) {
     const ClauseAst &c = ast_.clauses[i];

@@ -619,6 +619,19 @@ Result<void> Consumer::init() {
       walks_ |= in.op == OP_STACK && opts_.code;
   if (walks_)
     opts_.code->use_unwind(+1);
+  // The old interpreter has host versions of a few functions only.
+  if (opts_.engine == DEngine::Interp)
+    for (u32 i = 0; i < prog_->clauses.size(); i++)
+      for (const Insn &in : prog_->clauses[i].code)
+        if ((in.op == OP_CALL && !builtin(in.c).host) ||
+            ((in.op == OP_LDVAR || in.op == OP_STVAR) && in.imm))
+          return error(strf(
+              "clause %u (%s): %s runs on the BPF engine only, not -x "
+              "engine=interp",
+              i + 1, prog_->clauses[i].descs.c_str(),
+              in.op == OP_CALL
+                  ? (builtin(in.c).name + std::string("( )")).c_str()
+                  : ("variable " + prog_->vars[in.imm - 1].name).c_str()));
   nstates_ = opts_.threads ? opts_.threads : 16;
   u64 ring = pow2_at_least(std::max<u64>(opts_.bufsize, 4096));
   u64 arena = align8(std::max<u64>(opts_.aggsize, 4096));
@@ -657,6 +670,13 @@ Result<void> Consumer::init() {
     return vars.take_error();
   maps_.resize(M_COUNT);
   maps_[M_VARS] = std::move(*vars);
+  auto wvars = bpf::Map::create({"dt_wvars", bpf::MapType::Hash,
+                                 prog_->wkey_size, prog_->wval_size,
+                                 std::max<u32>(opts_.dynvars, 16)},
+                                1);
+  if (!wvars)
+    return wvars.take_error();
+  maps_[M_WVARS] = std::move(*wvars);
   if (opts_.engine != DEngine::Interp)
     return init_bpf();
   return {};
@@ -688,7 +708,7 @@ Result<void> Consumer::init_bpf() {
       {M_KEYLESS, {"dt_keyless", bpf::MapType::PerCpuArray, 4, 8, naggs}},
       {M_RODATA, {".rodata", bpf::MapType::Array, 4, rosize, 1, true}},
       {M_SCRATCH, {"dt_scratch", bpf::MapType::PerCpuArray, 4,
-                   kMaxScratch * kStrSize, 1}},
+                   kScratchKey + prog_->wkey_size, 1}},
   };
   for (auto &m : specs) {
     auto map = bpf::Map::create(m.spec, lanes);
@@ -1090,7 +1110,7 @@ void Consumer::run(const EcbRt &e, ThreadState *ts, const uintptr_t *args,
   }
   static const void *const L[] = {
       &&op_push,    &&op_arg,     &&op_strarg,  &&op_var,     &&op_stringof,
-      &&op_strlen,  &&op_add,     &&op_sub,     &&op_mul,     &&op_div,
+      &&op_call,    &&op_add,     &&op_sub,     &&op_mul,     &&op_div,
       &&op_mod,     &&op_shl,     &&op_shr,     &&op_and,     &&op_or,
       &&op_xor,     &&op_neg,     &&op_bnot,    &&op_lnot,    &&op_bool,
       &&op_eq,      &&op_ne,      &&op_lt,      &&op_le,      &&op_gt,
@@ -1176,8 +1196,11 @@ op_var:
     st[sp++] = (i64)(uintptr_t)e.pstr[in->a - (u8)Builtin::ProbeProv];
   }
   NEXT;
-op_strlen:
-  st[sp - 1] = (i64)strlen((const char *)(uintptr_t)st[sp - 1]);
+op_call:
+  // Only functions with a host version reach here (see init()).
+  sp -= in->b;
+  st[sp] = builtin(in->c).host(&st[sp]);
+  sp++;
   NEXT;
 op_stack: {
   // The frame count, then the PCs, in a scratch buffer (kStrSize bytes

@@ -81,7 +81,9 @@ public:
   u64 records() const { return records_.load(); }
   // D variables stored now (dt_vars' entries).
   u32 variables() const {
-    return maps_.size() > M_VARS && maps_[M_VARS] ? maps_[M_VARS]->count() : 0;
+    return maps_.size() > M_WVARS && maps_[M_VARS]
+               ? maps_[M_VARS]->count() + maps_[M_WVARS]->count()
+               : 0;
   }
   // The engine clauses run on, and (BPF) clause i's linked program.
   DEngine engine() const { return opts_.engine; }

@@ -89,9 +89,9 @@ struct Expr {
     Unary,   // op, kids[0]
     Binary,  // op, kids[0..1]
     Ternary, // kids[0] ? kids[1] : kids[2]
-    Call,    // name(kids...): stringof, copyinstr, strlen, stack
-    Variable, // a D variable: scope, name; kids[0] the key of an
-              // associative array element (name[key])
+    Call,    // name(kids...): a built-in function (builtins.cpp)
+    Variable, // a D variable: scope, name; kids: the key components of
+              // an associative array element (name[k1, k2])
   } kind;
   ExprOp op = X_ADD; // Unary, Binary
   i64 ival = 0;
@@ -159,6 +159,51 @@ Result<u64> parse_size(const std::string &s);
 // Check a probe description ("p:m:f:n", fewer fields, globs).
 Result<void> check_desc(const std::string &desc);
 
+// ---- built-in functions ---------------------------------------------------------
+
+// D's functions, one entry each in builtins.cpp: the name, argument and
+// result types, and what a call compiles to.  Adding a function is one
+// entry there plus its code in the D library (dlib/); the parser, the type
+// checker and the BPF lowering read this table and nothing else.
+enum class ArgT : u8 {
+  Int,
+  Str,
+  StrOrNull, // a string, or NULL (the constant 0): strtok(NULL, ",")
+  Addr,      // an address to copy a string in from (a string passes)
+};
+
+struct BuiltinFn {
+  const char *name;
+  u8 nargs;          // arguments at most
+  u8 required;       // of which the first `required` must be given
+  ArgT args[3];
+  i64 dflt[3];       // the value an omitted argument passes
+  Type ret;
+  enum How : u8 {
+    Library, // a call of `lib` in the D library
+    CopyIn,  // stringof( ), copyinstr( ): a string copied in from an address
+    Stack,   // stack( ): the probe's stack walked into scratch
+  } how;
+  const char *lib;   // Library: the function's name in dlib/
+  u8 flags;          // BF_*
+  // The old interpreter's version (-x engine=interp), when it has one.
+  i64 (*host)(const i64 *args);
+};
+enum : u8 {
+  BF_DST = 1,   // makes a string: a scratch buffer is passed first
+  BF_NULL = 2,  // finds nothing with "" (the library's _d variant of a
+                // function that returns NULL, copying its result to dst)
+  BF_STATE = 4, // keeps state per CPU (strtok, rand): passed last
+};
+
+// The function called `name`, or nullptr; builtin(i) is the i-th entry
+// (what OP_CALL's c names).
+const BuiltinFn *find_builtin(const std::string &name);
+const BuiltinFn &builtin(u32 index);
+u32 builtin_index(const BuiltinFn &f);
+// "stringof, copyinstr, strlen, ...": for messages.
+std::string builtin_names();
+
 // ---- printf formats ---------------------------------------------------------------
 
 struct Conv {
@@ -202,7 +247,8 @@ enum Op : u8 {
   OP_STRARG,   // a = N: copy the string at args[N] in (may fault)
   OP_VAR,      // a = Builtin
   OP_STRINGOF, // pop address, copy the string in (may fault)
-  OP_STRLEN,
+  OP_CALL,     // b = arguments on the stack, c = builtin index: call it
+               // (a: a bit per argument given as NULL)
   OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MOD, OP_SHL, OP_SHR,
   OP_AND, OP_OR, OP_XOR, OP_NEG, OP_BNOT, OP_LNOT, OP_BOOL,
   OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE,
@@ -227,8 +273,9 @@ enum Op : u8 {
   OP_COMMIT,
   OP_STACK,     // a = frames: walk the probe's stack into scratch, push it
   OP_REC_STACK, // pop a stack into the record
-  OP_LDVAR,     // a = VarScope, b = 1 if keyed (the key popped), c = the
-               // variable's number: push its value (0 if never set)
+  OP_LDVAR,     // a = VarScope, b = key components (popped), c = the
+               // variable's number: push its value (0 or "" if never set);
+               // imm: 0, or 1 + its index in Program::vars when wide()
   OP_STVAR,     // the same, the value popped first: store it (0 frees a
                // thread-local or an associative element)
   OP_RET,
@@ -280,6 +327,18 @@ struct VarDef {
   VarScope scope = VarScope::Global;
   bool keyed = false; // an associative array
   u32 number = 0;
+  Type type = Type::Int64;  // of its values, fixed by the first store
+  bool typed = false;
+  std::vector<Type> keys;   // an associative array's key components,
+                            // fixed by the first use
+  // Whether it lives in dt_wvars (a string value, or keys other than one
+  // integer) rather than dt_vars.
+  // this-> variables hold a string's address in their slot.
+  bool wide() const {
+    return scope != VarScope::Clause &&
+           (type == Type::String ||
+            (keyed && !(keys.size() == 1 && keys[0] != Type::String)));
+  }
 };
 constexpr u32 kMaxLocals = 16; // this-> variables in one clause
 
@@ -287,6 +346,9 @@ struct Program {
   std::vector<CompiledClause> clauses;
   std::vector<VarDef> vars;
   std::vector<AggDef> aggs;
+  // dt_wvars' key and value sizes: the variable id, then the widest key
+  // (an integer in 8 bytes, a string in kStrSize); a string or an integer.
+  u32 wkey_size = 16, wval_size = 8;
   std::deque<std::string> strings; // literals (stable addresses)
   std::deque<Format> formats;
   Pragmas pragmas;

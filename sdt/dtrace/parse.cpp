@@ -11,7 +11,7 @@
 //               | stack '(' [ integer ] ')'
 //   expr       := C's operators and precedence, ?: down to unary - ! ~,
 //                 primaries: integers, "strings", 'c', builtin variables,
-//                 argN, args[N], stringof(), copyinstr(), strlen(),
+//                 argN, args[N], built-in functions (builtins.cpp),
 //                 stack(), ( expr )
 //
 // A probe description is lexed raw (globs and '-' are part of it), as
@@ -946,22 +946,28 @@ Result<ExprPtr> Parser::primary() {
   }
   MK_TRY(advance());
   const std::string &n = t.sval;
-  if (is(T_LPAREN) && n == "stack")
-    return stack_call(t);
   if (is(T_LPAREN)) {
-    if (n != "stringof" && n != "copyinstr" && n != "strlen") {
+    const BuiltinFn *f = find_builtin(n);
+    if (!f) {
       if (n == "trace" || n == "printf" || n == "printa" || n == "exit")
         return err_at(t, n + "( ) is an action, not a value");
-      return err_at(t, "unknown function (stringof, copyinstr, strlen, stack)");
+      return err_at(t, "unknown function " + n + "( )");
     }
+    if (f->how == BuiltinFn::Stack)
+      return stack_call(t);
     auto e = node(Expr::Call, t);
     e->name = n;
     auto args = call_args();
     if (!args)
       return args.take_error();
-    if (args->size() != 1)
-      return err_at(t, strf("%s( ) takes 1 argument, %zu given", n.c_str(),
+    if (args->size() < f->required || args->size() > f->nargs) {
+      std::string want = f->required == f->nargs
+                             ? strf("%u", f->nargs)
+                             : strf("%u to %u", f->required, f->nargs);
+      return err_at(t, strf("%s( ) takes %s argument%s, %zu given", n.c_str(),
+                            want.c_str(), f->nargs == 1 ? "" : "s",
                             args->size()));
+    }
     e->kids = std::move(*args);
     MK_TRY(deepen(*e, t));
     return e;
@@ -971,6 +977,11 @@ Result<ExprPtr> Parser::primary() {
       return err_at(t, "probes here have at most 6 arguments (arg0..arg5)");
     auto e = node(Expr::Arg, t);
     e->ival = n[3] - '0';
+    return e;
+  }
+  if (n == "NULL") { // D's null pointer: strtok(NULL, ",")
+    auto e = node(Expr::Int, t);
+    e->ival = 0;
     return e;
   }
   if (n == "args") {
@@ -1034,13 +1045,17 @@ Result<ExprPtr> Parser::variable(const Token &t) {
   e->name = n;
   if (is(T_LBRACK)) {
     MK_TRY(advance());
-    auto k = expr();
-    if (!k)
-      return k;
-    if (is(T_COMMA))
-      return err_at(tok_, "an associative array takes one key here");
+    for (;;) {
+      auto k = expr();
+      if (!k)
+        return k;
+      e->kids.push_back(std::move(*k));
+      if (!is(T_COMMA))
+        break;
+      MK_TRY(advance());
+    }
     MK_TRY(expect(T_RBRACK, "']'"));
-    e->kids.push_back(std::move(*k));
+    MK_TRY(deepen(*e, t));
   }
   return e;
 }

@@ -15,8 +15,8 @@ n=5 sum=10 last=4 even=6 odd=4 none=0
                30
 minikern> dtrace -x engine=jit -n BEGIN
 dtrace: -x engine: 'jit' is not an engine (bpf, bpf-interp, interp)
-minikern> dtrace -n 'BEGIN { x = "text"; }'
-dtrace: semantic error near "x": x holds an integer; a string cannot be stored in a variable here
+minikern> dtrace -n 'BEGIN { x = 1; x = "text"; }'
+dtrace: semantic error near "x": x holds integers; a string cannot be stored in it
 minikern> dtrace -S -q -n 'BEGIN { self->n = strlen(probename); exit(0); }'
 [x86_64]dtrace: clause 1 (BEGIN): 121 instructions, linked with dt_strlen, dt_var_set; JIT, {{[0-9]+}} bytes of x86_64
 [i386]dtrace: clause 1 (BEGIN): 121 instructions, linked with dt_strlen, dt_var_set; interpreted

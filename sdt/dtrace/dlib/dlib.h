@@ -50,7 +50,19 @@ char *dt_substr(char *dst, const char *s, s64 index, s64 len);
 char *dt_strchr(const char *s, u64 c);
 char *dt_strrchr(const char *s, u64 c);
 char *dt_strstr(const char *s, const char *sub);
-s64 dt_index(const char *s, const char *sub, s64 start);
+s64 dt_index(const char *s, const char *sub, s64 pos);
+s64 dt_rindex(const char *s, const char *sub, s64 pos);
+char *dt_strtok(char *dst, const char *s, const char *delim, char *state);
+s64 dt_strtoll(const char *s, s64 base);
+/* The same, "" for NULL, copied to dst: what D calls. */
+char *dt_strchr_d(char *dst, const char *s, u64 c);
+char *dt_strrchr_d(char *dst, const char *s, u64 c);
+char *dt_strstr_d(char *dst, const char *s, const char *sub);
+char *dt_strtok_d(char *dst, const char *s, const char *delim, char *state);
+u64 dt_bswap16(u64 v);
+u64 dt_bswap32(u64 v);
+u64 dt_bswap64(u64 v);
+s64 dt_rand(char *state);
 char *dt_basename(char *dst, const char *s);
 char *dt_dirname(char *dst, const char *s);
 char *dt_lltostr(char *dst, s64 v);
@@ -73,5 +85,9 @@ struct dt_varkey {
 u64 *dt_var_lookup(u64 id, u64 key);
 u64 *dt_var_get(u64 id, u64 key);
 long dt_var_set(u64 id, u64 key, u64 value);
+char *dt_strpad(char *dst, const char *s);
+char *dt_wvar_get(const void *key);
+long dt_wvar_set_str(const void *key, const char *s, u64 dynamic);
+long dt_wvar_set_int(const void *key, u64 value, u64 dynamic);
 
 #endif

@@ -94,28 +94,33 @@ dt_strjoin(char *dst, const char *a, const char *b)
 }
 
 /*
- * substr(s, index, len): a negative index counts from the end; a negative
- * len leaves that many bytes off the end; len < 0 with nothing left, or an
- * index past the end, gives "".
+ * substr(s, index, len), by DTrace's rules: a negative index counts from
+ * the end, and a window that starts before the string keeps only its
+ * part inside; an index outside the string gives ""; a negative len
+ * leaves that many bytes off the end.  Without len the caller passes a
+ * length beyond any string.
  */
 DT_FN char *
 dt_substr(char *dst, const char *s, s64 index, s64 len)
 {
 	s64 slen = (s64)dt_strlen(s);
-	s64 start = index < 0 ? slen + index : index;
-	s64 end;
-
-	if (start < 0) {
-		if (len > 0)
-			len += start;
-		start = 0;
-	}
-	end = len < 0 ? slen + len : start + len;
-	if (end > slen)
-		end = slen;
 	s64 n = 0;
-	while (start + n < end && n < DT_STRSIZE - 1) {
-		dst[n] = s[start + n];
+
+	if (index < 0) {
+		index += slen;
+		if (index < 0 && index + len > 0) {
+			len += index;
+			index = 0;
+		}
+	}
+	if (index >= slen || index < 0)
+		len = 0;
+	else if (len < 0)
+		len += slen - index;
+	else if (len > DT_STRSIZE)
+		len = DT_STRSIZE;
+	while (n < len && n < DT_STRSIZE - 1) {
+		dst[n] = s[index + n];
 		n++;
 	}
 	dst[n & (DT_STRSIZE - 1)] = '\0';
@@ -148,23 +153,61 @@ dt_strrchr(const char *s, u64 c)
 	return found;
 }
 
-/* index(s, sub, start): where sub first occurs in s at or after start. */
+/* Whether sub (sublen bytes, no NUL among them) occurs at s + i; a NUL
+ * of s stops the comparison, so nothing past s's end is read. */
+static inline int
+occurs_at(const char *s, const char *sub, s64 i, s64 sublen)
+{
+	s64 j = 0;
+
+	while (j < sublen && j < DT_STRSIZE && s[i + j] == sub[j])
+		j++;
+	return j == sublen;
+}
+
+/*
+ * index(s, sub, pos): where sub first occurs in s at or after pos, or -1.
+ * As DTrace (after Perl): a negative pos counts as 0, and at or past the
+ * end only "" is found, at the end; "" in "" is at 0.
+ */
 DT_FN s64
-dt_index(const char *s, const char *sub, s64 start)
+dt_index(const char *s, const char *sub, s64 pos)
 {
 	s64 slen = (s64)dt_strlen(s);
 	s64 sublen = (s64)dt_strlen(sub);
 
-	if (start < 0)
-		start = 0;
-	for (s64 i = start; i + sublen <= slen && i < DT_STRSIZE; i++) {
-		s64 j = 0;
-
-		while (j < sublen && s[i + j] == sub[j])
-			j++;
-		if (j == sublen)
+	if (slen == 0 && sublen == 0)
+		return 0;
+	if (pos < 0)
+		pos = 0;
+	if (pos >= slen)
+		return sublen == 0 ? slen : -1;
+	for (s64 i = pos; i < slen && i < DT_STRSIZE; i++)
+		if (occurs_at(s, sub, i, sublen))
 			return i;
-	}
+	return -1;
+}
+
+/*
+ * rindex(s, sub, pos): where sub last occurs in s at or before pos, or -1.
+ * A pos past the end counts as the end; a negative one finds only "", at
+ * 0.  Without pos the caller passes a position past any string.
+ */
+DT_FN s64
+dt_rindex(const char *s, const char *sub, s64 pos)
+{
+	s64 slen = (s64)dt_strlen(s);
+	s64 sublen = (s64)dt_strlen(sub);
+
+	if (slen == 0 && sublen == 0)
+		return 0;
+	if (pos < 0)
+		return sublen == 0 ? 0 : -1;
+	if (pos > slen)
+		pos = slen;
+	for (s64 i = pos; i >= 0; i--)
+		if (occurs_at(s, sub, i, sublen))
+			return i;
 	return -1;
 }
 
@@ -276,4 +319,202 @@ DT_FN char *
 dt_tolower(char *dst, const char *s)
 {
 	return map_case(dst, s, 'A', 'a');
+}
+
+static inline int
+in_set(char c, const char *set)
+{
+	for (u64 i = 0; i < DT_STRSIZE && set[i] != '\0'; i++)
+		if (set[i] == c)
+			return 1;
+	return 0;
+}
+
+/*
+ * strtok(s, delim): the next token of s, or NULL after the last.  s is
+ * copied into the lane's state with the position reached; strtok(NULL,
+ * delim), where the clause passes the state itself for NULL, goes on from
+ * there, in later clauses and firings too.
+ */
+DT_FN char *
+dt_strtok(char *dst, const char *s, const char *delim, char *state)
+{
+	u64 *pos = (u64 *)(state + DT_STRSIZE);
+	u64 i, n = 0;
+
+	if (s != state) { /* not NULL (see the lowering of StrOrNull) */
+		i = 0;
+		while (i < DT_STRSIZE - 1 && s[i] != '\0') {
+			state[i] = s[i];
+			i++;
+		}
+		state[i] = '\0';
+		*pos = 0;
+	}
+	i = *pos;
+	while (i < DT_STRSIZE - 1 && state[i] != '\0' && in_set(state[i], delim))
+		i++;
+	if (i >= DT_STRSIZE - 1 || state[i] == '\0') {
+		*pos = i;
+		return 0;
+	}
+	while (i < DT_STRSIZE - 1 && state[i] != '\0' &&
+	    !in_set(state[i], delim))
+		dst[n++] = state[i++];
+	dst[n & (DT_STRSIZE - 1)] = '\0';
+	*pos = i;
+	return dst;
+}
+
+/*
+ * What a clause calls for the functions above that find nothing with
+ * NULL: D reads that as "".  The result is copied to dst, so that it is a
+ * pointer into the clause's scratch space on every path, which is what
+ * lets the verifier follow the clause's use of it.
+ */
+static inline char *
+copy_from(char *dst, const char *s, s64 at)
+{
+	u64 n = 0;
+
+	if (at >= 0)
+		while (n < DT_STRSIZE - 1 && s[at + n] != '\0') {
+			dst[n] = s[at + n];
+			n++;
+		}
+	dst[n] = '\0';
+	return dst;
+}
+
+/* Where c first (last) occurs in s, or -1: the search as a number, since
+ * a pointer-or-NULL result is beyond what the verifier follows. */
+static inline s64
+find_char(const char *s, u64 c, int last)
+{
+	s64 at = -1;
+
+	for (u64 i = 0; i < DT_STRSIZE; i++) {
+		if (s[i] == (char)c) {
+			at = (s64)i;
+			if (!last)
+				break;
+		}
+		if (s[i] == '\0')
+			break;
+	}
+	return at;
+}
+
+DT_FN char *
+dt_strchr_d(char *dst, const char *s, u64 c)
+{
+	return copy_from(dst, s, find_char(s, c, 0));
+}
+
+DT_FN char *
+dt_strrchr_d(char *dst, const char *s, u64 c)
+{
+	return copy_from(dst, s, find_char(s, c, 1));
+}
+
+DT_FN char *
+dt_strstr_d(char *dst, const char *s, const char *sub)
+{
+	return copy_from(dst, s, dt_index(s, sub, 0));
+}
+
+DT_FN char *
+dt_strtok_d(char *dst, const char *s, const char *delim, char *state)
+{
+	if (!dt_strtok(dst, s, delim, state))
+		dst[0] = '\0';
+	return dst;
+}
+
+/*
+ * strtoll(s, base): leading blanks, a sign, then digits of the base (2 to
+ * 36; 0 reads 0x as hexadecimal and a leading 0 as octal; a 0x prefix is
+ * allowed in base 16), up to the first that is not one.  A bad base gives 0.
+ */
+DT_FN s64
+dt_strtoll(const char *s, s64 base)
+{
+	u64 i = 0, v = 0;
+	int neg = 0;
+
+	while (i < DT_STRSIZE - 1 && (s[i] == ' ' || (s[i] >= '\t' && s[i] <= '\r')))
+		i++;
+	if (s[i] == '-' || s[i] == '+') {
+		neg = s[i] == '-';
+		i++;
+	}
+	if ((base == 0 || base == 16) && s[i] == '0' &&
+	    (s[i + 1] == 'x' || s[i + 1] == 'X')) {
+		base = 16;
+		i += 2;
+	} else if (base == 0) {
+		base = s[i] == '0' ? 8 : 10;
+	}
+	if (base < 2 || base > 36)
+		return 0;
+	for (; i < DT_STRSIZE - 1; i++) {
+		char c = s[i];
+		u64 d;
+
+		if (c >= '0' && c <= '9')
+			d = (u64)(c - '0');
+		else if (c >= 'a' && c <= 'z')
+			d = (u64)(c - 'a' + 10);
+		else if (c >= 'A' && c <= 'Z')
+			d = (u64)(c - 'A' + 10);
+		else
+			break;
+		if (d >= (u64)base)
+			break;
+		v = v * (u64)base + d;
+	}
+	return neg ? -(s64)v : (s64)v;
+}
+
+/* Byte order: the hosts are little-endian, so network order swaps. */
+DT_FN u64
+dt_bswap16(u64 v)
+{
+	return (v & 0xff) << 8 | (v >> 8 & 0xff);
+}
+
+DT_FN u64
+dt_bswap32(u64 v)
+{
+	return (v & 0xff) << 24 | (v & 0xff00) << 8 | (v >> 8 & 0xff00) |
+	    (v >> 24 & 0xff);
+}
+
+DT_FN u64
+dt_bswap64(u64 v)
+{
+	return dt_bswap32(v >> 32) | dt_bswap32(v & 0xffffffff) << 32;
+}
+
+/* H_TIMESTAMP of the consumer's helpers (sdt/dtrace/bpfgen.h). */
+static u64 (*const dt_timestamp)(void) = (void *)101;
+
+/*
+ * rand(): a pseudo-random int from a xorshift64* generator per lane, its
+ * state (the word after strtok's string and position) seeded from the
+ * clock on first use.
+ */
+DT_FN s64
+dt_rand(char *state)
+{
+	u64 *x = (u64 *)(state + DT_STRSIZE + 8);
+	u64 v = *x;
+
+	if (v == 0)
+		v = dt_timestamp() | 1;
+	v ^= v >> 12;
+	v ^= v << 25;
+	v ^= v >> 27;
+	*x = v;
+	return (s64)(int)((v * 0x2545F4914F6CDD1DULL) >> 32);
 }

@@ -1,0 +1,71 @@
+// The table of D's built-in functions (see BuiltinFn in dtrace.h).  Each
+// entry is all the compiler knows about a function: the parser accepts
+// its name, the type checker its arguments, and the BPF lowering calls
+// its library function with them (a scratch buffer first when it makes a
+// string; omitted arguments pass their default).
+#include "dtrace.h"
+
+#include <cstdint>
+#include <cstring>
+
+namespace mk::dt {
+
+namespace {
+
+i64 host_strlen(const i64 *a) {
+  return (i64)strnlen((const char *)(uintptr_t)a[0], kStrSize - 1);
+}
+
+constexpr ArgT I = ArgT::Int, S = ArgT::Str;
+
+const BuiltinFn kBuiltins[] = {
+    // name, nargs, required, argument types, defaults, result, how, lib, flags, host
+    {"stringof", 1, 1, {ArgT::Addr}, {}, Type::String, BuiltinFn::CopyIn, nullptr, 0, nullptr},
+    {"copyinstr", 1, 1, {ArgT::Addr}, {}, Type::String, BuiltinFn::CopyIn, nullptr, 0, nullptr},
+    {"stack", 1, 0, {I}, {}, Type::Stack, BuiltinFn::Stack, nullptr, 0, nullptr},
+    {"strlen", 1, 1, {S}, {}, Type::Int64, BuiltinFn::Library, "dt_strlen", 0, host_strlen},
+    {"strjoin", 2, 2, {S, S}, {}, Type::String, BuiltinFn::Library, "dt_strjoin", BF_DST, nullptr},
+    // Without a length: one past any string (dt_substr clamps it).
+    {"substr", 3, 2, {S, I, I}, {0, 0, 1 << 30}, Type::String, BuiltinFn::Library, "dt_substr", BF_DST, nullptr},
+    {"index", 3, 2, {S, S, I}, {0, 0, 0}, Type::Int64, BuiltinFn::Library, "dt_index", 0, nullptr},
+    {"rindex", 3, 2, {S, S, I}, {0, 0, INT64_MAX}, Type::Int64, BuiltinFn::Library, "dt_rindex", 0, nullptr},
+    {"strchr", 2, 2, {S, I}, {}, Type::String, BuiltinFn::Library, "dt_strchr_d", BF_DST | BF_NULL, nullptr},
+    {"strrchr", 2, 2, {S, I}, {}, Type::String, BuiltinFn::Library, "dt_strrchr_d", BF_DST | BF_NULL, nullptr},
+    {"strstr", 2, 2, {S, S}, {}, Type::String, BuiltinFn::Library, "dt_strstr_d", BF_DST | BF_NULL, nullptr},
+    {"strtok", 2, 2, {ArgT::StrOrNull, S}, {}, Type::String, BuiltinFn::Library, "dt_strtok_d", BF_DST | BF_NULL | BF_STATE, nullptr},
+    {"basename", 1, 1, {S}, {}, Type::String, BuiltinFn::Library, "dt_basename", BF_DST, nullptr},
+    {"dirname", 1, 1, {S}, {}, Type::String, BuiltinFn::Library, "dt_dirname", BF_DST, nullptr},
+    {"lltostr", 1, 1, {I}, {}, Type::String, BuiltinFn::Library, "dt_lltostr", BF_DST, nullptr},
+    {"toupper", 1, 1, {S}, {}, Type::String, BuiltinFn::Library, "dt_toupper", BF_DST, nullptr},
+    {"tolower", 1, 1, {S}, {}, Type::String, BuiltinFn::Library, "dt_tolower", BF_DST, nullptr},
+    {"strtoll", 2, 1, {S, I}, {0, 10}, Type::Int64, BuiltinFn::Library, "dt_strtoll", 0, nullptr},
+    {"htons", 1, 1, {I}, {}, Type::Int64, BuiltinFn::Library, "dt_bswap16", 0, nullptr},
+    {"ntohs", 1, 1, {I}, {}, Type::Int64, BuiltinFn::Library, "dt_bswap16", 0, nullptr},
+    {"htonl", 1, 1, {I}, {}, Type::Int64, BuiltinFn::Library, "dt_bswap32", 0, nullptr},
+    {"ntohl", 1, 1, {I}, {}, Type::Int64, BuiltinFn::Library, "dt_bswap32", 0, nullptr},
+    {"htonll", 1, 1, {I}, {}, Type::Int64, BuiltinFn::Library, "dt_bswap64", 0, nullptr},
+    {"ntohll", 1, 1, {I}, {}, Type::Int64, BuiltinFn::Library, "dt_bswap64", 0, nullptr},
+    {"rand", 0, 0, {}, {}, Type::Int32, BuiltinFn::Library, "dt_rand", BF_STATE, nullptr},
+};
+
+} // namespace
+
+const BuiltinFn *find_builtin(const std::string &name) {
+  for (const BuiltinFn &f : kBuiltins)
+    if (name == f.name)
+      return &f;
+  return nullptr;
+}
+
+const BuiltinFn &builtin(u32 index) { return kBuiltins[index]; }
+
+u32 builtin_index(const BuiltinFn &f) { return (u32)(&f - kBuiltins); }
+
+std::string builtin_names() {
+  std::string r;
+  for (const BuiltinFn &f : kBuiltins)
+    r += (r.empty() ? "" : ", ") + std::string(f.name);
+  return r;
+}
+
+} // namespace mk::dt
