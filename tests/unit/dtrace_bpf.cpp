@@ -169,14 +169,14 @@ TEST_CASE("D variables: misuse is a compile error naming the variable") {
     REQUIRE(!r);
     return r.error().message;
   };
-  CHECK(bad("test:::tick { x = \"str\"; }") ==
-        "semantic error near \"x\": x holds an integer; a string cannot be "
-        "stored in a variable here");
+  CHECK(bad("test:::tick { x = 1; x = \"str\"; }") ==
+        "semantic error near \"x\": x holds integers; a string cannot be "
+        "stored in it");
   CHECK(bad("test:::tick { a[1] = 2; trace(a); }") ==
         "semantic error near \"a\": a is an associative array; index it (a[key])");
-  CHECK(bad("test:::tick { a[\"k\"] = 2; }") ==
-        "semantic error near \"\"k\"\": associative array keys are integers "
-        "here, not strings");
+  CHECK(bad("test:::tick { a[1] = 2; a[\"k\"] = 2; }") ==
+        "semantic error near \"a\": a is used with keys [int64_t] and "
+        "[string]");
   CHECK(bad("test:::tick { trace(never); }") ==
         "syntax error near \"never\": undefined variable");
 }
