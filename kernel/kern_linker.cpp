@@ -271,7 +271,9 @@ bool KernelLinker::add_atexit(u64 dso, void (*fn)(void *), void *arg) {
   return true;
 }
 
-std::string LinkerFile::module_name() const { return strip_ko(name); }
+std::string LinkerFile::module_name() const {
+  return linux_mod ? linux_mod->name : strip_ko(name);
+}
 
 std::string KernelLinker::symbolize(u64 addr) const {
   const std::string hex = strf("0x%llx", (unsigned long long)addr);
