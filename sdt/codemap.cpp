@@ -5,6 +5,7 @@
 #include "unwind.h"
 
 #include <algorithm>
+#include <cstring>
 #include <elf.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -50,6 +51,7 @@ void sort_fdes(std::vector<CodeImage::Fde> &fdes) {
 CodeImage::~CodeImage() {
   delete funcs_.load(std::memory_order_relaxed);
   delete fdes_.load(std::memory_order_relaxed);
+  delete orcs_.load(std::memory_order_relaxed);
 }
 
 void CodeImage::set_tables(std::unique_ptr<Functions> f,
@@ -115,7 +117,59 @@ bool CodeImage::fde_at(u64 pc, Fde &out) const {
   return eh_frame && find_fde(eh_frame, eh_frame_size, pc, out);
 }
 
+namespace {
+u64 orc_ip_at(const u8 *table, u64 i) {
+  i32 rel;
+  std::memcpy(&rel, table + i * 4, 4);
+  return (u64)(uintptr_t)(table + i * 4) + (i64)rel;
+}
+} // namespace
+
+bool CodeImage::orc_at(u64 pc, Orc &out) const {
+  u64 best = ~0ull, best_ip = 0;
+  if (const auto *rows = orcs_.load(std::memory_order_acquire)) {
+    auto it = std::upper_bound(rows->begin(), rows->end(), pc,
+                               [](u64 a, const OrcRow &r) { return a < r.ip; });
+    if (it == rows->begin())
+      return false;
+    best = std::prev(it)->index;
+  } else {
+    // Unsorted (as the link left it): the closest entry at or below pc.
+    for (u64 i = 0; i < orc_count; i++) {
+      const u64 ip = orc_ip_at(orc_ip, i);
+      if (ip <= pc && (best == ~0ull || ip >= best_ip)) {
+        best = i;
+        best_ip = ip;
+      }
+    }
+    if (best == ~0ull)
+      return false;
+  }
+  const u8 *e = orc + best * 6;
+  std::memcpy(&out.sp_offset, e, 2);
+  std::memcpy(&out.bp_offset, e + 2, 2);
+  out.sp_reg = e[4] & 0xf;
+  out.bp_reg = e[4] >> 4;
+  out.type = e[5] & 3;
+  out.end = e[5] & 4;
+  return true;
+}
+
 void CodeImage::index_unwind() const {
+  if (orc_count && !orcs_.load(std::memory_order_acquire)) {
+    MutexLock g(build_mu_);
+    if (!orcs_.load(std::memory_order_acquire)) {
+      auto rows = std::make_unique<std::vector<OrcRow>>();
+      rows->reserve(orc_count);
+      for (u64 i = 0; i < orc_count; i++)
+        rows->push_back({orc_ip_at(orc_ip, i), (u32)i});
+      std::stable_sort(rows->begin(), rows->end(),
+                       [](const OrcRow &a, const OrcRow &b) {
+                         return a.ip < b.ip;
+                       });
+      orcs_.store(rows.release(), std::memory_order_release);
+    }
+  }
   if (fdes_.load(std::memory_order_acquire) || !eh_frame)
     return;
   MutexLock g(build_mu_);
@@ -243,11 +297,26 @@ void CodeMap::add_module(const void *owner, const std::string &name,
   img->name = name;
   img->lo = base, img->hi = base + size;
   img->is64 = obj->arch->elf_class() == ELFCLASS64;
-  for (size_t i = 0; i < obj->sections.size(); i++)
-    if (obj->sections[i].name == ".eh_frame" && pl.sec_addr[i]) {
+  u64 orc_ips = 0, orcs = 0;
+  for (size_t i = 0; i < obj->sections.size(); i++) {
+    const std::string &n = obj->sections[i].name;
+    if (!pl.sec_addr[i])
+      continue;
+    if (n == ".eh_frame") {
       img->eh_frame = (const u8 *)(uintptr_t)pl.sec_addr[i];
       img->eh_frame_size = obj->sections[i].size;
+    } else if (n == ".orc_unwind_ip") {
+      img->orc_ip = (const u8 *)(uintptr_t)pl.sec_addr[i];
+      orc_ips = obj->sections[i].size;
+    } else if (n == ".orc_unwind") {
+      img->orc = (const u8 *)(uintptr_t)pl.sec_addr[i];
+      orcs = obj->sections[i].size;
     }
+  }
+  // Two tables of one length, or none.
+  if (img->orc_ip && img->orc && orc_ips % 4 == 0 && orcs % 6 == 0 &&
+      orc_ips / 4 == orcs / 6)
+    img->orc_count = orcs / 6;
   img->sec_addr = pl.sec_addr;
   img->obj = std::move(obj);
   bool walked;

@@ -73,6 +73,20 @@ struct CodeImage {
   // not scan.
   void index_unwind() const EXCLUDES(build_mu_);
 
+  // A Linux module's ORC table (.orc_unwind_ip, .orc_unwind: Linux's
+  // unwinder's own format, in place of .eh_frame).  One entry:
+  struct Orc {
+    i16 sp_offset, bp_offset;
+    u8 sp_reg, bp_reg, type;
+    bool end;
+  };
+  // Probe context: the entry describing `pc` (the last one at or below
+  // it); false if none.
+  bool orc_at(u64 pc, Orc &out) const;
+  const u8 *orc_ip = nullptr; // s32 each, relative to itself
+  const u8 *orc = nullptr;    // 6 bytes each
+  u64 orc_count = 0;
+
   // What a module's tables are built from: its object file (kept alive
   // here: the symbols are views of it), where each of its sections was
   // placed, and its loaded .eh_frame.
@@ -89,6 +103,11 @@ private:
   mutable Mutex build_mu_; // serialises building a table
   mutable std::atomic<const Functions *> funcs_{nullptr};
   mutable std::atomic<const std::vector<Fde> *> fdes_{nullptr};
+  struct OrcRow {
+    u64 ip;
+    u32 index;
+  };
+  mutable std::atomic<const std::vector<OrcRow> *> orcs_{nullptr};
 };
 
 class CodeMap {

@@ -682,6 +682,44 @@ size_t unwind(const CodeMap &code, const ProbeFrame &from, u64 *pcs,
     if (!img)
       break; // the kernel's stack ends where its code does
     pcs[n++] = pc;
+    if (img->orc_count) {
+      // A Linux module: its ORC entry says where the frame's CFA is (the
+      // caller's stack pointer; the return address just below it) and
+      // where the caller's frame pointer was saved.
+      CodeImage::Orc o;
+      constexpr u8 kOrcPrevSp = 1, kOrcBp = 4, kOrcSp = 5, kOrcCall = 0;
+      if (!img->orc_at(at, o) || o.end || o.type != kOrcCall)
+        break;
+      uintptr_t base;
+      if (o.sp_reg == kOrcSp)
+        base = sp;
+      else if (o.sp_reg == kOrcBp)
+        base = fp;
+      else
+        break;
+      const uintptr_t cfa = base + (uintptr_t)(intptr_t)o.sp_offset;
+      if (cfa <= sp || cfa - sp > kMaxFrame || cfa > top)
+        break;
+      uintptr_t ra, next_fp = fp;
+      if (!stack_word(cfa - kWord, sp, top, ra))
+        break;
+      if (o.bp_reg == kOrcPrevSp) {
+        if (!stack_word(cfa + (uintptr_t)(intptr_t)o.bp_offset, sp, top,
+                        next_fp))
+          break;
+      } else if (o.bp_reg == kOrcBp) {
+        if (!stack_word(fp + (uintptr_t)(intptr_t)o.bp_offset, sp, top,
+                        next_fp))
+          break;
+      } else if (o.bp_reg != 0) {
+        break;
+      }
+      pc = fbt_real_return(ra, cfa - kWord);
+      sp = cfa;
+      fp = next_fp;
+      exact = false;
+      continue;
+    }
     CodeImage::Fde fde;
     State s;
     // A module's records are read inside its .eh_frame; the kernel's
