@@ -8,8 +8,12 @@
 #include "kern_linker.h"
 #include "kernel.h"
 
+#include "kern_panic.h"
+
 #include "../sdt/patch.h"
 #include "../sdt/registry.h"
+#include "../sdt/unwind.h"
+#include "../sdt/x86.h"
 
 #include <algorithm>
 #include <atomic>
@@ -19,6 +23,8 @@
 #include <fstream>
 #include <glob.h>
 #include <sys/stat.h>
+#include <ucontext.h>
+#include <unistd.h>
 
 namespace mk {
 
@@ -100,6 +106,65 @@ void jump_bytes(const JumpLabels::Entry &e, bool jump, u8 *out) {
 // struct static_key begins with atomic_t enabled, its count.
 std::atomic<int> &key_enabled(u64 key) {
   return *reinterpret_cast<std::atomic<int> *>((uintptr_t)key);
+}
+
+// The loaded Linux modules whose __bug_table the SIGILL handler reads:
+// slots it scans without a lock.  A module leaves its slot before its
+// memory goes, and by then none of its code runs.
+constexpr size_t kBugSlots = 1024;
+std::atomic<const LinuxModule *> g_bug_slots[kBugSlots];
+
+constexpr u16 kBugWarning = 1, kBugOnce = 2, kBugDone = 4;
+
+// WARN: Linux's report (cut here, the site, the call trace) and on past
+// the ud2; BUG: its line, then the panic.
+int linux_bug_hook(void *uctx) {
+  auto *uc = (ucontext_t *)uctx;
+  const u64 pc = (u64)uc->uc_mcontext.gregs[REG_RIP];
+  for (auto &slot : g_bug_slots) {
+    const LinuxModule *m = slot.load(std::memory_order_acquire);
+    if (!m || pc < m->text_lo || pc >= m->text_hi)
+      continue;
+    auto it = std::lower_bound(
+        m->bugs.begin(), m->bugs.end(), pc,
+        [](const LinuxModule::Bug &b, u64 a) { return b.addr < a; });
+    if (it == m->bugs.end() || it->addr != pc)
+      return 0;
+    const u8 *insn = (const u8 *)(uintptr_t)pc;
+    if (insn[0] != 0x0f || insn[1] != 0x0b)
+      return 0;
+    Kernel *k = curkernel();
+    if (!(*it->flags & kBugWarning)) {
+      if (k)
+        k->printf("kernel BUG at %s:%u! (module %s)\n", it->file, it->line,
+                  m->name.c_str());
+      return 2;
+    }
+    uc->uc_mcontext.gregs[REG_RIP] += 2;
+    if ((*it->flags & kBugOnce) && (*it->flags & kBugDone))
+      return 1;
+    if (*it->flags & kBugOnce)
+      *it->flags |= kBugDone;
+    if (!k)
+      return 1;
+    const CodeMap &code = k->probes().code();
+    k->printf("------------[ cut here ]------------\n");
+    k->printf("WARNING: CPU: %d PID: %d at %s:%u %s\n", current_cpu(),
+              (int)gettid(), it->file, it->line, code.symbolize(pc).c_str());
+    std::string mods;
+    for (LinkerFile *f : k->linker().files())
+      if (f->linux_mod)
+        mods += " " + f->linux_mod->name;
+    k->printf("Modules linked in:%s\n", mods.c_str());
+    k->printf("Call Trace:\n");
+    u64 pcs[32];
+    const size_t n = unwind(code, x86::signal_frame(uctx), pcs, 32);
+    for (size_t i = 1; i < n; i++)
+      k->printf(" %s\n", code.symbolize(pcs[i]).c_str());
+    k->printf("---[ end trace ]---\n");
+    return 1;
+  }
+  return 0;
 }
 
 } // namespace
@@ -261,7 +326,9 @@ size_t JumpLabels::entries() const {
 
 // ---- the module format --------------------------------------------------------
 
-LinuxModules::LinuxModules(Kernel &k) : k_(k), jumps_(k) {}
+LinuxModules::LinuxModules(Kernel &k) : k_(k), jumps_(k) {
+  set_bug_hook(linux_bug_hook);
+}
 LinuxModules::~LinuxModules() = default;
 
 bool LinuxModules::is_linux(const ObjectFile &obj) {
@@ -552,6 +619,43 @@ Result<void> LinuxModules::read_linked(LinuxModule &m, const ObjectFile &obj,
       m.params.push_back(std::move(prm));
     }
   }
+  // WARN and BUG sites: struct bug_entry { int bug_addr_disp, file_disp;
+  // unsigned short line, flags; }, the displacements from their fields.
+  m.text_lo = pl.image_base + pl.text.off;
+  m.text_hi = m.text_lo + pl.text.size;
+  for (size_t s = 0; s < obj.sections.size(); s++) {
+    const Section &sec = obj.sections[s];
+    if (sec.name != "__bug_table" || !pl.sec_addr[s])
+      continue;
+    if (sec.size % 12 || !(sec.flags & SHF_WRITE))
+      return error(strf("%s: __bug_table: %llu bytes, %s", who.c_str(),
+                        (unsigned long long)sec.size,
+                        sec.size % 12 ? "not a multiple of 12"
+                                      : "not writable data"));
+    for (u64 k = 0; k < sec.size; k += 12) {
+      const u64 e = pl.sec_addr[s] + k;
+      const u8 *p = (const u8 *)(uintptr_t)e;
+      LinuxModule::Bug b;
+      b.addr = e + (i64)rd32(p);
+      const std::string what = strf("__bug_table entry %llu",
+                                    (unsigned long long)(k / 12));
+      auto file = img.string(e + 4 + (i64)rd32(p + 4), what + " file");
+      if (!file)
+        return file.take_error();
+      if (b.addr < m.text_lo || b.addr + 2 > m.text_hi)
+        return error(strf("%s: %s: 0x%llx is outside the module's code",
+                          who.c_str(), what.c_str(),
+                          (unsigned long long)b.addr));
+      b.file = *file;
+      std::memcpy(&b.line, p + 8, 2);
+      b.flags = (u16 *)(uintptr_t)(e + 10);
+      m.bugs.push_back(b);
+    }
+  }
+  std::sort(m.bugs.begin(), m.bugs.end(),
+            [](const LinuxModule::Bug &a, const LinuxModule::Bug &b) {
+              return a.addr < b.addr;
+            });
   if (auto r = jumps_.add_module(f, obj, pl); !r)
     return r;
   // Return thunks: `jmp __x86_return_thunk` at every .return_sites entry
@@ -643,7 +747,25 @@ Result<void> LinuxModules::set_params(LinuxModule &m, LinkerFile &f,
   return {};
 }
 
+void LinuxModules::add_loaded(LinkerFile *f) {
+  loaded_.push_back(f);
+  if (f->linux_mod->bugs.empty())
+    return;
+  for (auto &slot : g_bug_slots) {
+    const LinuxModule *none = nullptr;
+    if (slot.compare_exchange_strong(none, f->linux_mod.get()))
+      return;
+  }
+  k_.printf("%s: more than %zu Linux modules with WARN sites: its warnings "
+            "are reported as faults\n",
+            f->linux_mod->name.c_str(), kBugSlots);
+}
+
 void LinuxModules::remove_loaded(const LinkerFile *f) {
+  for (auto &slot : g_bug_slots) {
+    const LinuxModule *mine = f->linux_mod.get();
+    slot.compare_exchange_strong(mine, nullptr);
+  }
   loaded_.erase(std::remove(loaded_.begin(), loaded_.end(), f), loaded_.end());
   jumps_.remove_module(f);
 }

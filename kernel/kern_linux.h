@@ -55,6 +55,15 @@ struct LinuxModule {
   std::unordered_map<std::string, LinuxSymbol> exports;
   u64 init = 0, exit = 0; // init_module, cleanup_module (0: none)
   std::vector<LinuxParam> params;
+  // __bug_table: each WARN and BUG site (a ud2), by address.
+  struct Bug {
+    u64 addr;
+    const char *file;
+    u16 line;
+    u16 *flags; // in the module's data: WARN_ONCE marks itself done
+  };
+  std::vector<Bug> bugs;
+  u64 text_lo = 0, text_hi = 0;
   mutable bool warned_versions = false; // "no symbol version", said once
   bool gpl_compatible() const;
 };
@@ -115,7 +124,7 @@ public:
   // init; each parameter also becomes sysctl module.NAME.PARAM.
   Result<void> set_params(LinuxModule &m, LinkerFile &f,
                           const std::vector<std::string> &args);
-  void add_loaded(LinkerFile *f) { loaded_.push_back(f); }
+  void add_loaded(LinkerFile *f);
   void remove_loaded(const LinkerFile *f);
   JumpLabels &jump_labels() { return jumps_; }
   // The file of the Linux module named `name` ('-' and '_' alike) in the

@@ -49,6 +49,7 @@ namespace {
 // faulting thread belongs to none, and who is panicking.
 std::atomic<Kernel *> g_kernel{nullptr};
 std::atomic<int> g_panicking{0}; // the tid reporting, 0: nobody
+std::atomic<BugHook> g_bug_hook{nullptr};
 
 thread_local char t_name[32] = "";
 
@@ -459,6 +460,9 @@ const char *fault_name(int sig, int code) {
 }
 
 void on_fault(int sig, siginfo_t *si, void *uctx) {
+  if (sig == SIGILL)
+    if (BugHook h = g_bug_hook.load(); h && h(uctx) == 1)
+      return; // a warning, reported: the code goes on
   enter_panic(sig);
   Out o;
   begin_report(o);
@@ -574,6 +578,12 @@ void on_fault(int sig, siginfo_t *si, void *uctx) {
   }
   finish(o, k, current_frame());
 }
+
+} // namespace
+
+void set_bug_hook(BugHook h) { g_bug_hook.store(h); }
+
+namespace {
 
 void install_handlers() {
   struct sigaction sa {};

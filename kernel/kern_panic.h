@@ -40,6 +40,15 @@ const char *panic_thread_name();
 // backtrace line stays one readable line: std::_Function_handler<...>::f.
 std::string brief_name(std::string_view name);
 
+// An illegal instruction that means something: Linux's WARN (report and
+// go on) and BUG (a panic) are ud2 instructions a module's __bug_table
+// describes.  The hook runs in the SIGILL handler on the faulting thread
+// and returns 0 (not one of its), 1 (reported: resume, it moved the pc
+// past the instruction) or 2 (a BUG: its line is printed, the panic
+// follows).
+using BugHook = int (*)(void *uctx);
+void set_bug_hook(BugHook h);
+
 // Report and exit: the backtrace starts at the caller.
 [[noreturn]] void panic(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));
