@@ -31,9 +31,9 @@ int LZ4_decompress_safe_partial(const char *src, char *dst, int compressed_size,
 int LZ4_decompress_fast(const char *src, char *dst, int original_size) {
   return ::LZ4_decompress_fast(src, dst, original_size);
 }
-int LZ4_decompress_safe_usingDict(const char *src, char *dst, int compressed_size,
-                                  int dst_capacity, const char *dict,
-                                  int dict_size) {
+int LZ4_decompress_safe_usingDict(const char *src, char *dst,
+                                  int compressed_size, int dst_capacity,
+                                  const char *dict, int dict_size) {
   return ::LZ4_decompress_safe_usingDict(src, dst, compressed_size,
                                          dst_capacity, dict, dict_size);
 }
@@ -308,7 +308,8 @@ bool rng_is_initialized() { return true; }
 
 int fips_enabled = 0;
 
-// ---- crypto helpers ------------------------------------------------------------
+// ---- crypto helpers
+// ------------------------------------------------------------
 
 // Nonzero iff the areas differ, in time independent of where.
 unsigned long __crypto_memneq(const void *a, const void *b, size_t size) {
@@ -323,7 +324,8 @@ void __crypto_xor(u8 *dst, const u8 *src1, const u8 *src2, unsigned len) {
     dst[i] = src1[i] ^ src2[i];
 }
 
-// ---- sort and search -------------------------------------------------------------
+// ---- sort and search
+// -------------------------------------------------------------
 
 typedef int (*cmp_r_func_t)(const void *, const void *, const void *);
 typedef void (*swap_r_func_t)(void *, void *, int, const void *);
@@ -355,7 +357,8 @@ void sort_r(void *base, size_t num, size_t size, cmp_r_func_t cmp,
       size_t child = 2 * root + 1;
       if (child >= n)
         return;
-      if (child + 1 < n && cmp(b + child * size, b + (child + 1) * size, priv) < 0)
+      if (child + 1 < n &&
+          cmp(b + child * size, b + (child + 1) * size, priv) < 0)
         child++;
       if (cmp(b + root * size, b + child * size, priv) >= 0)
         return;
@@ -410,7 +413,8 @@ void *lkpi_bsearch(const void *key, const void *base, size_t num, size_t size,
   return nullptr;
 }
 
-// ---- hex dumps -------------------------------------------------------------------
+// ---- hex dumps
+// -------------------------------------------------------------------
 
 // lib/hexdump.c, its exact layout: groups of 1, 2, 4 or 8 bytes (read in
 // the host's byte order), the ASCII column at rowsize * 2 + rowsize /
@@ -431,15 +435,16 @@ int hex_dump_to_buffer(const void *buf, size_t len, int rowsize, int groupsize,
   const size_t ascii_column = (size_t)(rowsize * 2 + rowsize / groupsize + 1);
   size_t lx = 0;
   if (!linebuflen)
-    return ascii ? (int)(ascii_column + len) : (groupsize * 2 + 1) * ngroups - 1;
+    return ascii ? (int)(ascii_column + len)
+                 : (groupsize * 2 + 1) * ngroups - 1;
   if (len) {
     if (groupsize > 1) {
       for (int j = 0; j < ngroups; j++) {
         u64 v = 0;
         std::memcpy(&v, ptr + j * groupsize, (size_t)groupsize);
-        int ret = std::snprintf(linebuf + lx, linebuflen - lx, "%s%0*llx",
-                                j ? " " : "", groupsize * 2,
-                                (unsigned long long)v);
+        int ret =
+            std::snprintf(linebuf + lx, linebuflen - lx, "%s%0*llx",
+                          j ? " " : "", groupsize * 2, (unsigned long long)v);
         if ((size_t)ret >= linebuflen - lx)
           return ascii ? (int)(ascii_column + len)
                        : (groupsize * 2 + 1) * ngroups - 1;
@@ -489,7 +494,8 @@ void print_hex_dump(const char *level, const char *prefix_str, int prefix_type,
   if (rowsize != 16 && rowsize != 32)
     rowsize = 16;
   for (size_t i = 0; i < len; i += (size_t)rowsize) {
-    const size_t linelen = len - i < (size_t)rowsize ? len - i : (size_t)rowsize;
+    const size_t linelen =
+        len - i < (size_t)rowsize ? len - i : (size_t)rowsize;
     hex_dump_to_buffer(ptr + i, linelen, rowsize, groupsize, linebuf,
                        sizeof linebuf, ascii);
     if (prefix_type == 1)

@@ -124,17 +124,17 @@ constexpr unsigned HZ = 250;
 // ---- per-CPU areas ---------------------------------------------------------
 // The first PerCpu::kStaticSize bytes of every area, as Linux code reaches
 // them through %gs.
-constexpr u64 kPcpuFixed = 0;          // fixed_percpu_data: canary at 40
+constexpr u64 kPcpuFixed = 0; // fixed_percpu_data: canary at 40
 constexpr u64 kPcpuCanary = 40;
-constexpr u64 kPcpuCurrentTask = 64;   // struct task_struct *
-constexpr u64 kPcpuPreemptCount = 72;  // int
-constexpr u64 kPcpuCpuNumber = 76;     // int
-constexpr u64 kPcpuThisCpuOff = 80;    // unsigned long: the area's address
-constexpr u64 kPcpuTask = 4096;        // the CPU's fake task_struct
-constexpr u64 kTaskSize = 9792;        // sizeof(struct task_struct)
-constexpr u64 kTaskState = 24;         // task_struct.__state (u32)
+constexpr u64 kPcpuCurrentTask = 64;  // struct task_struct *
+constexpr u64 kPcpuPreemptCount = 72; // int
+constexpr u64 kPcpuCpuNumber = 76;    // int
+constexpr u64 kPcpuThisCpuOff = 80;   // unsigned long: the area's address
+constexpr u64 kPcpuTask = 4096;       // the CPU's fake task_struct
+constexpr u64 kTaskSize = 9792;       // sizeof(struct task_struct)
+constexpr u64 kTaskState = 24;        // task_struct.__state (u32)
 constexpr u64 kTaskPid = 0x970;
-constexpr u64 kTaskComm = 0xba0;       // char comm[16]
+constexpr u64 kTaskComm = 0xba0; // char comm[16]
 
 // The calling thread's fake task (its per-CPU area's; a thread without
 // an area has one of its own), and its __state word.
@@ -178,6 +178,9 @@ std::string symbolize(u64 pc);
 void console_line(int level, const std::string &line);
 // Linux's vsnprintf into a std::string (printk.cpp).
 std::string vformat(const char *fmt, va_list ap);
+std::string lformat(const char *fmt, ...);
+// What %pS ('S'), %ps ('s') or %pB ('B') prints for `pc`, appended to `o`.
+void symbol(std::string &o, uintptr_t pc, char how);
 
 // Pieces of lkpi_module_gone, in the files that own them.
 void timers_module_gone(u64 lo, u64 hi);

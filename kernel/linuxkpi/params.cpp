@@ -71,7 +71,7 @@ constexpr size_t kPage = 4096;
   int param_get_##name(char *buffer, const kernel_param *kp) {                 \
     return scnprintf(buffer, kPage, format "\n", *(type *)kp->arg);            \
   }                                                                            \
-  const kernel_param_ops param_ops_##name = {0, param_set_##name,             \
+  const kernel_param_ops param_ops_##name = {0, param_set_##name,              \
                                              param_get_##name, nullptr};
 
 LKPI_STANDARD_PARAM(byte, u8, "%hhu", kstrtou8)
@@ -156,8 +156,8 @@ const kernel_param_ops param_ops_charp = {0, param_set_charp, param_get_charp,
 int param_set_copystring(const char *val, const kernel_param *kp) {
   const kparam_string *kps = kp->str;
   if (std::strlen(val) + 1 > kps->maxlen) {
-    console_line(3, mk::strf("%s: string doesn't fit in %u chars.\n",
-                             kp->name, kps->maxlen - 1));
+    console_line(3, mk::strf("%s: string doesn't fit in %u chars.\n", kp->name,
+                             kps->maxlen - 1));
     return -ENOSPC_;
   }
   std::strcpy(kps->string, val);

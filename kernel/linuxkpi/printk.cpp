@@ -5,8 +5,8 @@
 // and dmesg, one line each, as the kernel's own do.
 #include "lkpi.h"
 
-#include "../kern_panic.h"
 #include "../../sdt/registry.h"
+#include "../kern_panic.h"
 
 #include <cctype>
 #include <cstdio>
@@ -45,8 +45,7 @@ void pad_to(std::string &o, size_t start, const Spec &s) {
     o.insert(start, n, ' ');
 }
 
-void number(std::string &o, unsigned long long v, bool neg, int base,
-            Spec s) {
+void number(std::string &o, unsigned long long v, bool neg, int base, Spec s) {
   const char *digits =
       (s.flags & SMALL) ? "0123456789abcdef" : "0123456789ABCDEF";
   char sign = 0;
@@ -130,6 +129,8 @@ void hashed_pointer(std::string &o, uintptr_t v, Spec s) {
   hex_pointer(o, (uintptr_t)(u32)h, s);
 }
 
+} // namespace
+
 // %pS, %ps, %pB: "function+0x1a [module]" (the kernel's own functions
 // without a module), as sprint_symbol prints it.
 void symbol(std::string &o, uintptr_t pc, char how) {
@@ -160,28 +161,56 @@ void symbol(std::string &o, uintptr_t pc, char how) {
     o += " [" + mod + "]";
 }
 
+std::string lformat(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  std::string s = vformat(fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+namespace {
+
 // Linux's error names for %pe: the C library knows the user-visible ones,
 // these are the kernel's own.
 const char *errname(int e) {
   switch (e) {
-  case 512: return "ERESTARTSYS";
-  case 513: return "ERESTARTNOINTR";
-  case 514: return "ERESTARTNOHAND";
-  case 515: return "ENOIOCTLCMD";
-  case 516: return "ERESTART_RESTARTBLOCK";
-  case 517: return "EPROBE_DEFER";
-  case 518: return "EOPENSTALE";
-  case 519: return "ENOPARAM";
-  case 521: return "EBADHANDLE";
-  case 522: return "ENOTSYNC";
-  case 523: return "EBADCOOKIE";
-  case 524: return "ENOTSUPP";
-  case 525: return "ETOOSMALL";
-  case 526: return "ESERVERFAULT";
-  case 527: return "EBADTYPE";
-  case 528: return "EJUKEBOX";
-  case 529: return "EIOCBQUEUED";
-  case 530: return "ERECALLCONFLICT";
+  case 512:
+    return "ERESTARTSYS";
+  case 513:
+    return "ERESTARTNOINTR";
+  case 514:
+    return "ERESTARTNOHAND";
+  case 515:
+    return "ENOIOCTLCMD";
+  case 516:
+    return "ERESTART_RESTARTBLOCK";
+  case 517:
+    return "EPROBE_DEFER";
+  case 518:
+    return "EOPENSTALE";
+  case 519:
+    return "ENOPARAM";
+  case 521:
+    return "EBADHANDLE";
+  case 522:
+    return "ENOTSYNC";
+  case 523:
+    return "EBADCOOKIE";
+  case 524:
+    return "ENOTSUPP";
+  case 525:
+    return "ETOOSMALL";
+  case 526:
+    return "ESERVERFAULT";
+  case 527:
+    return "EBADTYPE";
+  case 528:
+    return "EJUKEBOX";
+  case 529:
+    return "EIOCBQUEUED";
+  case 530:
+    return "ERECALLCONFLICT";
   }
   return e > 0 && e < 512 ? strerrorname_np(e) : nullptr;
 }
@@ -286,9 +315,9 @@ const char *pointer(std::string &o, const char *fmt, void *ptr, Spec s) {
   case 'I':
   case 'i':
     if (fmt[1] == '4') {
-      o += *fmt == 'I' ? mk::strf("%u.%u.%u.%u", b[0], b[1], b[2], b[3])
-                       : mk::strf("%03u.%03u.%03u.%03u", b[0], b[1], b[2],
-                                  b[3]);
+      o += *fmt == 'I'
+               ? mk::strf("%u.%u.%u.%u", b[0], b[1], b[2], b[3])
+               : mk::strf("%03u.%03u.%03u.%03u", b[0], b[1], b[2], b[3]);
     } else if (fmt[1] == '6') {
       for (int i = 0; i < 16; i += 2)
         o += mk::strf(*fmt == 'I' ? "%s%x" : "%s%02x%02x", i ? ":" : "",
@@ -300,8 +329,10 @@ const char *pointer(std::string &o, const char *fmt, void *ptr, Spec s) {
   case 'U': {
     // b/B: big endian (RFC 4122 order); l/L: the first three fields
     // little endian.  Upper-case letters print upper-case digits.
-    static const int be[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
-    static const int le[16] = {3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15};
+    static const int be[16] = {0, 1, 2,  3,  4,  5,  6,  7,
+                               8, 9, 10, 11, 12, 13, 14, 15};
+    static const int le[16] = {3, 2, 1,  0,  5,  4,  7,  6,
+                               8, 9, 10, 11, 12, 13, 14, 15};
     const char c = fmt[1];
     const int *idx = (c == 'l' || c == 'L') ? le : be;
     const bool upper = c == 'B' || c == 'L';
@@ -324,9 +355,9 @@ const char *pointer(std::string &o, const char *fmt, void *ptr, Spec s) {
     if (fmt[1] == 'd')
       hex_pointer(o, *(const uintptr_t *)ptr, s);
     else
-      number(o, *(const unsigned long long *)ptr, false, 16,
-             Spec{SMALL | SPECIAL | ZEROPAD, 2 + 2 * (int)sizeof(long long),
-                  -1});
+      number(
+          o, *(const unsigned long long *)ptr, false, 16,
+          Spec{SMALL | SPECIAL | ZEROPAD, 2 + 2 * (int)sizeof(long long), -1});
     break;
   default:
     hashed_pointer(o, v, s);
@@ -537,8 +568,7 @@ __attribute__((noinline)) char *kvasprintf(unsigned gfp, const char *fmt,
                                            va_list ap) {
   return vasprintf_for(gfp, fmt, ap, LKPI_CALLER());
 }
-__attribute__((noinline)) char *kasprintf(unsigned gfp, const char *fmt,
-                                          ...) {
+__attribute__((noinline)) char *kasprintf(unsigned gfp, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   char *p = vasprintf_for(gfp, fmt, ap, LKPI_CALLER());

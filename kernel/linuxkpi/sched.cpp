@@ -26,8 +26,8 @@ bool futex_wait(std::atomic<u32> *word, u32 val, i64 ns) {
     ts.tv_nsec = (long)(ns % 1000000000);
     tp = &ts;
   }
-  long r = syscall(SYS_futex, (u32 *)word, FUTEX_WAIT_PRIVATE, val, tp,
-                   nullptr, 0);
+  long r =
+      syscall(SYS_futex, (u32 *)word, FUTEX_WAIT_PRIVATE, val, tp, nullptr, 0);
   return !(r < 0 && errno == ETIMEDOUT);
 }
 
@@ -137,9 +137,13 @@ void _raw_spin_unlock_irqrestore(u32 *l, unsigned long) {
   word(l)->store(0, std::memory_order_release);
 }
 void _raw_spin_lock_irq(u32 *l) { spin_lock(word(l)); }
-void _raw_spin_unlock_irq(u32 *l) { word(l)->store(0, std::memory_order_release); }
+void _raw_spin_unlock_irq(u32 *l) {
+  word(l)->store(0, std::memory_order_release);
+}
 void _raw_spin_lock_bh(u32 *l) { spin_lock(word(l)); }
-void _raw_spin_unlock_bh(u32 *l) { word(l)->store(0, std::memory_order_release); }
+void _raw_spin_unlock_bh(u32 *l) {
+  word(l)->store(0, std::memory_order_release);
+}
 int _raw_spin_trylock(u32 *l) { return futex_trylock(word(l)) ? 1 : 0; }
 
 namespace {
@@ -148,7 +152,8 @@ void read_lock(u32 *l) {
   std::atomic<u32> *w = word(l);
   for (int spins = 0;; spins++) {
     u32 c = w->load(std::memory_order_relaxed);
-    if (!(c & 1) && w->compare_exchange_weak(c, c + 2, std::memory_order_acquire))
+    if (!(c & 1) &&
+        w->compare_exchange_weak(c, c + 2, std::memory_order_acquire))
       return;
     if (spins < 64)
       __builtin_ia32_pause();
@@ -303,7 +308,8 @@ void __might_sleep(const char *, int) {}
 void __might_resched(const char *, int, unsigned) {}
 void yield() { sched_yield(); }
 
-// ---- wait queues -------------------------------------------------------------
+// ---- wait queues
+// -------------------------------------------------------------
 
 constexpr unsigned WQ_FLAG_EXCLUSIVE = 1;
 
@@ -411,8 +417,9 @@ void __wake_up_sync_key(wait_queue_head *wq, unsigned mode, void *key) {
   __wake_up(wq, mode, 1, key);
 }
 
-// ---- completions -------------------------------------------------------------
-// `done` counts completions (UINT_MAX: complete_all); waiters sleep on it.
+// ---- completions
+// ------------------------------------------------------------- `done` counts
+// completions (UINT_MAX: complete_all); waiters sleep on it.
 
 void __init_swait_queue_head(swait_queue_head *q, const char *, void *) {
   q->lock = 0;

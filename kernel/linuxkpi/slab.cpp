@@ -122,8 +122,7 @@ __attribute__((noinline)) void *kmalloc_node_trace(kmem_cache *, unsigned gfp,
 __attribute__((noinline)) void *__kmalloc(size_t size, unsigned gfp) {
   return alloc(size, gfp, LKPI_CALLER());
 }
-__attribute__((noinline)) void *__kmalloc_node(size_t size, unsigned gfp,
-                                               int) {
+__attribute__((noinline)) void *__kmalloc_node(size_t size, unsigned gfp, int) {
   return alloc(size, gfp, LKPI_CALLER());
 }
 __attribute__((noinline)) void *kmalloc_large(size_t size, unsigned gfp) {
@@ -176,7 +175,8 @@ __attribute__((noinline)) void *kvrealloc(const void *p, size_t, size_t size,
   return realloc_for(p, size, gfp, LKPI_CALLER());
 }
 
-// ---- vmalloc and kvmalloc: the same blocks -----------------------------------
+// ---- vmalloc and kvmalloc: the same blocks
+// -----------------------------------
 
 __attribute__((noinline)) void *kvmalloc_node(size_t size, unsigned gfp, int) {
   return alloc(size, gfp, LKPI_CALLER());
@@ -224,13 +224,14 @@ __attribute__((noinline)) void free_pages(unsigned long addr, unsigned) {
   release((const void *)(uintptr_t)addr, LKPI_CALLER());
 }
 
-// ---- kmem caches -------------------------------------------------------------
+// ---- kmem caches
+// -------------------------------------------------------------
 
 namespace {
 constexpr unsigned long SLAB_HWCACHE_ALIGN = 0x2000;
 
 kmem_cache *cache_create(const char *name, unsigned size, unsigned align,
-                         unsigned long flags, void (*ctor)(void *)) {
+                         unsigned flags, void (*ctor)(void *)) {
   auto *c = new kmem_cache;
   c->name = name ? name : "";
   c->size = size;
@@ -243,11 +244,11 @@ kmem_cache *cache_create(const char *name, unsigned size, unsigned align,
 } // namespace
 
 kmem_cache *kmem_cache_create(const char *name, unsigned size, unsigned align,
-                              unsigned long flags, void (*ctor)(void *)) {
+                              unsigned flags, void (*ctor)(void *)) {
   return cache_create(name, size, align, flags, ctor);
 }
 kmem_cache *kmem_cache_create_usercopy(const char *name, unsigned size,
-                                       unsigned align, unsigned long flags,
+                                       unsigned align, unsigned flags,
                                        unsigned, unsigned,
                                        void (*ctor)(void *)) {
   return cache_create(name, size, align, flags, ctor);
@@ -262,8 +263,7 @@ void *cache_alloc(kmem_cache *c, unsigned gfp, u64 caller) {
 }
 } // namespace
 
-__attribute__((noinline)) void *kmem_cache_alloc(kmem_cache *c,
-                                                 unsigned gfp) {
+__attribute__((noinline)) void *kmem_cache_alloc(kmem_cache *c, unsigned gfp) {
   return cache_alloc(c, gfp, LKPI_CALLER());
 }
 __attribute__((noinline)) void *kmem_cache_alloc_lru(kmem_cache *c, void *,
@@ -284,16 +284,16 @@ __attribute__((noinline)) void kmem_cache_destroy(kmem_cache *c) {
     return;
   if (c->live > 0) {
     // Linux's WARN: the cache stays (its objects still point at it).
-    console_line(4, mk::strf("kmem_cache_destroy %s: Slab cache still has "
-                             "objects when called from %s\n",
-                             c->name.c_str(),
-                             symbolize(LKPI_CALLER()).c_str()));
+    console_line(4, lformat("kmem_cache_destroy %s: Slab cache still has "
+                            "objects when called from %pS\n",
+                            c->name.c_str(), (void *)LKPI_CALLER()));
     return;
   }
   delete c;
 }
 
-// ---- copies ------------------------------------------------------------------
+// ---- copies
+// ------------------------------------------------------------------
 
 namespace {
 char *dup_for(const char *s, size_t n, unsigned gfp, u64 caller) {

@@ -17,13 +17,22 @@ namespace {
 constexpr int EINVAL_ = 22, ERANGE_ = 34, E2BIG_ = 7;
 }
 
-// ---- memory ------------------------------------------------------------------
+// ---- memory
+// ------------------------------------------------------------------
 
-void *lkpi_memcpy(void *d, const void *s, size_t n) { return std::memcpy(d, s, n); }
-void *lkpi_memmove(void *d, const void *s, size_t n) { return std::memmove(d, s, n); }
+void *lkpi_memcpy(void *d, const void *s, size_t n) {
+  return std::memcpy(d, s, n);
+}
+void *lkpi_memmove(void *d, const void *s, size_t n) {
+  return std::memmove(d, s, n);
+}
 void *lkpi_memset(void *d, int c, size_t n) { return std::memset(d, c, n); }
-int lkpi_memcmp(const void *a, const void *b, size_t n) { return std::memcmp(a, b, n); }
-void *lkpi_memchr(const void *s, int c, size_t n) { return (void *)std::memchr(s, c, n); }
+int lkpi_memcmp(const void *a, const void *b, size_t n) {
+  return std::memcmp(a, b, n);
+}
+void *lkpi_memchr(const void *s, int c, size_t n) {
+  return (void *)std::memchr(s, c, n);
+}
 // The first byte that is not `c`, or null.
 void *memchr_inv(const void *s, int c, size_t n) {
   const u8 *p = (const u8 *)s;
@@ -45,7 +54,9 @@ void *memscan(void *s, int c, size_t n) {
 // ---- strings ---------------------------------------------------------------
 
 int lkpi_strcmp(const char *a, const char *b) { return std::strcmp(a, b); }
-int lkpi_strncmp(const char *a, const char *b, size_t n) { return std::strncmp(a, b, n); }
+int lkpi_strncmp(const char *a, const char *b, size_t n) {
+  return std::strncmp(a, b, n);
+}
 int lkpi_strcasecmp(const char *a, const char *b) {
   for (;; a++, b++) {
     int d = std::tolower((u8)*a) - std::tolower((u8)*b);
@@ -64,15 +75,27 @@ int lkpi_strncasecmp(const char *a, const char *b, size_t n) {
 size_t lkpi_strlen(const char *s) { return std::strlen(s); }
 size_t lkpi_strnlen(const char *s, size_t n) { return ::strnlen(s, n); }
 char *lkpi_strcpy(char *d, const char *s) { return std::strcpy(d, s); }
-char *lkpi_strncpy(char *d, const char *s, size_t n) { return std::strncpy(d, s, n); }
+char *lkpi_strncpy(char *d, const char *s, size_t n) {
+  return std::strncpy(d, s, n);
+}
 char *lkpi_strcat(char *d, const char *s) { return std::strcat(d, s); }
-char *lkpi_strncat(char *d, const char *s, size_t n) { return std::strncat(d, s, n); }
+char *lkpi_strncat(char *d, const char *s, size_t n) {
+  return std::strncat(d, s, n);
+}
 char *lkpi_strchr(const char *s, int c) { return (char *)std::strchr(s, c); }
 char *lkpi_strrchr(const char *s, int c) { return (char *)std::strrchr(s, c); }
-char *lkpi_strstr(const char *h, const char *n) { return (char *)std::strstr(h, n); }
-char *lkpi_strpbrk(const char *s, const char *set) { return (char *)std::strpbrk(s, set); }
-size_t lkpi_strspn(const char *s, const char *set) { return std::strspn(s, set); }
-size_t lkpi_strcspn(const char *s, const char *set) { return std::strcspn(s, set); }
+char *lkpi_strstr(const char *h, const char *n) {
+  return (char *)std::strstr(h, n);
+}
+char *lkpi_strpbrk(const char *s, const char *set) {
+  return (char *)std::strpbrk(s, set);
+}
+size_t lkpi_strspn(const char *s, const char *set) {
+  return std::strspn(s, set);
+}
+size_t lkpi_strcspn(const char *s, const char *set) {
+  return std::strcspn(s, set);
+}
 char *lkpi_strsep(char **s, const char *delim) { return ::strsep(s, delim); }
 
 // The copied length, or -E2BIG when `s` did not fit (`d` is then
@@ -160,27 +183,27 @@ int match_string(const char *const *array, size_t n, const char *s) {
   return -EINVAL_;
 }
 
-// ---- ctype -------------------------------------------------------------------
+// ---- ctype
+// -------------------------------------------------------------------
 
 // lib/ctype.c's table: _U 0x01, _L 0x02, _D 0x04, _C 0x08, _P 0x10,
 // _S 0x20, _X 0x40, _SP 0x80; Latin-1 in the upper half.
 const unsigned char _ctype[256] = {
-    8, 8, 8, 8, 8, 8, 8, 8, 8, 40, 40, 40, 40, 40, 8, 8,
-    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
-    160, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16,
-    4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 16, 16, 16, 16, 16, 16,
-    16, 65, 65, 65, 65, 65, 65, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 16, 16, 16, 16, 16,
-    16, 66, 66, 66, 66, 66, 66, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 16, 16, 16, 16, 8,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    160, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16,
-    16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16,
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    1, 1, 1, 1, 1, 1, 1, 16, 1, 1, 1, 1, 1, 1, 1, 2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-    2, 2, 2, 2, 2, 2, 2, 16, 2, 2, 2, 2, 2, 2, 2, 2};
+    8,  8,  8,  8,  8,  8,  8,  8,  8,  40, 40, 40, 40, 40, 8,   8,  8,   8,
+    8,  8,  8,  8,  8,  8,  8,  8,  8,  8,  8,  8,  8,  8,  160, 16, 16,  16,
+    16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 4,  4,  4,   4,  4,   4,
+    4,  4,  4,  4,  16, 16, 16, 16, 16, 16, 16, 65, 65, 65, 65,  65, 65,  1,
+    1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,   1,  1,   1,
+    1,  16, 16, 16, 16, 16, 16, 66, 66, 66, 66, 66, 66, 2,  2,   2,  2,   2,
+    2,  2,  2,  2,  2,  2,  2,  2,  2,  2,  2,  2,  2,  2,  2,   16, 16,  16,
+    16, 8,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,   0,  0,   0,
+    0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,   0,  160, 16,
+    16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16,  16, 16,  16,
+    16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 1,  1,  1,   1,  1,   1,
+    1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,   1,  1,   16,
+    1,  1,  1,  1,  1,  1,  1,  2,  2,  2,  2,  2,  2,  2,  2,   2,  2,   2,
+    2,  2,  2,  2,  2,  2,  2,  2,  2,  2,  2,  2,  2,  16, 2,   2,  2,   2,
+    2,  2,  2,  2};
 
 int hex_to_bin(unsigned char c) {
   if (c >= '0' && c <= '9')
@@ -225,8 +248,7 @@ int parse_ull(const char *s, unsigned base, unsigned long long *res) {
   if (*s == '+')
     s++;
   if (base == 0) {
-    if (s[0] == '0' && std::tolower((u8)s[1]) == 'x' &&
-        std::isxdigit((u8)s[2]))
+    if (s[0] == '0' && std::tolower((u8)s[1]) == 'x' && std::isxdigit((u8)s[2]))
       base = 16, s += 2;
     else if (s[0] == '0')
       base = 8;
@@ -298,28 +320,57 @@ template <class T> int to_signed(const char *s, unsigned base, T *res) {
 
 } // namespace
 
-int kstrtoull(const char *s, unsigned base, unsigned long long *res) { return to_unsigned(s, base, res); }
-int kstrtoll(const char *s, unsigned base, long long *res) { return to_signed(s, base, res); }
-int _kstrtoul(const char *s, unsigned base, unsigned long *res) { return to_unsigned(s, base, res); }
-int _kstrtol(const char *s, unsigned base, long *res) { return to_signed(s, base, res); }
-int kstrtouint(const char *s, unsigned base, unsigned *res) { return to_unsigned(s, base, res); }
-int kstrtoint(const char *s, unsigned base, int *res) { return to_signed(s, base, res); }
-int kstrtou16(const char *s, unsigned base, u16 *res) { return to_unsigned(s, base, res); }
-int kstrtos16(const char *s, unsigned base, short *res) { return to_signed(s, base, res); }
-int kstrtou8(const char *s, unsigned base, u8 *res) { return to_unsigned(s, base, res); }
-int kstrtos8(const char *s, unsigned base, signed char *res) { return to_signed(s, base, res); }
+int kstrtoull(const char *s, unsigned base, unsigned long long *res) {
+  return to_unsigned(s, base, res);
+}
+int kstrtoll(const char *s, unsigned base, long long *res) {
+  return to_signed(s, base, res);
+}
+int _kstrtoul(const char *s, unsigned base, unsigned long *res) {
+  return to_unsigned(s, base, res);
+}
+int _kstrtol(const char *s, unsigned base, long *res) {
+  return to_signed(s, base, res);
+}
+int kstrtouint(const char *s, unsigned base, unsigned *res) {
+  return to_unsigned(s, base, res);
+}
+int kstrtoint(const char *s, unsigned base, int *res) {
+  return to_signed(s, base, res);
+}
+int kstrtou16(const char *s, unsigned base, u16 *res) {
+  return to_unsigned(s, base, res);
+}
+int kstrtos16(const char *s, unsigned base, short *res) {
+  return to_signed(s, base, res);
+}
+int kstrtou8(const char *s, unsigned base, u8 *res) {
+  return to_unsigned(s, base, res);
+}
+int kstrtos8(const char *s, unsigned base, signed char *res) {
+  return to_signed(s, base, res);
+}
 // y/Y/1 and n/N/0, "on"/"off": only the first characters count.
 int kstrtobool(const char *s, bool *res) {
   if (!s)
     return -EINVAL_;
   switch (s[0]) {
-  case 'y': case 'Y': case 't': case 'T': case '1':
+  case 'y':
+  case 'Y':
+  case 't':
+  case 'T':
+  case '1':
     *res = true;
     return 0;
-  case 'n': case 'N': case 'f': case 'F': case '0':
+  case 'n':
+  case 'N':
+  case 'f':
+  case 'F':
+  case '0':
     *res = false;
     return 0;
-  case 'o': case 'O':
+  case 'o':
+  case 'O':
     if (s[1] == 'n' || s[1] == 'N') {
       *res = true;
       return 0;
@@ -336,11 +387,10 @@ int kstrtobool(const char *s, bool *res) {
 // simple_strto*: C's strtoul without errors, Linux's base detection.
 unsigned long long simple_strtoull(const char *s, char **end, unsigned base) {
   if (base == 0)
-    base = s[0] == '0' ? (std::tolower((u8)s[1]) == 'x' &&
-                                  std::isxdigit((u8)s[2])
-                              ? 16
-                              : 8)
-                       : 10;
+    base = s[0] == '0'
+               ? (std::tolower((u8)s[1]) == 'x' && std::isxdigit((u8)s[2]) ? 16
+                                                                           : 8)
+               : 10;
   if (base == 16 && s[0] == '0' && std::tolower((u8)s[1]) == 'x')
     s += 2;
   unsigned long long v = 0;
@@ -364,7 +414,8 @@ long long simple_strtoll(const char *s, char **end, unsigned base) {
   return (long long)simple_strtoull(s, end, base);
 }
 
-// ---- failure paths -------------------------------------------------------------
+// ---- failure paths
+// -------------------------------------------------------------
 
 // CONFIG_FORTIFY_SOURCE found an overflow at compile time's promise.
 [[noreturn]] void fortify_panic(const char *name) {
@@ -373,41 +424,43 @@ long long simple_strtoll(const char *s, char **end, unsigned base) {
 
 // The canary at %gs:40 changed under a function's frame.
 [[noreturn]] __attribute__((noinline)) void __stack_chk_fail() {
-  const u64 ra = LKPI_CALLER();
-  std::string where = symbolize(ra - 1);
-  if (size_t tick = where.find('`'); tick != std::string::npos)
-    where = where.substr(tick + 1) + " [" + where.substr(0, tick) + "]";
-  mk::panic("stack-protector: Kernel stack is corrupted in: %s",
-            where.c_str());
+  std::string where;
+  symbol(where, (uintptr_t)LKPI_CALLER(), 'B');
+  mk::panic("stack-protector: Kernel stack is corrupted in: %s", where.c_str());
 }
 
-// ---- list debugging (CONFIG_DEBUG_LIST) ----------------------------------------
+// ---- list debugging (CONFIG_DEBUG_LIST)
+// ----------------------------------------
 
 namespace {
-void list_warning(const std::string &msg) {
-  console_line(4, "WARNING: CPU: " +
-                      std::to_string(mk::current_cpu() < 0 ? 0
-                                                           : mk::current_cpu()) +
-                      ": " + msg + "\n");
+// CHECK_DATA_CORRUPTION's WARN: the message, then the WARNING line.
+void list_warning(const std::string &msg, const char *fn) {
+  const int cpu = mk::PerCpu::current_index();
+  console_line(4, msg + "\n");
+  console_line(4, lformat("WARNING: CPU: %d PID: %d at lib/list_debug.c %s\n",
+                          cpu < 0 ? 0 : cpu, cpu < 0 ? 0 : cpu + 1, fn));
 }
 } // namespace
 
 bool __list_add_valid(list_head *n, list_head *prev, list_head *next) {
   if (next->prev != prev) {
-    list_warning(mk::strf("list_add corruption. next->prev should be prev "
-                          "(%p), but was %p. (next=%p).",
-                          (void *)prev, (void *)next->prev, (void *)next));
+    list_warning(lformat("list_add corruption. next->prev should be prev "
+                         "(%px), but was %px. (next=%px).",
+                         (void *)prev, (void *)next->prev, (void *)next),
+                 "__list_add_valid");
     return false;
   }
   if (prev->next != next) {
-    list_warning(mk::strf("list_add corruption. prev->next should be next "
-                          "(%p), but was %p. (prev=%p).",
-                          (void *)next, (void *)prev->next, (void *)prev));
+    list_warning(lformat("list_add corruption. prev->next should be next "
+                         "(%px), but was %px. (prev=%px).",
+                         (void *)next, (void *)prev->next, (void *)prev),
+                 "__list_add_valid");
     return false;
   }
   if (n == prev || n == next) {
-    list_warning(mk::strf("list_add double add: new=%p, prev=%p, next=%p.",
-                          (void *)n, (void *)prev, (void *)next));
+    list_warning(lformat("list_add double add: new=%px, prev=%px, next=%px.",
+                         (void *)n, (void *)prev, (void *)next),
+                 "__list_add_valid");
     return false;
   }
   return true;
@@ -418,25 +471,29 @@ bool __list_del_entry_valid(list_head *e) {
   constexpr uintptr_t POISON2 = 0xdead000000000122ull & UINTPTR_MAX;
   list_head *prev = e->prev, *next = e->next;
   if ((uintptr_t)next == POISON1) {
-    list_warning(mk::strf("list_del corruption, %p->next is LIST_POISON1 (%p)",
-                          (void *)e, (void *)next));
+    list_warning(lformat("list_del corruption, %px->next is LIST_POISON1 (%px)",
+                         (void *)e, (void *)next),
+                 "__list_del_entry_valid");
     return false;
   }
   if ((uintptr_t)prev == POISON2) {
-    list_warning(mk::strf("list_del corruption, %p->prev is LIST_POISON2 (%p)",
-                          (void *)e, (void *)prev));
+    list_warning(lformat("list_del corruption, %px->prev is LIST_POISON2 (%px)",
+                         (void *)e, (void *)prev),
+                 "__list_del_entry_valid");
     return false;
   }
   if (prev->next != e) {
-    list_warning(mk::strf("list_del corruption. prev->next should be %p, but "
-                          "was %p. (prev=%p)",
-                          (void *)e, (void *)prev->next, (void *)prev));
+    list_warning(lformat("list_del corruption. prev->next should be %px, but "
+                         "was %px. (prev=%px)",
+                         (void *)e, (void *)prev->next, (void *)prev),
+                 "__list_del_entry_valid");
     return false;
   }
   if (next->prev != e) {
-    list_warning(mk::strf("list_del corruption. next->prev should be %p, but "
-                          "was %p. (next=%p)",
-                          (void *)e, (void *)next->prev, (void *)next));
+    list_warning(lformat("list_del corruption. next->prev should be %px, but "
+                         "was %px. (next=%px)",
+                         (void *)e, (void *)next->prev, (void *)next),
+                 "__list_del_entry_valid");
     return false;
   }
   return true;

@@ -48,13 +48,16 @@ void tick_loop() {
   std::unique_lock g(g_tick_mu);
   while (g_tick_users > 0) {
     jiffies_64 = jiffies_now();
-    g_tick_cv.wait_until(g, std::chrono::steady_clock::time_point(
-                                std::chrono::nanoseconds(jiffy_ns(jiffies_64 + 1))));
+    g_tick_cv.wait_until(
+        g, std::chrono::steady_clock::time_point(
+               std::chrono::nanoseconds(jiffy_ns(jiffies_64 + 1))));
   }
 }
 } // namespace
 
-u64 jiffies_now() { return kInitialJiffies + (mk::now_ns() - g_epoch_ns) / kNsPerJiffy; }
+u64 jiffies_now() {
+  return kInitialJiffies + (mk::now_ns() - g_epoch_ns) / kNsPerJiffy;
+}
 
 unsigned long __msecs_to_jiffies(unsigned m) {
   constexpr unsigned long kMaxJiffyOffset = ((__LONG_MAX__ >> 1) - 1);
@@ -65,9 +68,15 @@ unsigned long __msecs_to_jiffies(unsigned m) {
 unsigned long __usecs_to_jiffies(unsigned u) {
   return (u + 1000000 / HZ - 1) / (1000000 / HZ);
 }
-unsigned jiffies_to_msecs(unsigned long j) { return (unsigned)(j * (1000 / HZ)); }
-unsigned jiffies_to_usecs(unsigned long j) { return (unsigned)(j * (1000000 / HZ)); }
-unsigned long nsecs_to_jiffies(u64 n) { return (unsigned long)(n / kNsPerJiffy); }
+unsigned jiffies_to_msecs(unsigned long j) {
+  return (unsigned)(j * (1000 / HZ));
+}
+unsigned jiffies_to_usecs(unsigned long j) {
+  return (unsigned)(j * (1000000 / HZ));
+}
+unsigned long nsecs_to_jiffies(u64 n) {
+  return (unsigned long)(n / kNsPerJiffy);
+}
 u64 nsecs_to_jiffies64(u64 n) { return n / kNsPerJiffy; }
 
 // ---- ktime -----------------------------------------------------------------
@@ -111,7 +120,8 @@ void ktime_get_coarse_real_ts64(timespec64 *ts) {
 i64 ktime_get_real_seconds() { return clock_ns(CLOCK_REALTIME) / 1000000000; }
 i64 ktime_get_seconds() { return clock_ns(CLOCK_MONOTONIC) / 1000000000; }
 
-// ---- per-kernel state ----------------------------------------------------------
+// ---- per-kernel state
+// ----------------------------------------------------------
 
 struct workqueue_struct {
   std::string name;
@@ -208,8 +218,8 @@ bool timer_remove(State *st, timer_list *t) {
 void timer_insert(State *st, timer_list *t, u64 expires) {
   // A 32-bit expiry (jiffies on i386) is taken against the 64-bit count.
   const u64 now = jiffies_now();
-  const u64 at = now + (u64)(i64)(long)((unsigned long)expires -
-                                        (unsigned long)now);
+  const u64 at =
+      now + (u64)(i64)(long)((unsigned long)expires - (unsigned long)now);
   t->expires = (unsigned long)expires;
   t->entry.pprev = &t->entry.next; // timer_pending()
   st->timers.emplace(at, t);
@@ -413,7 +423,8 @@ int timer_delete_sync(timer_list *t) { return del_timer_sync(t); }
 int timer_delete(timer_list *t) { return del_timer(t); }
 int timer_shutdown_sync(timer_list *t) { return del_timer_sync(t); }
 
-// ---- workqueue API -------------------------------------------------------------
+// ---- workqueue API
+// -------------------------------------------------------------
 
 namespace {
 workqueue_struct g_system_wq{"events", 0, 256};
@@ -628,7 +639,8 @@ bool work_busy(work_struct *w) {
          (__atomic_load_n(&w->data, __ATOMIC_ACQUIRE) & 1);
 }
 
-// ---- a module goes ---------------------------------------------------------------
+// ---- a module goes
+// ---------------------------------------------------------------
 
 namespace {
 bool in(const void *p, u64 lo, u64 hi) {
@@ -680,7 +692,8 @@ void work_module_gone(u64 lo, u64 hi) {
     st->cv.wait(g);
 }
 
-// ---- boot --------------------------------------------------------------------------
+// ---- boot
+// --------------------------------------------------------------------------
 
 namespace {
 bool init_time(mk::Kernel &k) {

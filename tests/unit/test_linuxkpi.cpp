@@ -90,29 +90,28 @@ void init_completion(completion *c) {
       &c->lock, "c", nullptr);
 }
 void INIT_WORK(work_struct *w, void (*fn)(work_struct *)) {
-  w->data = 0xfffffffe0; // WORK_DATA_INIT(): no pool, not pending
+  w->data = (long)(~0ul << 5); // WORK_DATA_INIT(): no pool, not pending
   w->entry.next = w->entry.prev = &w->entry;
   w->func = fn;
 }
 void INIT_DELAYED_WORK(delayed_work *d, void (*fn)(work_struct *)) {
   INIT_WORK(&d->work, fn);
   lx<void(timer_list *, void *, unsigned, const char *, void *)>(
-      "init_timer_key")(&d->timer, lx<void>("delayed_work_timer_fn"),
-                        0x200000, nullptr, nullptr);
+      "init_timer_key")(&d->timer, lx<void>("delayed_work_timer_fn"), 0x200000,
+                        nullptr, nullptr);
 }
 bool work_pending(work_struct *w) { return w->data & 1; }
-unsigned long jiffies() {
-  return *lx<volatile unsigned long>("jiffies");
-}
+unsigned long jiffies() { return *lx<volatile unsigned long>("jiffies"); }
 
 } // namespace
 
-// ---- printing ----------------------------------------------------------------
+// ---- printing
+// ----------------------------------------------------------------
 
 TEST_CASE("linuxkpi: vsnprintf's integer and string conversions") {
   CHECK(fmt("%d|%5s|%-4d|%04x|%#x|%llu|%zu|%c|%%", -3, "ab", 7, 0xbe, 255,
-            18446744073709551615ull, (size_t)42, 'z') ==
-        "-3|   ab|7   |00be|0xff|18446744073709551615|42|z|%");
+            18446744073709551615ull, (size_t)42,
+            'z') == "-3|   ab|7   |00be|0xff|18446744073709551615|42|z|%");
   CHECK(fmt("%hhd %hu %ld %.3s %s", 0x1ff, 0x12345, -5L, "abcdef",
             (char *)nullptr) == "-1 9029 -5 abc (null)");
   char small[5];
@@ -123,13 +122,14 @@ TEST_CASE("linuxkpi: vsnprintf's integer and string conversions") {
             small, sizeof small, "%s", "overflow") == 4);
 }
 
-TEST_CASE("linuxkpi: %p prints a hash; %px the address; NULL and errors as they are") {
+TEST_CASE("linuxkpi: %p prints a hash; %px the address; NULL and errors as "
+          "they are") {
   int x;
   const std::string h = fmt("%p", (void *)&x);
   CHECK(h.size() == 2 * sizeof(void *));
-  CHECK(h == fmt("%p", (void *)&x));     // stable
-  CHECK(h != fmt("%px", (void *)&x));    // but not the address
-  CHECK(fmt("%pK", (void *)&x) == h);    // kptr_restrict 0: %pK is %p
+  CHECK(h == fmt("%p", (void *)&x));  // stable
+  CHECK(h != fmt("%px", (void *)&x)); // but not the address
+  CHECK(fmt("%pK", (void *)&x) == h); // kptr_restrict 0: %pK is %p
   CHECK(fmt("%px", (void *)0x1234) ==
         (sizeof(void *) == 8 ? "0000000000001234" : "00001234"));
   CHECK(fmt("%p", (void *)nullptr) == std::string(2 * sizeof(void *), '0'));
@@ -170,7 +170,8 @@ TEST_CASE("linuxkpi: %p extensions for buffers, addresses and nesting") {
   CHECK(nested("%s=%d", "x", 3) == "<x=3>");
 }
 
-TEST_CASE("linuxkpi: %pS and %ps name the function through the kernel's symbolizer") {
+TEST_CASE(
+    "linuxkpi: %pS and %ps name the function through the kernel's symbolizer") {
   Booted b;
   void *fn = lx<void>("kmalloc_trace");
   const std::string s = fmt("%pS", fn), n = fmt("%ps", fn);
@@ -180,7 +181,8 @@ TEST_CASE("linuxkpi: %pS and %ps name the function through the kernel's symboliz
   CHECK(fmt("%pS", (void *)0x10) == "0x10");
 }
 
-TEST_CASE("linuxkpi: _printk's messages go to dmesg one line each, pr_cont joins") {
+TEST_CASE(
+    "linuxkpi: _printk's messages go to dmesg one line each, pr_cont joins") {
   Booted b;
   auto printk = lx<int(const char *, ...)>("_printk");
   printk("\0016hello %d\n", 5);
@@ -194,9 +196,11 @@ TEST_CASE("linuxkpi: _printk's messages go to dmesg one line each, pr_cont joins
   CHECK(d.find("\001") == std::string::npos);
 }
 
-// ---- memory ------------------------------------------------------------------
+// ---- memory
+// ------------------------------------------------------------------
 
-TEST_CASE("linuxkpi: kmalloc and kfree are charged to the caller and honour __GFP_ZERO") {
+TEST_CASE("linuxkpi: kmalloc and kfree are charged to the caller and honour "
+          "__GFP_ZERO") {
   Booted b;
   mk::MallocStats *ks = b.k.kernel_mstats();
   const long before = ks->inuse;
@@ -226,7 +230,7 @@ TEST_CASE("linuxkpi: krealloc, kstrdup, kmemdup, vmalloc and pages") {
   auto *s = lx<char *(const char *, unsigned)>("kstrdup")("hello", 0xcc0);
   REQUIRE(s);
   s = (char *)lx<void *(const void *, size_t, unsigned)>("krealloc")(s, 4096,
-                                                                    0xcc0);
+                                                                     0xcc0);
   CHECK(std::string(s) == "hello");
   kfree(s);
   auto *d = (char *)lx<void *(const void *, size_t, unsigned)>("kmemdup")(
@@ -240,8 +244,8 @@ TEST_CASE("linuxkpi: krealloc, kstrdup, kmemdup, vmalloc and pages") {
   auto *v = (u8 *)lx<void *(unsigned long)>("vzalloc")(100000);
   CHECK(v[99999] == 0);
   lx<void(const void *)>("vfree")(v);
-  unsigned long pg = lx<unsigned long(unsigned, unsigned)>("__get_free_pages")(
-      0xcc0, 1);
+  unsigned long pg =
+      lx<unsigned long(unsigned, unsigned)>("__get_free_pages")(0xcc0, 1);
   CHECK(pg % 4096 == 0);
   lx<void(unsigned long, unsigned)>("free_pages")(pg, 1);
   CHECK(b.k.kernel_mstats()->inuse >= 0);
@@ -255,9 +259,10 @@ void count_ctor(void *p) {
 }
 } // namespace
 
-TEST_CASE("linuxkpi: kmem caches align, construct, and refuse to die with live objects") {
+TEST_CASE("linuxkpi: kmem caches align, construct, and refuse to die with live "
+          "objects") {
   Booted b;
-  auto create = lx<void *(const char *, unsigned, unsigned, unsigned long,
+  auto create = lx<void *(const char *, unsigned, unsigned, unsigned,
                           void (*)(void *))>("kmem_cache_create");
   auto alloc = lx<void *(void *, unsigned)>("kmem_cache_alloc");
   auto cfree = lx<void(void *, void *)>("kmem_cache_free");
@@ -278,7 +283,8 @@ TEST_CASE("linuxkpi: kmem caches align, construct, and refuse to die with live o
   destroy(c);
 }
 
-// ---- strings -----------------------------------------------------------------
+// ---- strings
+// -----------------------------------------------------------------
 
 TEST_CASE("linuxkpi: strings with Linux's semantics") {
   char buf[8];
@@ -298,7 +304,7 @@ TEST_CASE("linuxkpi: strings with Linux's semantics") {
   CHECK((bin[0] == 0xa5 && bin[1] == 0xf0));
   CHECK(lx<int(u8 *, const char *, size_t)>("hex2bin")(bin, "zz", 1) == -22);
   const unsigned char *ctype = lx<const unsigned char>("_ctype");
-  CHECK((ctype['7'] & 0x04)); // _D
+  CHECK((ctype['7'] & 0x04));         // _D
   CHECK((ctype['f'] & 0x42) == 0x42); // _L | _X
   CHECK((ctype[' '] & 0xa0) == 0xa0); // _S | _SP
 }
@@ -316,7 +322,8 @@ TEST_CASE("linuxkpi: kstrto* parse as Linux does") {
   CHECK(kstrtoint("", 10, &i) == -22);
   CHECK(kstrtoint("4294967296", 10, &i) == -34);
   u8 u;
-  CHECK(lx<int(const char *, unsigned, u8 *)>("kstrtou8")("256", 10, &u) == -34);
+  CHECK(lx<int(const char *, unsigned, u8 *)>("kstrtou8")("256", 10, &u) ==
+        -34);
   unsigned long long ull;
   CHECK(lx<int(const char *, unsigned, unsigned long long *)>("kstrtoull")(
             "18446744073709551615", 10, &ull) == 0);
@@ -345,15 +352,17 @@ TEST_CASE("linuxkpi: list debugging reports corruption with Linux's message") {
                                    "prev") != std::string::npos);
   list_head x{&x, &x};
   CHECK(lx<bool(list_head *)>("__list_del_entry_valid")(&x));
-  list_head poisoned{(list_head *)(uintptr_t)(0xdead000000000100ull & UINTPTR_MAX),
-                     &x};
+  list_head poisoned{
+      (list_head *)(uintptr_t)(0xdead000000000100ull & UINTPTR_MAX), &x};
   CHECK(!lx<bool(list_head *)>("__list_del_entry_valid")(&poisoned));
   CHECK(b.k.console().dmesg().find("is LIST_POISON1") != std::string::npos);
 }
 
-// ---- locks, completions, wait queues -------------------------------------------
+// ---- locks, completions, wait queues
+// -------------------------------------------
 
-TEST_CASE("linuxkpi: a mutex and a spinlock in the module's own 32 and 4 bytes exclude each other") {
+TEST_CASE("linuxkpi: a mutex and a spinlock in the module's own 32 and 4 bytes "
+          "exclude each other") {
   alignas(8) u8 mutex[32] = {};
   lx<void(void *, const char *, void *)>("__mutex_init")(mutex, "m", nullptr);
   auto lock = lx<void(void *)>("mutex_lock");
@@ -391,14 +400,17 @@ TEST_CASE("linuxkpi: a mutex and a spinlock in the module's own 32 and 4 bytes e
 
 namespace {
 completion g_done;
-void complete_from_callout(void *) { lx<void(completion *)>("complete")(&g_done); }
+void complete_from_callout(void *) {
+  lx<void(completion *)>("complete")(&g_done);
+}
 } // namespace
 
-TEST_CASE("linuxkpi: a completion signalled from a CPU callout wakes its waiter") {
+TEST_CASE(
+    "linuxkpi: a completion signalled from a CPU callout wakes its waiter") {
   Booted b;
   init_completion(&g_done);
-  auto timeout =
-      lx<unsigned long(completion *, unsigned long)>("wait_for_completion_timeout");
+  auto timeout = lx<unsigned long(completion *, unsigned long)>(
+      "wait_for_completion_timeout");
   CHECK(timeout(&g_done, 1) == 0); // nobody completes it
   struct callout c;
   b.k.cpus().callout_init(&c);
@@ -412,7 +424,8 @@ TEST_CASE("linuxkpi: a completion signalled from a CPU callout wakes its waiter"
   CHECK(lx<bool(completion *)>("completion_done")(&g_done));
 }
 
-TEST_CASE("linuxkpi: wait_event's protocol: prepare, test, schedule, woken by __wake_up") {
+TEST_CASE("linuxkpi: wait_event's protocol: prepare, test, schedule, woken by "
+          "__wake_up") {
   struct {
     u32 lock;
     list_head head;
@@ -446,7 +459,8 @@ TEST_CASE("linuxkpi: wait_event's protocol: prepare, test, schedule, woken by __
   CHECK(wq.head.next == &wq.head); // the entry took itself off
 }
 
-// ---- workqueues, timers, jiffies ---------------------------------------------------
+// ---- workqueues, timers, jiffies
+// ---------------------------------------------------
 
 namespace {
 std::atomic<int> g_work_runs;
@@ -459,7 +473,8 @@ void count_work(work_struct *) {
 }
 } // namespace
 
-TEST_CASE("linuxkpi: work runs on a CPU thread; cancel_work_sync takes back a pending one") {
+TEST_CASE("linuxkpi: work runs on a CPU thread; cancel_work_sync takes back a "
+          "pending one") {
   Booted b;
   init_completion(&g_work_done);
   g_work_runs = 0;
@@ -489,7 +504,8 @@ TEST_CASE("linuxkpi: work runs on a CPU thread; cancel_work_sync takes back a pe
   CHECK(g_work_runs == 1);
 }
 
-TEST_CASE("linuxkpi: alloc_workqueue, a delayed work through its timer, destroy_workqueue") {
+TEST_CASE("linuxkpi: alloc_workqueue, a delayed work through its timer, "
+          "destroy_workqueue") {
   Booted b;
   init_completion(&g_work_done);
   g_work_runs = 0;
@@ -540,7 +556,8 @@ TEST_CASE("linuxkpi: timers fire on a CPU thread; timer_delete_sync disarms") {
   CHECK(lx<int(timer_list *)>("timer_delete")(&late) == 0);
 }
 
-TEST_CASE("linuxkpi: jiffies advances while the kernel runs; conversions at HZ=250") {
+TEST_CASE(
+    "linuxkpi: jiffies advances while the kernel runs; conversions at HZ=250") {
   Booted b;
   const unsigned long j0 = jiffies();
   for (int i = 0; i < 10000 && jiffies() == j0; i++)
@@ -574,7 +591,8 @@ TEST_CASE("linuxkpi: a module going takes its timers and work with it") {
   CHECK(d.timer.pprev == nullptr);
 }
 
-// ---- RCU ---------------------------------------------------------------------------
+// ---- RCU
+// ---------------------------------------------------------------------------
 
 namespace {
 std::atomic<int> g_rcu_calls;
@@ -594,9 +612,11 @@ TEST_CASE("linuxkpi: call_rcu's callback has run after rcu_barrier") {
   lx<void()>("synchronize_rcu")();
 }
 
-// ---- library functions ------------------------------------------------------------
+// ---- library functions
+// ------------------------------------------------------------
 
-TEST_CASE("linuxkpi: xxh32/xxh64 one-shot and streaming agree with the reference") {
+TEST_CASE(
+    "linuxkpi: xxh32/xxh64 one-shot and streaming agree with the reference") {
   auto xxh64 = lx<u64(const void *, size_t, u64)>("xxh64");
   auto xxh32 = lx<u32(const void *, size_t, u32)>("xxh32");
   CHECK(xxh64("", 0, 0) == 0xEF46DB3751D8E999ull);
@@ -633,8 +653,8 @@ TEST_CASE("linuxkpi: LZ4_decompress_safe undoes liblz4's compression") {
   for (int i = 0; i < 200; i++)
     in += "minikern loads Linux modules " + std::to_string(i % 7);
   std::vector<char> c(LZ4_compressBound((int)in.size()));
-  const int cn = LZ4_compress_default(in.data(), c.data(), (int)in.size(),
-                                      (int)c.size());
+  const int cn =
+      LZ4_compress_default(in.data(), c.data(), (int)in.size(), (int)c.size());
   REQUIRE(cn > 0);
   std::vector<char> out(in.size());
   auto safe = lx<int(const char *, char *, int, int)>("LZ4_decompress_safe");
@@ -652,8 +672,8 @@ TEST_CASE("linuxkpi: sort, bsearch and hex dumps") {
   auto cmp = +[](const void *a, const void *b) {
     return *(const int *)a - *(const int *)b;
   };
-  lx<void(void *, size_t, size_t, int (*)(const void *, const void *),
-          void *)>("sort")(v, 6, sizeof(int), cmp, nullptr);
+  lx<void(void *, size_t, size_t, int (*)(const void *, const void *), void *)>(
+      "sort")(v, 6, sizeof(int), cmp, nullptr);
   CHECK((v[0] == 1 && v[1] == 3 && v[2] == 3 && v[3] == 5 && v[4] == 7 &&
          v[5] == 9));
   int key = 7;
@@ -672,10 +692,12 @@ TEST_CASE("linuxkpi: sort, bsearch and hex dumps") {
             "__crypto_memneq")("abc", "abd", 3) != 0);
   u8 r[8] = {};
   lx<void(void *, size_t)>("get_random_bytes")(r, sizeof r);
-  CHECK(lx<void *(const void *, int, size_t)>("memchr_inv")(r, 0, 8) != nullptr);
+  CHECK(lx<void *(const void *, int, size_t)>("memchr_inv")(r, 0, 8) !=
+        nullptr);
 }
 
-// ---- module parameters ------------------------------------------------------------
+// ---- module parameters
+// ------------------------------------------------------------
 
 namespace {
 struct kernel_param_ops {
@@ -704,23 +726,24 @@ TEST_CASE("linuxkpi: param_ops set and get as kernel/params.c does") {
   Booted b;
   int i = 0;
   kernel_param kp{"n", nullptr, lx<kernel_param_ops>("param_ops_int"), 0644, -1,
-                  0, &i};
+                  0,   &i};
   CHECK(kp.ops->set("0x10", &kp) == 0);
   CHECK(i == 16);
   CHECK(get(kp) == "16\n");
   CHECK(kp.ops->set("nope", &kp) == -22);
 
   bool flag = false;
-  kernel_param kb{"f", nullptr, lx<kernel_param_ops>("param_ops_bool"), 0644,
-                  -1, 0, &flag};
+  kernel_param kb{
+      "f", nullptr, lx<kernel_param_ops>("param_ops_bool"), 0644, -1, 0, &flag};
   CHECK(kb.ops->set("Y", &kb) == 0);
   CHECK(flag);
   CHECK(get(kb) == "Y\n");
   CHECK(kb.ops->set(nullptr, &kb) == 0); // a bare "f": true
   CHECK(kb.ops->set("n", &kb) == 0);
   CHECK(!flag);
-  kernel_param ki{"g", nullptr, lx<kernel_param_ops>("param_ops_invbool"), 0644,
-                  -1, 0, &flag};
+  kernel_param ki{"g",  nullptr, lx<kernel_param_ops>("param_ops_invbool"),
+                  0644, -1,      0,
+                  &flag};
   CHECK(ki.ops->set("1", &ki) == 0);
   CHECK(!flag);
   CHECK(get(ki) == "Y\n");
@@ -729,8 +752,8 @@ TEST_CASE("linuxkpi: param_ops set and get as kernel/params.c does") {
   const long before = b.k.kernel_mstats()->inuse;
   const char *initial = "default";
   char *s = (char *)initial;
-  kernel_param kc{"s", nullptr, lx<kernel_param_ops>("param_ops_charp"), 0644,
-                  -1, 0, &s};
+  kernel_param kc{
+      "s", nullptr, lx<kernel_param_ops>("param_ops_charp"), 0644, -1, 0, &s};
   std::string value = "from insmod";
   CHECK(kc.ops->set(value.c_str(), &kc) == 0);
   value = "changed";
@@ -749,8 +772,8 @@ TEST_CASE("linuxkpi: param_ops set and get as kernel/params.c does") {
     const kernel_param_ops *ops;
     void *elem;
   } ka{4, sizeof(int), &num, lx<kernel_param_ops>("param_ops_int"), arr};
-  kernel_param kr{"a", nullptr, lx<kernel_param_ops>("param_array_ops"), 0644,
-                  -1, 0, &ka};
+  kernel_param kr{
+      "a", nullptr, lx<kernel_param_ops>("param_array_ops"), 0644, -1, 0, &ka};
   CHECK(kr.ops->set("1,2,3", &kr) == 0);
   CHECK(num == 3);
   CHECK(arr[2] == 3);
@@ -763,14 +786,15 @@ TEST_CASE("linuxkpi: param_ops set and get as kernel/params.c does") {
     unsigned maxlen;
     char *string;
   } ks{sizeof sbuf, sbuf};
-  kernel_param kstr{"b", nullptr, lx<kernel_param_ops>("param_ops_string"),
-                    0644, -1, 0, &ks};
+  kernel_param kstr{
+      "b", nullptr, lx<kernel_param_ops>("param_ops_string"), 0644, -1, 0, &ks};
   CHECK(kstr.ops->set("abc", &kstr) == 0);
   CHECK(get(kstr) == "abc\n");
   CHECK(kstr.ops->set("abcd", &kstr) == -28);
 }
 
-// ---- per-CPU areas ----------------------------------------------------------------
+// ---- per-CPU areas
+// ----------------------------------------------------------------
 
 #if defined(__x86_64__)
 namespace {
@@ -796,7 +820,8 @@ void read_gs_on_cpu(void *) {
 }
 } // namespace
 
-TEST_CASE("linuxkpi: %gs holds the canary, current_task and cpu_number on the shell and a CPU") {
+TEST_CASE("linuxkpi: %gs holds the canary, current_task and cpu_number on the "
+          "shell and a CPU") {
   Booted b;
   const GsView shell = read_gs();
   CHECK(shell.canary != 0);
@@ -826,7 +851,8 @@ TEST_CASE("linuxkpi: %gs holds the canary, current_task and cpu_number on the sh
 }
 #endif
 
-// ---- the export table -------------------------------------------------------------
+// ---- the export table
+// -------------------------------------------------------------
 
 TEST_CASE("linuxkpi: every export is GPL-only exactly when Linux 6.1's is") {
   std::ifstream in("/usr/src/linux-headers-6.1.0-55-amd64/Module.symvers");
@@ -857,3 +883,36 @@ TEST_CASE("linuxkpi: every export is GPL-only exactly when Linux 6.1's is") {
   }
   CHECK(n > 300);
 }
+
+// ---- registration tables -------------------------------------------------------------
+
+#if defined(__x86_64__)
+TEST_CASE("linuxkpi: crypto algorithms and text search ops register once by name") {
+  alignas(8) u8 alg[384] = {}, twin[384] = {};
+  std::strcpy((char *)alg + 56, "crc32");   // cra_name
+  std::strcpy((char *)twin + 184, "crc32"); // cra_driver_name
+  auto reg = lx<int(void *)>("crypto_register_alg");
+  auto unreg = lx<void(void *)>("crypto_unregister_alg");
+  CHECK(reg(alg) == 0);
+  CHECK(std::string((char *)alg + 184) == "crc32"); // named after cra_name
+  CHECK(reg(twin) == -17);                          // -EEXIST
+  unreg(alg);
+  CHECK(reg(twin) == 0);
+  unreg(twin);
+  alignas(8) u8 shashes[2][480] = {};
+  std::strcpy((char *)shashes[0] + 96 + 56, "sha384");
+  std::strcpy((char *)shashes[1] + 96 + 56, "sha384"); // a duplicate
+  CHECK(lx<int(void *, int)>("crypto_register_shashes")(shashes, 2) == -17);
+  CHECK(lx<int(void *, int)>("crypto_register_shashes")(shashes, 1) == 0);
+  lx<void(void *, int)>("crypto_unregister_shashes")(shashes, 1);
+
+  struct {
+    const char *name;
+    void *rest[8];
+  } ops{"kmp", {}};
+  CHECK(lx<int(void *)>("textsearch_register")(&ops) == 0);
+  CHECK(lx<int(void *)>("textsearch_register")(&ops) == -17);
+  CHECK(lx<int(void *)>("textsearch_unregister")(&ops) == 0);
+  CHECK(lx<int(void *)>("textsearch_unregister")(&ops) == -2);
+}
+#endif
