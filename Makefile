@@ -57,7 +57,9 @@ ifeq ($(ARCH),x86_64)
   MFLAG := -m64
   LDEMU := elf_x86_64
   LIBS := -lelf -lboost_program_options -lreadline -lcapstone -lurcu-memb -lpthread \
-          -lcrypto -llz4 -lxxhash -lz
+          -lcrypto -llz4 -lxxhash -lz -l:libzstd.a
+  # libzstd's static archive: the Linux API's FSE_readNCount and
+  # HUF_readStats, which the shared library hides (kernel/linuxkpi/lib.cpp).
   # Module signatures (kernel/module_sig.cpp) use OpenSSL's CMS.  Not in the
   # i386 build: libssl3:i386 must be the very version of the amd64 one, which
   # Debian's mirrors do not always offer together (see docs/robustness.md).

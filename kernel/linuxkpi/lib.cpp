@@ -1,4 +1,5 @@
 // Library functions vmlinux exports to modules: LZ4 decompression (liblz4),
+// zstd's common part (libzstd),
 // xxHash (libxxhash for the one-shot forms; the streaming ones keep the
 // kernel's own struct xxh64_state/xxh32_state, which are not libxxhash's),
 // the CRC32 family (zlib for the IEEE one, tables for crc32c and the
@@ -42,6 +43,63 @@ int LZ4_decompress_fast_usingDict(const char *src, char *dst, int original_size,
   return ::LZ4_decompress_fast_usingDict(src, dst, original_size, dict,
                                          dict_size);
 }
+
+// ---- zstd's common part (zstd_common in vmlinux) ---------------------------
+// What Debian's zstd_compress.ko takes from the kernel: the entropy table
+// readers from libzstd's static archive (the shared one hides them; their
+// signatures are the same in the kernel's zstd 1.5.2 and Debian's 1.5.4),
+// the error helpers, and allocation through the caller's ZSTD_customMem.
+// Linux's ZSTD_malloc is NULL: kernel users always bring a workspace.
+// x86_64 only: libzstd-dev for i386 does not install beside the amd64 one.
+
+#if defined(__x86_64__)
+} // namespace lkpi
+extern "C" {
+size_t FSE_readNCount(short *, unsigned *, unsigned *, const void *, size_t);
+size_t HUF_readStats(unsigned char *, size_t, unsigned *, unsigned *,
+                     unsigned *, const void *, size_t);
+unsigned ZSTD_isError(size_t);
+const char *ZSTD_getErrorName(size_t);
+int ZSTD_getErrorCode(size_t);
+}
+namespace lkpi {
+
+struct ZSTD_customMem {
+  void *(*customAlloc)(void *opaque, size_t size);
+  void (*customFree)(void *opaque, void *address);
+  void *opaque;
+};
+
+size_t lkpi_FSE_readNCount(short *norm, unsigned *max_symbol,
+                           unsigned *table_log, const void *src, size_t size) {
+  return ::FSE_readNCount(norm, max_symbol, table_log, src, size);
+}
+size_t lkpi_HUF_readStats(u8 *weights, size_t hw_size, u32 *rank_stats,
+                          u32 *nb_symbols, u32 *table_log, const void *src,
+                          size_t size) {
+  return ::HUF_readStats(weights, hw_size, rank_stats, nb_symbols, table_log,
+                         src, size);
+}
+unsigned lkpi_ZSTD_isError(size_t code) { return ::ZSTD_isError(code); }
+const char *lkpi_ZSTD_getErrorName(size_t code) {
+  return ::ZSTD_getErrorName(code);
+}
+int lkpi_ZSTD_getErrorCode(size_t code) { return ::ZSTD_getErrorCode(code); }
+
+void *ZSTD_customMalloc(size_t size, ZSTD_customMem mem) {
+  return mem.customAlloc ? mem.customAlloc(mem.opaque, size) : nullptr;
+}
+void *ZSTD_customCalloc(size_t size, ZSTD_customMem mem) {
+  void *p = ZSTD_customMalloc(size, mem);
+  if (p)
+    std::memset(p, 0, size);
+  return p;
+}
+void ZSTD_customFree(void *p, ZSTD_customMem mem) {
+  if (p && mem.customFree)
+    mem.customFree(mem.opaque, p);
+}
+#endif
 
 // ---- xxHash ----------------------------------------------------------------
 
@@ -512,6 +570,16 @@ LINUX_EXPORT(LZ4_decompress_safe_partial);
 LINUX_EXPORT(LZ4_decompress_fast);
 LINUX_EXPORT(LZ4_decompress_safe_usingDict);
 LINUX_EXPORT(LZ4_decompress_fast_usingDict);
+#if defined(__x86_64__)
+LINUX_EXPORT_FLAGS("FSE_readNCount", lkpi_FSE_readNCount, LE_GPL);
+LINUX_EXPORT_FLAGS("HUF_readStats", lkpi_HUF_readStats, LE_GPL);
+LINUX_EXPORT_FLAGS("ZSTD_isError", lkpi_ZSTD_isError, LE_GPL);
+LINUX_EXPORT_FLAGS("ZSTD_getErrorName", lkpi_ZSTD_getErrorName, LE_GPL);
+LINUX_EXPORT_FLAGS("ZSTD_getErrorCode", lkpi_ZSTD_getErrorCode, LE_GPL);
+LINUX_EXPORT_GPL(ZSTD_customMalloc);
+LINUX_EXPORT_GPL(ZSTD_customCalloc);
+LINUX_EXPORT_GPL(ZSTD_customFree);
+#endif
 LINUX_EXPORT(xxh32);
 LINUX_EXPORT(xxh64);
 LINUX_EXPORT(xxh32_reset);

@@ -262,8 +262,9 @@ void count_ctor(void *p) {
 TEST_CASE("linuxkpi: kmem caches align, construct, and refuse to die with live "
           "objects") {
   Booted b;
-  auto create = lx<void *(const char *, unsigned, unsigned, unsigned,
-                          void (*)(void *))>("kmem_cache_create");
+  auto create =
+      lx<void *(const char *, unsigned, unsigned, unsigned, void (*)(void *))>(
+          "kmem_cache_create");
   auto alloc = lx<void *(void *, unsigned)>("kmem_cache_alloc");
   auto cfree = lx<void(void *, void *)>("kmem_cache_free");
   auto destroy = lx<void(void *)>("kmem_cache_destroy");
@@ -304,9 +305,9 @@ TEST_CASE("linuxkpi: strings with Linux's semantics") {
   CHECK((bin[0] == 0xa5 && bin[1] == 0xf0));
   CHECK(lx<int(u8 *, const char *, size_t)>("hex2bin")(bin, "zz", 1) == -22);
   const unsigned char *ctype = lx<const unsigned char>("_ctype");
-  CHECK((ctype['7'] & 0x04));         // _D
-  CHECK((ctype['f'] & 0x42) == 0x42); // _L | _X
-  CHECK((ctype[' '] & 0xa0) == 0xa0); // _S | _SP
+  CHECK((ctype[(u8)'7'] & 0x04));         // _D
+  CHECK((ctype[(u8)'f'] & 0x42) == 0x42); // _L | _X
+  CHECK((ctype[(u8)' '] & 0xa0) == 0xa0); // _S | _SP
 }
 
 TEST_CASE("linuxkpi: kstrto* parse as Linux does") {
@@ -667,6 +668,48 @@ TEST_CASE("linuxkpi: LZ4_decompress_safe undoes liblz4's compression") {
   CHECK(std::string(out.data(), out.size()) == in);
 }
 
+#if defined(__x86_64__)
+namespace {
+int g_zstd_allocs;
+void *zstd_alloc(void *opaque, size_t size) {
+  g_zstd_allocs++;
+  return static_cast<u8 *>(opaque);
+}
+} // namespace
+
+TEST_CASE(
+    "linuxkpi: zstd's common part: entropy readers, errors, custom memory") {
+  short norm[256];
+  unsigned max_symbol = 255, table_log;
+  const u8 garbage[1] = {0xff};
+  const size_t r =
+      lx<size_t(short *, unsigned *, unsigned *, const void *, size_t)>(
+          "FSE_readNCount")(norm, &max_symbol, &table_log, garbage,
+                            sizeof garbage);
+  CHECK(lx<unsigned(size_t)>("ZSTD_isError")(r));
+  CHECK(std::string(lx<const char *(size_t)>("ZSTD_getErrorName")(r)) !=
+        "No error detected");
+  CHECK(!lx<unsigned(size_t)>("ZSTD_isError")(0));
+  struct {
+    void *(*alloc)(void *, size_t);
+    void (*free)(void *, void *);
+    void *opaque;
+  } mem{zstd_alloc, nullptr, nullptr};
+  alignas(8) u8 arena[16];
+  std::memset(arena, 0xee, sizeof arena);
+  mem.opaque = arena;
+  g_zstd_allocs = 0;
+  auto *p =
+      (u8 *)lx<void *(size_t, decltype(mem))>("ZSTD_customCalloc")(16, mem);
+  CHECK(p == arena);
+  CHECK(g_zstd_allocs == 1);
+  CHECK(p[15] == 0);
+  mem.alloc = nullptr; // Linux has no default allocator here
+  CHECK(lx<void *(size_t, decltype(mem))>("ZSTD_customMalloc")(16, mem) ==
+        nullptr);
+}
+#endif
+
 TEST_CASE("linuxkpi: sort, bsearch and hex dumps") {
   int v[] = {5, 3, 9, 1, 7, 3};
   auto cmp = +[](const void *a, const void *b) {
@@ -884,10 +927,12 @@ TEST_CASE("linuxkpi: every export is GPL-only exactly when Linux 6.1's is") {
   CHECK(n > 300);
 }
 
-// ---- registration tables -------------------------------------------------------------
+// ---- registration tables
+// -------------------------------------------------------------
 
 #if defined(__x86_64__)
-TEST_CASE("linuxkpi: crypto algorithms and text search ops register once by name") {
+TEST_CASE(
+    "linuxkpi: crypto algorithms and text search ops register once by name") {
   alignas(8) u8 alg[384] = {}, twin[384] = {};
   std::strcpy((char *)alg + 56, "crc32");   // cra_name
   std::strcpy((char *)twin + 184, "crc32"); // cra_driver_name
