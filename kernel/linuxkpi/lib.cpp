@@ -2,9 +2,9 @@
 // zstd's common part (libzstd),
 // xxHash (libxxhash for the one-shot forms; the streaming ones keep the
 // kernel's own struct xxh64_state/xxh32_state, which are not libxxhash's),
-// the CRC32 family (zlib for the IEEE one, tables for crc32c and the
-// big-endian form), random bytes, crypto helpers, sort/bsearch and hex
-// dumps.
+// the ChaCha block function, the CRC32 family (zlib for the IEEE one,
+// tables for crc32c and the big-endian form), random bytes, crypto helpers,
+// sort/bsearch and hex dumps.
 #include "lkpi.h"
 
 #define LZ4_DISABLE_DEPRECATE_WARNINGS
@@ -285,6 +285,48 @@ u32 xxh32_digest(const xxh32_state *s) {
 
 void xxh64_copy_state(xxh64_state *d, const xxh64_state *s) { *d = *s; }
 void xxh32_copy_state(xxh32_state *d, const xxh32_state *s) { *d = *s; }
+
+// ---- ChaCha (lib/crypto/chacha.c) -----------------------------------------
+
+namespace {
+void chacha_permute(u32 *x, int nrounds) {
+  auto qr = [x](int a, int b, int c, int d) {
+    x[a] += x[b];
+    x[d] = rotl32(x[d] ^ x[a], 16);
+    x[c] += x[d];
+    x[b] = rotl32(x[b] ^ x[c], 12);
+    x[a] += x[b];
+    x[d] = rotl32(x[d] ^ x[a], 8);
+    x[c] += x[d];
+    x[b] = rotl32(x[b] ^ x[c], 7);
+  };
+  for (int i = 0; i < nrounds; i += 2) {
+    qr(0, 4, 8, 12), qr(1, 5, 9, 13), qr(2, 6, 10, 14), qr(3, 7, 11, 15);
+    qr(0, 5, 10, 15), qr(1, 6, 11, 12), qr(2, 7, 8, 13), qr(3, 4, 9, 14);
+  }
+}
+} // namespace
+
+// One 64-byte block of key stream from `state`, whose block counter
+// (word 12) then advances.
+void chacha_block_generic(u32 *state, u8 *stream, int nrounds) {
+  u32 x[16];
+  std::memcpy(x, state, sizeof x);
+  chacha_permute(x, nrounds);
+  for (int i = 0; i < 16; i++) {
+    const u32 v = x[i] + state[i];
+    std::memcpy(stream + 4 * i, &v, 4); // little endian
+  }
+  state[12]++;
+}
+// HChaCha: the permuted state's first and last rows, no feed-forward.
+void hchacha_block_generic(const u32 *state, u32 *stream, int nrounds) {
+  u32 x[16];
+  std::memcpy(x, state, sizeof x);
+  chacha_permute(x, nrounds);
+  std::memcpy(stream, x, 16);
+  std::memcpy(stream + 4, x + 12, 16);
+}
 
 // ---- CRC32 -----------------------------------------------------------------
 // Linux's forms take and return the raw register: no inversion in or out
@@ -590,6 +632,8 @@ LINUX_EXPORT(xxh64_reset);
 LINUX_EXPORT(xxh64_update);
 LINUX_EXPORT(xxh64_digest);
 LINUX_EXPORT(xxh64_copy_state);
+LINUX_EXPORT(chacha_block_generic);
+LINUX_EXPORT(hchacha_block_generic);
 LINUX_EXPORT(crc32_le);
 LINUX_EXPORT(__crc32c_le);
 LINUX_EXPORT(crc32_be);

@@ -649,6 +649,26 @@ TEST_CASE("linuxkpi: the CRC32 family's check values") {
         0xFC891918u);
 }
 
+TEST_CASE(
+    "linuxkpi: chacha_block_generic matches RFC 7539's block test vector") {
+  // Section 2.3.2: key 00..1f, counter 1, nonce 00:00:00:09:00:00:00:4a:00..
+  u32 state[16] = {0x61707865, 0x3320646e, 0x79622d32, 0x6b206574};
+  for (int i = 0; i < 8; i++)
+    state[4 + i] = (u32)(4 * i) | (u32)(4 * i + 1) << 8 |
+                   (u32)(4 * i + 2) << 16 | (u32)(4 * i + 3) << 24;
+  state[12] = 1;
+  state[13] = 0x09000000;
+  state[14] = 0x4a000000;
+  state[15] = 0;
+  u8 out[64];
+  lx<void(u32 *, u8 *, int)>("chacha_block_generic")(state, out, 20);
+  const u8 want[16] = {0x10, 0xf1, 0xe7, 0xe4, 0xd1, 0x3b, 0x59, 0x15,
+                       0x50, 0x0f, 0xdd, 0x1f, 0xa3, 0x20, 0x71, 0xc4};
+  CHECK(std::memcmp(out, want, 16) == 0);
+  CHECK(out[63] == 0x4e); // the block's last byte
+  CHECK(state[12] == 2);
+}
+
 TEST_CASE("linuxkpi: LZ4_decompress_safe undoes liblz4's compression") {
   std::string in;
   for (int i = 0; i < 200; i++)
