@@ -126,29 +126,34 @@ int atomic_dec_and_mutex_lock(std::atomic<int> *cnt, mutex *m) {
 }
 
 // ---- spinlocks and rwlocks -------------------------------------------------
-
-void _raw_spin_lock(u32 *l) { spin_lock(word(l)); }
-void _raw_spin_unlock(u32 *l) { word(l)->store(0, std::memory_order_release); }
-unsigned long _raw_spin_lock_irqsave(u32 *l) {
-  spin_lock(word(l));
-  return 0;
-}
-void _raw_spin_unlock_irqrestore(u32 *l, unsigned long) {
-  word(l)->store(0, std::memory_order_release);
-}
-void _raw_spin_lock_irq(u32 *l) { spin_lock(word(l)); }
-void _raw_spin_unlock_irq(u32 *l) {
-  word(l)->store(0, std::memory_order_release);
-}
-void _raw_spin_lock_bh(u32 *l) { spin_lock(word(l)); }
-void _raw_spin_unlock_bh(u32 *l) {
-  word(l)->store(0, std::memory_order_release);
-}
-int _raw_spin_trylock(u32 *l) { return futex_trylock(word(l)) ? 1 : 0; }
+// As Linux's out-of-line forms do, a held lock counts in the CPU's
+// __preempt_count (so in_atomic() is true under it); the _bh forms also
+// count SOFTIRQ_DISABLE_OFFSET.  There are no interrupts to disable.
 
 namespace {
+constexpr u32 kLockOffset = 1, kBhLockOffset = 0x200 + 1;
+
+void preempt_add(u32 n) {
+  if (u8 *a = mk::PerCpu::current())
+    *reinterpret_cast<u32 *>(a + kPcpuPreemptCount) += n;
+}
+void preempt_sub(u32 n) {
+  if (u8 *a = mk::PerCpu::current())
+    *reinterpret_cast<u32 *>(a + kPcpuPreemptCount) -= n;
+}
+
+void spin_acquire(u32 *l, u32 count) {
+  preempt_add(count);
+  spin_lock(word(l));
+}
+void spin_release(u32 *l, u32 count) {
+  word(l)->store(0, std::memory_order_release);
+  preempt_sub(count);
+}
+
 // qrwlock's cnts word: readers count up in steps of 2; bit 0 is a writer.
-void read_lock(u32 *l) {
+void read_acquire(u32 *l, u32 count) {
+  preempt_add(count);
   std::atomic<u32> *w = word(l);
   for (int spins = 0;; spins++) {
     u32 c = w->load(std::memory_order_relaxed);
@@ -161,33 +166,63 @@ void read_lock(u32 *l) {
       sched_yield();
   }
 }
-void read_unlock(u32 *l) { word(l)->fetch_sub(2, std::memory_order_release); }
-void write_lock(u32 *l) { spin_lock(word(l)); }
-void write_unlock(u32 *l) { word(l)->store(0, std::memory_order_release); }
+void read_release(u32 *l, u32 count) {
+  word(l)->fetch_sub(2, std::memory_order_release);
+  preempt_sub(count);
+}
 } // namespace
 
-void _raw_read_lock(u32 *l) { read_lock(l); }
-void _raw_read_unlock(u32 *l) { read_unlock(l); }
-void _raw_write_lock(u32 *l) { write_lock(l); }
-void _raw_write_unlock(u32 *l) { write_unlock(l); }
+void _raw_spin_lock(u32 *l) { spin_acquire(l, kLockOffset); }
+void _raw_spin_unlock(u32 *l) { spin_release(l, kLockOffset); }
+unsigned long _raw_spin_lock_irqsave(u32 *l) {
+  spin_acquire(l, kLockOffset);
+  return 0;
+}
+void _raw_spin_unlock_irqrestore(u32 *l, unsigned long) {
+  spin_release(l, kLockOffset);
+}
+void _raw_spin_lock_irq(u32 *l) { spin_acquire(l, kLockOffset); }
+void _raw_spin_unlock_irq(u32 *l) { spin_release(l, kLockOffset); }
+void _raw_spin_lock_bh(u32 *l) { spin_acquire(l, kBhLockOffset); }
+void _raw_spin_unlock_bh(u32 *l) { spin_release(l, kBhLockOffset); }
+int _raw_spin_trylock(u32 *l) {
+  preempt_add(kLockOffset);
+  if (futex_trylock(word(l)))
+    return 1;
+  preempt_sub(kLockOffset);
+  return 0;
+}
+
+void _raw_read_lock(u32 *l) { read_acquire(l, kLockOffset); }
+void _raw_read_unlock(u32 *l) { read_release(l, kLockOffset); }
+void _raw_write_lock(u32 *l) { spin_acquire(l, kLockOffset); }
+void _raw_write_unlock(u32 *l) { spin_release(l, kLockOffset); }
 unsigned long _raw_read_lock_irqsave(u32 *l) {
-  read_lock(l);
+  read_acquire(l, kLockOffset);
   return 0;
 }
-void _raw_read_unlock_irqrestore(u32 *l, unsigned long) { read_unlock(l); }
+void _raw_read_unlock_irqrestore(u32 *l, unsigned long) {
+  read_release(l, kLockOffset);
+}
 unsigned long _raw_write_lock_irqsave(u32 *l) {
-  write_lock(l);
+  spin_acquire(l, kLockOffset);
   return 0;
 }
-void _raw_write_unlock_irqrestore(u32 *l, unsigned long) { write_unlock(l); }
-void _raw_read_lock_bh(u32 *l) { read_lock(l); }
-void _raw_read_unlock_bh(u32 *l) { read_unlock(l); }
-void _raw_write_lock_bh(u32 *l) { write_lock(l); }
-void _raw_write_unlock_bh(u32 *l) { write_unlock(l); }
-void _raw_read_lock_irq(u32 *l) { read_lock(l); }
-void _raw_read_unlock_irq(u32 *l) { read_unlock(l); }
-void _raw_write_lock_irq(u32 *l) { write_lock(l); }
-void _raw_write_unlock_irq(u32 *l) { write_unlock(l); }
+void _raw_write_unlock_irqrestore(u32 *l, unsigned long) {
+  spin_release(l, kLockOffset);
+}
+void _raw_read_lock_bh(u32 *l) { read_acquire(l, kBhLockOffset); }
+void _raw_read_unlock_bh(u32 *l) { read_release(l, kBhLockOffset); }
+void _raw_write_lock_bh(u32 *l) { spin_acquire(l, kBhLockOffset); }
+void _raw_write_unlock_bh(u32 *l) { spin_release(l, kBhLockOffset); }
+void _raw_read_lock_irq(u32 *l) { read_acquire(l, kLockOffset); }
+void _raw_read_unlock_irq(u32 *l) { read_release(l, kLockOffset); }
+void _raw_write_lock_irq(u32 *l) { spin_acquire(l, kLockOffset); }
+void _raw_write_unlock_irq(u32 *l) { spin_release(l, kLockOffset); }
+
+// local_bh_enable(): local_bh_disable() added `cnt` inline.
+void __local_bh_enable_ip(unsigned long, unsigned cnt) { preempt_sub(cnt); }
+void _local_bh_enable() { preempt_sub(0x200); }
 
 // ---- sleeping --------------------------------------------------------------
 
@@ -539,6 +574,8 @@ LINUX_EXPORT(_raw_read_lock_irq);
 LINUX_EXPORT(_raw_read_unlock_irq);
 LINUX_EXPORT(_raw_write_lock_irq);
 LINUX_EXPORT(_raw_write_unlock_irq);
+LINUX_EXPORT(__local_bh_enable_ip);
+LINUX_EXPORT(_local_bh_enable);
 LINUX_EXPORT(wake_up_process);
 LINUX_EXPORT(schedule);
 LINUX_EXPORT(schedule_timeout);

@@ -905,6 +905,19 @@ TEST_CASE("linuxkpi: %gs holds the canary, current_task and cpu_number on the "
   CHECK(g_cpu_view.canary != shell.canary);
   CHECK((u8 *)g_cpu_view.current == b.k.percpu().area(0) + 4096);
 
+  // A held spinlock counts in __preempt_count, as in_atomic() reads it.
+  auto preempt = [] {
+    u32 v;
+    asm volatile("movl %%gs:72, %0" : "=r"(v));
+    return v;
+  };
+  CHECK(preempt() == 0x80000000u); // PREEMPT_ENABLED
+  u32 lock = 0;
+  lx<void(u32 *)>("_raw_spin_lock_bh")(&lock);
+  CHECK(preempt() == 0x80000201u);
+  lx<void(u32 *)>("_raw_spin_unlock_bh")(&lock);
+  CHECK(preempt() == 0x80000000u);
+
   CHECK(*lx<unsigned>("nr_cpu_ids") == 2);
   auto *offs = lx<unsigned long>("__per_cpu_offset");
   CHECK(offs[0] == (unsigned long)(uintptr_t)b.k.percpu().area(0));
