@@ -57,7 +57,9 @@ ifeq ($(ARCH),x86_64)
   MFLAG := -m64
   LDEMU := elf_x86_64
   LIBS := -lelf -lboost_program_options -lreadline -lcapstone -lurcu-memb -lpthread \
-          -lcrypto
+          -lcrypto -llz4 -lxxhash -lz -l:libzstd.a
+  # libzstd's static archive: the Linux API's FSE_readNCount and
+  # HUF_readStats, which the shared library hides (kernel/linuxkpi/lib.cpp).
   # Module signatures (kernel/module_sig.cpp) use OpenSSL's CMS.  Not in the
   # i386 build: libssl3:i386 must be the very version of the amd64 one, which
   # Debian's mirrors do not always offer together (see docs/robustness.md).
@@ -70,7 +72,8 @@ else ifeq ($(ARCH),i386)
   L32 := /usr/lib/i386-linux-gnu
   LIBS := $(L32)/libelf.so.1 $(L32)/libboost_program_options.so.1.74.0 \
           $(L32)/libreadline.so.8 $(L32)/libcapstone.so.4 \
-          $(L32)/liburcu-memb.so.8 -lpthread
+          $(L32)/liburcu-memb.so.8 $(L32)/liblz4.so.1 $(L32)/libxxhash.so.0 \
+          $(L32)/libz.so.1 -lpthread
 else
   $(error ARCH must be x86_64 or i386)
 endif

@@ -45,4 +45,14 @@ private:
   std::list<Entry> entries_ GUARDED_BY(mu_); // stable addresses
 };
 
+// The kernel's allocator for another layer's allocation functions (the
+// Linux API's kmalloc family): the block is charged to the owner of the
+// code at `caller` (a module's return address), as malloc() charges it.
+void *malloc_for(size_t size, u64 caller, bool zero);
+// Free a block malloc_for or a module's malloc returned; `caller` names
+// the culprit if it is not a live block.
+void free_for(void *p, u64 caller);
+// The size a live block was asked with.
+size_t block_size(void *p, u64 caller);
+
 } // namespace mk

@@ -17,8 +17,17 @@ thread_local int t_index = -1;
 } // namespace
 
 PerCpu::~PerCpu() {
-  for (u8 *a : areas_)
+  for (u8 *a : areas_) {
+    // The destroying thread (the shell's) leaves its area first.
+    if (a == t_area) {
+      t_area = nullptr;
+      t_index = -1;
+#if defined(__x86_64__)
+      syscall(SYS_arch_prctl, ARCH_SET_GS, 0ul);
+#endif
+    }
     munmap(a, kAreaSize);
+  }
 }
 
 Result<void> PerCpu::init(unsigned n) {

@@ -137,6 +137,9 @@ void Kernel::shutdown() {
   linker_.unload_all();
   cpus_.stop();
   kthreads_.join_all();
+  for (auto it = stopped_hooks_.rbegin(); it != stopped_hooks_.rend(); ++it)
+    (*it)();
+  stopped_hooks_.clear();
 }
 
 // ---- early SYSINIT steps ---------------------------------------------------

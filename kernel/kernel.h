@@ -77,6 +77,12 @@ public:
     shutdown_hooks_.push_back(std::move(fn));
   }
 
+  // Run `fn` once the CPUs have stopped and every module is gone (hooks
+  // run newest first): what outlives modules' code and callouts goes then.
+  void on_stopped(std::function<void()> fn) {
+    stopped_hooks_.push_back(std::move(fn));
+  }
+
   // Who pays for memory allocated by code at `pc`.
   MallocStats *mstats_for_caller(u64 pc);
 
@@ -120,6 +126,7 @@ private:
   Shell shell_{*this};
   u64 boot_ns_ = 0;
   std::vector<std::function<void()>> shutdown_hooks_;
+  std::vector<std::function<void()>> stopped_hooks_;
   bool shut_down_ = false;
 };
 

@@ -172,6 +172,14 @@ u64 caller_pc(void *ra) { return (u64)(uintptr_t)ra; }
 
 } // namespace
 
+namespace mk {
+void *malloc_for(size_t size, u64 caller, bool zero) {
+  return kmalloc(size, caller, zero);
+}
+void free_for(void *p, u64 caller) { kfree(p, caller); }
+size_t block_size(void *p, u64 caller) { return ksize(p, caller); }
+} // namespace mk
+
 extern "C" {
 
 // ---- console ---------------------------------------------------------------

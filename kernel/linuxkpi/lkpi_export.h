@@ -19,3 +19,7 @@
   static const linux_export __MK_CONCAT(__lexport_, __LINE__) = {              \
       name, (const void *)(uintptr_t)(offset), LE_PERCPU};                     \
   DATA_SET(linux_export_set, __MK_CONCAT(__lexport_, __LINE__))
+#define LINUX_EXPORT_PERCPU_GPL(name, offset)                                  \
+  static const linux_export __MK_CONCAT(__lexport_, __LINE__) = {              \
+      name, (const void *)(uintptr_t)(offset), LE_PERCPU | LE_GPL};            \
+  DATA_SET(linux_export_set, __MK_CONCAT(__lexport_, __LINE__))

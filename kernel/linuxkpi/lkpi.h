@@ -1,0 +1,190 @@
+// What the Linux API's files share: Linux 6.1's layouts of the structures
+// modules own (x86_64 under Debian's config, measured with a probe module
+// built by Debian's kbuild), the allocator, the per-CPU layout, the clock.
+//
+// Everything lives in namespace lkpi with Linux's names, so nothing here
+// collides with the C library at link time (the export records carry the
+// Linux name); functions whose Linux name is a C library name are lkpi_NAME
+// and exported with LINUX_EXPORT_AS.
+#pragma once
+
+#include "../kernel.h"
+#include "lkpi_export.h"
+
+#include <atomic>
+#include <cstdarg>
+#include <cstddef>
+#include <string>
+
+namespace lkpi {
+
+using mk::i64;
+using mk::u16;
+using mk::u32;
+using mk::u64;
+using mk::u8;
+
+// The return address of the exported function that uses it: the module
+// code that called, which pays for memory and names the culprit.
+#define LKPI_CALLER() ((lkpi::u64)(uintptr_t)__builtin_return_address(0))
+
+// ---- structures modules own ------------------------------------------------
+
+struct list_head {
+  list_head *next, *prev;
+};
+inline void list_init(list_head *l) { l->next = l->prev = l; }
+inline bool list_empty(const list_head *l) { return l->next == l; }
+inline void list_add_between(list_head *n, list_head *prev, list_head *next) {
+  next->prev = n;
+  n->next = next;
+  n->prev = prev;
+  prev->next = n;
+}
+inline void list_del_init(list_head *e) {
+  e->next->prev = e->prev;
+  e->prev->next = e->next;
+  list_init(e);
+}
+
+struct hlist_node {
+  hlist_node *next, **pprev;
+};
+
+struct callback_head {
+  callback_head *next;
+  void (*func)(callback_head *);
+};
+
+struct timer_list {
+  hlist_node entry; // pprev != null while pending (timer_pending())
+  unsigned long expires;
+  void (*function)(timer_list *);
+  u32 flags;
+};
+
+struct work_struct;
+typedef void (*work_func_t)(work_struct *);
+struct work_struct {
+  long data; // bit 0: pending (WORK_STRUCT_PENDING_BIT)
+  list_head entry;
+  work_func_t func;
+};
+
+struct workqueue_struct;
+struct delayed_work {
+  work_struct work;
+  timer_list timer;
+  workqueue_struct *wq;
+  int cpu;
+};
+
+struct wait_queue_entry;
+typedef int (*wait_queue_func_t)(wait_queue_entry *, unsigned mode, int flags,
+                                 void *key);
+struct wait_queue_entry {
+  unsigned flags;
+  void *priv; // the task
+  wait_queue_func_t func;
+  list_head entry;
+};
+struct wait_queue_head {
+  u32 lock; // spinlock_t
+  list_head head;
+};
+struct swait_queue_head {
+  u32 lock;
+  list_head task_list;
+};
+struct completion {
+  unsigned done;
+  swait_queue_head wait;
+};
+
+struct va_format {
+  const char *fmt;
+  va_list *va;
+};
+
+#if defined(__x86_64__)
+static_assert(sizeof(timer_list) == 40);
+static_assert(sizeof(work_struct) == 32);
+static_assert(sizeof(delayed_work) == 88 && offsetof(delayed_work, cpu) == 80);
+static_assert(sizeof(wait_queue_entry) == 40 && sizeof(wait_queue_head) == 24);
+static_assert(sizeof(completion) == 32 && offsetof(completion, wait) == 8);
+#endif
+
+// gfp_t bits and task states the code reads.
+constexpr unsigned kGfpZero = 0x100;
+constexpr unsigned TASK_RUNNING = 0, TASK_INTERRUPTIBLE = 1,
+                   TASK_UNINTERRUPTIBLE = 2, TASK_NORMAL = 3;
+constexpr long MAX_SCHEDULE_TIMEOUT = __LONG_MAX__;
+constexpr unsigned HZ = 250;
+
+// ---- per-CPU areas ---------------------------------------------------------
+// The first PerCpu::kStaticSize bytes of every area, as Linux code reaches
+// them through %gs.
+constexpr u64 kPcpuFixed = 0; // fixed_percpu_data: canary at 40
+constexpr u64 kPcpuCanary = 40;
+constexpr u64 kPcpuCurrentTask = 64;  // struct task_struct *
+constexpr u64 kPcpuPreemptCount = 72; // int
+constexpr u64 kPcpuCpuNumber = 76;    // int
+constexpr u64 kPcpuThisCpuOff = 80;   // unsigned long: the area's address
+constexpr u64 kPcpuTask = 4096;       // the CPU's fake task_struct
+constexpr u64 kTaskSize = 9792;       // sizeof(struct task_struct)
+constexpr u64 kTaskState = 24;        // task_struct.__state (u32)
+constexpr u64 kTaskPid = 0x970;
+constexpr u64 kTaskComm = 0xba0; // char comm[16]
+
+// The calling thread's fake task (its per-CPU area's; a thread without
+// an area has one of its own), and its __state word.
+u8 *current_task();
+inline std::atomic<u32> *task_state(u8 *task) {
+  return reinterpret_cast<std::atomic<u32> *>(task + kTaskState);
+}
+
+// ---- memory ----------------------------------------------------------------
+
+// A block of `size` bytes aligned to `align` (0: kmalloc's own rule),
+// charged to the code at `caller`; zeroed under __GFP_ZERO.  kmalloc(0)
+// is ZERO_SIZE_PTR, as in Linux.
+void *alloc(size_t size, unsigned gfp, u64 caller, size_t align = 0);
+void release(const void *p, u64 caller);
+// The size `p` was allocated with.
+size_t alloc_size(const void *p, u64 caller);
+constexpr uintptr_t kZeroSizePtr = 16;
+
+// ---- time ------------------------------------------------------------------
+
+// The jiffies count now, from the clock (what the jiffies variable holds,
+// give or take one tick).
+u64 jiffies_now();
+inline u64 ms_to_jiffies(u64 ms) { return (ms * HZ + 999) / 1000; }
+inline u64 jiffies_to_ms(u64 j) { return j * (1000 / HZ); }
+
+// ---- futexes ---------------------------------------------------------------
+
+// Block while *word == val, at most `ns` (-1: forever); false on timeout.
+bool futex_wait(std::atomic<u32> *word, u32 val, i64 ns = -1);
+void futex_wake(std::atomic<u32> *word, int n);
+
+// ---- the kernel ------------------------------------------------------------
+
+// "module`function+0x1a" of `pc` through the kernel's symbolizer, or
+// "0x..." when there is none.
+std::string symbolize(u64 pc);
+// A message at console level `level` (0..7): levels below 7 to the
+// console and dmesg, debug to dmesg only.
+void console_line(int level, const std::string &line);
+// Linux's vsnprintf into a std::string (printk.cpp).
+std::string vformat(const char *fmt, va_list ap);
+std::string lformat(const char *fmt, ...);
+// What %pS ('S'), %ps ('s') or %pB ('B') prints for `pc`, appended to `o`.
+void symbol(std::string &o, uintptr_t pc, char how);
+
+// Pieces of lkpi_module_gone, in the files that own them.
+void timers_module_gone(u64 lo, u64 hi);
+void work_module_gone(u64 lo, u64 hi);
+void rcu_module_gone(u64 lo, u64 hi);
+
+} // namespace lkpi

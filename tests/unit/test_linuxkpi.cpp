@@ -1,0 +1,996 @@
+// The Linux kernel API (kernel/linuxkpi/), called from C++ the way a
+// Linux module's code calls it: each function is found by its Linux name
+// in linux_export_set, so the export table is tested with it.
+#include "kernel_support.h"
+
+#include "../../kernel/export.h"
+#include "../../kernel/kern_linuxkpi_hook.h"
+
+#include <lz4.h>
+
+#include <atomic>
+#include <cstdarg>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+using namespace mkt;
+using mk::u32;
+using mk::u64;
+using mk::u8;
+
+namespace {
+
+const linux_export *find_export(const char *name) {
+  const linux_export *const *it;
+  SET_FOREACH(it, linux_export_set) {
+    if (!std::strcmp((*it)->le_name, name))
+      return *it;
+  }
+  return nullptr;
+}
+
+// The export `name`, as a `T *` (a function pointer or a variable).
+template <class T> T *lx(const char *name) {
+  const linux_export *e = find_export(name);
+  REQUIRE_MESSAGE(e != nullptr, name);
+  return (T *)(uintptr_t)e->le_addr;
+}
+
+// A booted one-CPU kernel: the Linux API's per-kernel state (timers,
+// workqueues, per-CPU areas) lives with it.
+struct Booted {
+  ModuleDir dir;
+  mk::Kernel k{kernel_options(dir.path())};
+  Booted() { REQUIRE(k.boot()); }
+};
+
+std::string fmt(const char *f, ...) {
+  char buf[256];
+  va_list ap;
+  va_start(ap, f);
+  lx<int(char *, size_t, const char *, va_list)>("vsnprintf")(buf, sizeof buf,
+                                                              f, ap);
+  va_end(ap);
+  return buf;
+}
+
+// Linux's list_head, work_struct, timer_list ... as a module lays them out.
+struct list_head {
+  list_head *next, *prev;
+};
+struct timer_list {
+  void *next, **pprev;
+  unsigned long expires;
+  void (*function)(timer_list *);
+  u32 flags;
+};
+struct work_struct {
+  long data;
+  list_head entry;
+  void (*func)(work_struct *);
+};
+struct delayed_work {
+  work_struct work;
+  timer_list timer;
+  void *wq;
+  int cpu;
+};
+struct completion {
+  unsigned done;
+  u32 lock;
+  list_head task_list;
+};
+
+void init_completion(completion *c) {
+  c->done = 0;
+  lx<void(void *, const char *, void *)>("__init_swait_queue_head")(
+      &c->lock, "c", nullptr);
+}
+void INIT_WORK(work_struct *w, void (*fn)(work_struct *)) {
+  w->data = (long)(~0ul << 5); // WORK_DATA_INIT(): no pool, not pending
+  w->entry.next = w->entry.prev = &w->entry;
+  w->func = fn;
+}
+void INIT_DELAYED_WORK(delayed_work *d, void (*fn)(work_struct *)) {
+  INIT_WORK(&d->work, fn);
+  lx<void(timer_list *, void *, unsigned, const char *, void *)>(
+      "init_timer_key")(&d->timer, lx<void>("delayed_work_timer_fn"), 0x200000,
+                        nullptr, nullptr);
+}
+bool work_pending(work_struct *w) { return w->data & 1; }
+unsigned long jiffies() { return *lx<volatile unsigned long>("jiffies"); }
+
+} // namespace
+
+// ---- printing
+// ----------------------------------------------------------------
+
+TEST_CASE("linuxkpi: vsnprintf's integer and string conversions") {
+  CHECK(fmt("%d|%5s|%-4d|%04x|%#x|%llu|%zu|%c|%%", -3, "ab", 7, 0xbe, 255,
+            18446744073709551615ull, (size_t)42,
+            'z') == "-3|   ab|7   |00be|0xff|18446744073709551615|42|z|%");
+  CHECK(fmt("%hhd %hu %ld %.3s %s", 0x1ff, 0x12345, -5L, "abcdef",
+            (char *)nullptr) == "-1 9029 -5 abc (null)");
+  char small[5];
+  CHECK(lx<int(char *, size_t, const char *, ...)>("snprintf")(
+            small, sizeof small, "%s", "overflow") == 8);
+  CHECK(std::string(small) == "over");
+  CHECK(lx<int(char *, size_t, const char *, ...)>("scnprintf")(
+            small, sizeof small, "%s", "overflow") == 4);
+}
+
+TEST_CASE("linuxkpi: %p prints a hash; %px the address; NULL and errors as "
+          "they are") {
+  int x;
+  const std::string h = fmt("%p", (void *)&x);
+  CHECK(h.size() == 2 * sizeof(void *));
+  CHECK(h == fmt("%p", (void *)&x));  // stable
+  CHECK(h != fmt("%px", (void *)&x)); // but not the address
+  CHECK(fmt("%pK", (void *)&x) == h); // kptr_restrict 0: %pK is %p
+  CHECK(fmt("%px", (void *)0x1234) ==
+        (sizeof(void *) == 8 ? "0000000000001234" : "00001234"));
+  CHECK(fmt("%p", (void *)nullptr) == std::string(2 * sizeof(void *), '0'));
+  CHECK(fmt("%pe", (void *)(intptr_t)-12) == "-ENOMEM");
+  CHECK(fmt("%pe", (void *)(intptr_t)-517) == "-EPROBE_DEFER");
+}
+
+TEST_CASE("linuxkpi: %p extensions for buffers, addresses and nesting") {
+  const u8 b[] = {0xde, 0xad, 0xbe, 0xef, 0x00, 0x01};
+  CHECK(fmt("%*ph", 4, b) == "de ad be ef");
+  CHECK(fmt("%*phN", 4, b) == "deadbeef");
+  CHECK(fmt("%*phC", 3, b) == "de:ad:be");
+  CHECK(fmt("%pM", b) == "de:ad:be:ef:00:01");
+  CHECK(fmt("%pMR", b) == "01:00:ef:be:ad:de");
+  const u8 ip[] = {192, 168, 0, 1};
+  CHECK(fmt("%pI4", ip) == "192.168.0.1");
+  CHECK(fmt("%pi4", ip) == "192.168.000.001");
+  const u8 uuid[16] = {0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0,
+                       0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef};
+  CHECK(fmt("%pU", uuid) == "12345678-9abc-def0-0123-456789abcdef");
+  CHECK(fmt("%pUl", uuid) == "78563412-bc9a-f0de-0123-456789abcdef");
+  unsigned long bits[1] = {0x2f}; // 0-3,5
+  CHECK(fmt("%*pbl", 8, bits) == "0-3,5");
+  CHECK(fmt("%*pb", 8, bits) == "2f");
+  // %pV: a format and its arguments, printed in place.
+  struct {
+    const char *fmt;
+    va_list *va;
+  } vf;
+  auto nested = [&](const char *f, ...) {
+    va_list ap;
+    va_start(ap, f);
+    vf = {f, &ap};
+    std::string s = fmt("<%pV>", &vf);
+    va_end(ap);
+    return s;
+  };
+  CHECK(nested("%s=%d", "x", 3) == "<x=3>");
+}
+
+TEST_CASE(
+    "linuxkpi: %pS and %ps name the function through the kernel's symbolizer") {
+  Booted b;
+  void *fn = lx<void>("kmalloc_trace");
+  const std::string s = fmt("%pS", fn), n = fmt("%ps", fn);
+  CHECK(n.find("kmalloc_trace") != std::string::npos);
+  CHECK(s.find("kmalloc_trace+0x0") != std::string::npos);
+  CHECK(s.find('[') == std::string::npos); // the kernel's own: no [module]
+  CHECK(fmt("%pS", (void *)0x10) == "0x10");
+}
+
+TEST_CASE(
+    "linuxkpi: _printk's messages go to dmesg one line each, pr_cont joins") {
+  Booted b;
+  auto printk = lx<int(const char *, ...)>("_printk");
+  printk("\0016hello %d\n", 5);
+  printk("\0013part one");
+  printk("\001c and two\n");
+  printk("\0017debug only\n");
+  const std::string d = b.k.console().dmesg();
+  CHECK(d.find("hello 5\n") != std::string::npos);
+  CHECK(d.find("part one and two\n") != std::string::npos);
+  CHECK(d.find("debug only\n") != std::string::npos);
+  CHECK(d.find("\001") == std::string::npos);
+}
+
+// ---- memory
+// ------------------------------------------------------------------
+
+TEST_CASE("linuxkpi: kmalloc and kfree are charged to the caller and honour "
+          "__GFP_ZERO") {
+  Booted b;
+  mk::MallocStats *ks = b.k.kernel_mstats();
+  const long before = ks->inuse;
+  auto kmalloc_trace = lx<void *(void *, unsigned, size_t)>("kmalloc_trace");
+  auto kfree = lx<void(const void *)>("kfree");
+  void **caches = lx<void *>("kmalloc_caches");
+  CHECK(caches[6] != nullptr); // kmalloc_caches[KMALLOC_NORMAL][6]: 64 bytes
+  auto *p = (u8 *)kmalloc_trace(caches[6], 0xcc0 | 0x100, 64);
+  REQUIRE(p);
+  CHECK(ks->inuse == before + 1);
+  CHECK((uintptr_t)p % 64 == 0); // a power-of-two size is aligned to it
+  CHECK(memchr(p, 1, 64) == nullptr);
+  CHECK(lx<size_t(const void *)>("ksize")(p) >= 64);
+  kfree(p);
+  CHECK(ks->inuse == before);
+  // kmalloc(0) is ZERO_SIZE_PTR, which kfree takes, as it takes NULL.
+  void *z = lx<void *(size_t, unsigned)>("__kmalloc")(0, 0xcc0);
+  CHECK((uintptr_t)z == 16);
+  kfree(z);
+  kfree(nullptr);
+  CHECK(ks->inuse == before);
+}
+
+TEST_CASE("linuxkpi: krealloc, kstrdup, kmemdup, vmalloc and pages") {
+  Booted b;
+  auto kfree = lx<void(const void *)>("kfree");
+  auto *s = lx<char *(const char *, unsigned)>("kstrdup")("hello", 0xcc0);
+  REQUIRE(s);
+  s = (char *)lx<void *(const void *, size_t, unsigned)>("krealloc")(s, 4096,
+                                                                     0xcc0);
+  CHECK(std::string(s) == "hello");
+  kfree(s);
+  auto *d = (char *)lx<void *(const void *, size_t, unsigned)>("kmemdup")(
+      "abc", 4, 0xcc0);
+  CHECK(std::string(d) == "abc");
+  kfree(d);
+  auto *n = lx<char *(const char *, size_t, unsigned)>("kstrndup")("abcdef", 3,
+                                                                   0xcc0);
+  CHECK(std::string(n) == "abc");
+  lx<void(const void *)>("kfree_const")(n);
+  auto *v = (u8 *)lx<void *(unsigned long)>("vzalloc")(100000);
+  CHECK(v[99999] == 0);
+  lx<void(const void *)>("vfree")(v);
+  unsigned long pg =
+      lx<unsigned long(unsigned, unsigned)>("__get_free_pages")(0xcc0, 1);
+  CHECK(pg % 4096 == 0);
+  lx<void(unsigned long, unsigned)>("free_pages")(pg, 1);
+  CHECK(b.k.kernel_mstats()->inuse >= 0);
+}
+
+namespace {
+int g_ctor_calls;
+void count_ctor(void *p) {
+  g_ctor_calls++;
+  std::memset(p, 0x5a, 8);
+}
+} // namespace
+
+TEST_CASE("linuxkpi: kmem caches align, construct, and refuse to die with live "
+          "objects") {
+  Booted b;
+  auto create =
+      lx<void *(const char *, unsigned, unsigned, unsigned, void (*)(void *))>(
+          "kmem_cache_create");
+  auto alloc = lx<void *(void *, unsigned)>("kmem_cache_alloc");
+  auto cfree = lx<void(void *, void *)>("kmem_cache_free");
+  auto destroy = lx<void(void *)>("kmem_cache_destroy");
+  g_ctor_calls = 0;
+  void *c = create("lkpi_test", 40, 128, 0, count_ctor);
+  REQUIRE(c);
+  CHECK(lx<unsigned(void *)>("kmem_cache_size")(c) == 40);
+  auto *o = (u8 *)alloc(c, 0xcc0);
+  CHECK((uintptr_t)o % 128 == 0);
+  CHECK(g_ctor_calls == 1);
+  CHECK(o[0] == 0x5a);
+  destroy(c); // still has an object: a warning, and the cache stays
+  CHECK(b.k.console().dmesg().find(
+            "kmem_cache_destroy lkpi_test: Slab cache still has objects") !=
+        std::string::npos);
+  cfree(c, o);
+  destroy(c);
+}
+
+// ---- strings
+// -----------------------------------------------------------------
+
+TEST_CASE("linuxkpi: strings with Linux's semantics") {
+  char buf[8];
+  auto strscpy = lx<long(char *, const char *, size_t)>("strscpy");
+  CHECK(strscpy(buf, "abc", sizeof buf) == 3);
+  CHECK(strscpy(buf, "abcdefghij", sizeof buf) == -7); // -E2BIG
+  CHECK(std::string(buf) == "abcdefg");
+  char t[] = "  padded \n";
+  CHECK(std::string(lx<char *(char *)>("strim")(t)) == "padded");
+  auto streq = lx<bool(const char *, const char *)>("sysfs_streq");
+  CHECK(streq("on\n", "on"));
+  CHECK(!streq("on\n\n", "on"));
+  const u8 z[4] = {0, 0, 0, 7};
+  CHECK(lx<void *(const void *, int, size_t)>("memchr_inv")(z, 0, 4) == z + 3);
+  u8 bin[2];
+  CHECK(lx<int(u8 *, const char *, size_t)>("hex2bin")(bin, "a5F0", 2) == 0);
+  CHECK((bin[0] == 0xa5 && bin[1] == 0xf0));
+  CHECK(lx<int(u8 *, const char *, size_t)>("hex2bin")(bin, "zz", 1) == -22);
+  const unsigned char *ctype = lx<const unsigned char>("_ctype");
+  CHECK((ctype[(u8)'7'] & 0x04));         // _D
+  CHECK((ctype[(u8)'f'] & 0x42) == 0x42); // _L | _X
+  CHECK((ctype[(u8)' '] & 0xa0) == 0xa0); // _S | _SP
+}
+
+TEST_CASE("linuxkpi: kstrto* parse as Linux does") {
+  int i;
+  auto kstrtoint = lx<int(const char *, unsigned, int *)>("kstrtoint");
+  CHECK(kstrtoint("-42\n", 10, &i) == 0);
+  CHECK(i == -42);
+  CHECK(kstrtoint("0x1f", 0, &i) == 0);
+  CHECK(i == 31);
+  CHECK(kstrtoint("010", 0, &i) == 0);
+  CHECK(i == 8);
+  CHECK(kstrtoint("12abc", 10, &i) == -22);
+  CHECK(kstrtoint("", 10, &i) == -22);
+  CHECK(kstrtoint("4294967296", 10, &i) == -34);
+  u8 u;
+  CHECK(lx<int(const char *, unsigned, u8 *)>("kstrtou8")("256", 10, &u) ==
+        -34);
+  unsigned long long ull;
+  CHECK(lx<int(const char *, unsigned, unsigned long long *)>("kstrtoull")(
+            "18446744073709551615", 10, &ull) == 0);
+  CHECK(ull == ~0ull);
+  bool v;
+  auto kstrtobool = lx<int(const char *, bool *)>("kstrtobool");
+  CHECK((kstrtobool("Y", &v) == 0 && v));
+  CHECK((kstrtobool("0", &v) == 0 && !v));
+  CHECK((kstrtobool("on", &v) == 0 && v));
+  CHECK(kstrtobool("x", &v) == -22);
+  char *end;
+  CHECK(lx<unsigned long(const char *, char **, unsigned)>("simple_strtoul")(
+            "0x10zz", &end, 0) == 16);
+  CHECK(std::string(end) == "zz");
+}
+
+TEST_CASE("linuxkpi: list debugging reports corruption with Linux's message") {
+  Booted b;
+  list_head a{&a, &a}, n{};
+  list_head bogus{};
+  auto add_valid =
+      lx<bool(list_head *, list_head *, list_head *)>("__list_add_valid");
+  CHECK(add_valid(&n, &a, &a));
+  CHECK(!add_valid(&n, &a, &bogus)); // bogus.prev is not &a
+  CHECK(b.k.console().dmesg().find("list_add corruption. next->prev should be "
+                                   "prev") != std::string::npos);
+  list_head x{&x, &x};
+  CHECK(lx<bool(list_head *)>("__list_del_entry_valid")(&x));
+  list_head poisoned{
+      (list_head *)(uintptr_t)(0xdead000000000100ull & UINTPTR_MAX), &x};
+  CHECK(!lx<bool(list_head *)>("__list_del_entry_valid")(&poisoned));
+  CHECK(b.k.console().dmesg().find("is LIST_POISON1") != std::string::npos);
+}
+
+// ---- locks, completions, wait queues
+// -------------------------------------------
+
+TEST_CASE("linuxkpi: a mutex and a spinlock in the module's own 32 and 4 bytes "
+          "exclude each other") {
+  alignas(8) u8 mutex[32] = {};
+  lx<void(void *, const char *, void *)>("__mutex_init")(mutex, "m", nullptr);
+  auto lock = lx<void(void *)>("mutex_lock");
+  auto unlock = lx<void(void *)>("mutex_unlock");
+  auto trylock = lx<int(void *)>("mutex_trylock");
+  auto is_locked = lx<bool(void *)>("mutex_is_locked");
+  alignas(4) u32 spin = 0;
+  auto slock = lx<void(u32 *)>("_raw_spin_lock");
+  auto sunlock = lx<void(u32 *)>("_raw_spin_unlock");
+  long counter = 0, scounter = 0;
+  std::vector<std::thread> ts;
+  for (int t = 0; t < 4; t++)
+    ts.emplace_back([&] {
+      for (int i = 0; i < 20000; i++) {
+        lock(mutex);
+        counter++;
+        unlock(mutex);
+        slock(&spin);
+        scounter++;
+        sunlock(&spin);
+      }
+    });
+  for (auto &t : ts)
+    t.join();
+  CHECK(counter == 80000);
+  CHECK(scounter == 80000);
+  lock(mutex);
+  CHECK(is_locked(mutex));
+  std::thread([&] { CHECK(trylock(mutex) == 0); }).join();
+  unlock(mutex);
+  CHECK(!is_locked(mutex));
+  CHECK(trylock(mutex) == 1);
+  unlock(mutex);
+}
+
+namespace {
+completion g_done;
+void complete_from_callout(void *) {
+  lx<void(completion *)>("complete")(&g_done);
+}
+} // namespace
+
+TEST_CASE(
+    "linuxkpi: a completion signalled from a CPU callout wakes its waiter") {
+  Booted b;
+  init_completion(&g_done);
+  auto timeout = lx<unsigned long(completion *, unsigned long)>(
+      "wait_for_completion_timeout");
+  CHECK(timeout(&g_done, 1) == 0); // nobody completes it
+  struct callout c;
+  b.k.cpus().callout_init(&c);
+  b.k.cpus().callout_reset(&c, 0, complete_from_callout, nullptr);
+  lx<void(completion *)>("wait_for_completion")(&g_done);
+  b.k.cpus().callout_drain(&c);
+  CHECK(g_done.done == 0); // the one completion was taken
+  lx<void(completion *)>("complete_all")(&g_done);
+  CHECK(timeout(&g_done, 1) >= 1);
+  CHECK(lx<bool(completion *)>("try_wait_for_completion")(&g_done));
+  CHECK(lx<bool(completion *)>("completion_done")(&g_done));
+}
+
+TEST_CASE("linuxkpi: wait_event's protocol: prepare, test, schedule, woken by "
+          "__wake_up") {
+  struct {
+    u32 lock;
+    list_head head;
+  } wq;
+  lx<void(void *, const char *, void *)>("__init_waitqueue_head")(&wq, "wq",
+                                                                  nullptr);
+  std::atomic<bool> cond{false};
+  std::atomic<int> woke{0};
+  std::thread waiter([&] {
+    struct {
+      unsigned flags;
+      void *priv;
+      void *func;
+      list_head entry;
+    } e;
+    lx<void(void *, int)>("init_wait_entry")(&e, 0);
+    auto prepare = lx<long(void *, void *, int)>("prepare_to_wait_event");
+    for (;;) {
+      prepare(&wq, &e, 2 /* TASK_UNINTERRUPTIBLE */);
+      if (cond)
+        break;
+      lx<void()>("schedule")();
+    }
+    lx<void(void *, void *)>("finish_wait")(&wq, &e);
+    woke = 1;
+  });
+  cond = true;
+  lx<void(void *, unsigned, int, void *)>("__wake_up")(&wq, 3, 1, nullptr);
+  waiter.join();
+  CHECK(woke == 1);
+  CHECK(wq.head.next == &wq.head); // the entry took itself off
+}
+
+// ---- workqueues, timers, jiffies
+// ---------------------------------------------------
+
+namespace {
+std::atomic<int> g_work_runs;
+std::atomic<int> g_work_area;
+completion g_work_done;
+void count_work(work_struct *) {
+  g_work_area = mk::PerCpu::current_index();
+  g_work_runs++;
+  lx<void(completion *)>("complete")(&g_work_done);
+}
+} // namespace
+
+TEST_CASE("linuxkpi: work runs on a CPU thread; cancel_work_sync takes back a "
+          "pending one") {
+  Booted b;
+  init_completion(&g_work_done);
+  g_work_runs = 0;
+  g_work_area = -1;
+  auto queue = lx<bool(int, void *, work_struct *)>("queue_work_on");
+  void *system_wq = *lx<void *>("system_wq");
+  work_struct w;
+  INIT_WORK(&w, count_work);
+  CHECK(queue(8192, system_wq, &w));
+  lx<void(completion *)>("wait_for_completion")(&g_work_done);
+  lx<bool(work_struct *)>("flush_work")(&w);
+  CHECK(g_work_runs == 1);
+  CHECK(g_work_area == 0); // CPU 0's area, not the shell's (1)
+  CHECK(!work_pending(&w));
+
+  // A delayed work far in the future is pending until cancelled.
+  delayed_work d;
+  INIT_DELAYED_WORK(&d, count_work);
+  CHECK(lx<bool(int, void *, delayed_work *, unsigned long)>(
+      "queue_delayed_work_on")(8192, system_wq, &d, 100000));
+  CHECK(work_pending(&d.work));
+  CHECK(d.timer.pprev != nullptr); // timer_pending()
+  CHECK(lx<bool(delayed_work *)>("cancel_delayed_work_sync")(&d));
+  CHECK(!work_pending(&d.work));
+  CHECK(d.timer.pprev == nullptr);
+  CHECK(!lx<bool(work_struct *)>("cancel_work_sync")(&d.work));
+  CHECK(g_work_runs == 1);
+}
+
+TEST_CASE("linuxkpi: alloc_workqueue, a delayed work through its timer, "
+          "destroy_workqueue") {
+  Booted b;
+  init_completion(&g_work_done);
+  g_work_runs = 0;
+  void *wq = lx<void *(const char *, unsigned, int, ...)>("alloc_workqueue")(
+      "lkpi_%d", 0, 0, 7);
+  REQUIRE(wq);
+  delayed_work d;
+  INIT_DELAYED_WORK(&d, count_work);
+  CHECK(lx<bool(int, void *, delayed_work *, unsigned long)>(
+      "queue_delayed_work_on")(8192, wq, &d, 1));
+  lx<void(completion *)>("wait_for_completion")(&g_work_done);
+  lx<void(void *)>("__flush_workqueue")(wq);
+  CHECK(g_work_runs == 1);
+  lx<void(void *)>("destroy_workqueue")(wq);
+}
+
+namespace {
+completion g_timer_done;
+std::atomic<int> g_timer_area;
+void timer_fn(timer_list *) {
+  g_timer_area = mk::PerCpu::current_index();
+  lx<void(completion *)>("complete")(&g_timer_done);
+}
+void never_fn(timer_list *) {}
+} // namespace
+
+TEST_CASE("linuxkpi: timers fire on a CPU thread; timer_delete_sync disarms") {
+  Booted b;
+  init_completion(&g_timer_done);
+  auto init = lx<void(timer_list *, void (*)(timer_list *), unsigned,
+                      const char *, void *)>("init_timer_key");
+  auto mod = lx<int(timer_list *, unsigned long)>("mod_timer");
+  timer_list t;
+  init(&t, timer_fn, 0, nullptr, nullptr);
+  CHECK(t.pprev == nullptr);
+  CHECK(mod(&t, jiffies() + 1) == 0);
+  lx<void(completion *)>("wait_for_completion")(&g_timer_done);
+  CHECK(g_timer_area == 0);
+  CHECK(t.pprev == nullptr); // ran: no longer pending
+
+  timer_list late;
+  init(&late, never_fn, 0, nullptr, nullptr);
+  mod(&late, jiffies() + 100000);
+  CHECK(late.pprev != nullptr);
+  CHECK(mod(&late, jiffies() + 200000) == 1); // it was pending
+  CHECK(lx<int(timer_list *)>("timer_delete_sync")(&late) == 1);
+  CHECK(late.pprev == nullptr);
+  CHECK(lx<int(timer_list *)>("timer_delete")(&late) == 0);
+}
+
+TEST_CASE(
+    "linuxkpi: jiffies advances while the kernel runs; conversions at HZ=250") {
+  Booted b;
+  const unsigned long j0 = jiffies();
+  for (int i = 0; i < 10000 && jiffies() == j0; i++)
+    lx<void(unsigned)>("msleep")(1);
+  CHECK(jiffies() != j0);
+  CHECK(lx<unsigned long(unsigned)>("__msecs_to_jiffies")(10) == 3);
+  CHECK(lx<unsigned(unsigned long)>("jiffies_to_msecs")(250) == 1000);
+  CHECK(lx<unsigned(unsigned long)>("jiffies_to_usecs")(1) == 4000);
+  CHECK(lx<long long()>("ktime_get")() > 0);
+}
+
+TEST_CASE("linuxkpi: a module going takes its timers and work with it") {
+  Booted b;
+  REQUIRE(mk::linux_module_gone);
+  auto init = lx<void(timer_list *, void (*)(timer_list *), unsigned,
+                      const char *, void *)>("init_timer_key");
+  timer_list t;
+  init(&t, never_fn, 0, nullptr, nullptr);
+  lx<int(timer_list *, unsigned long)>("mod_timer")(&t, jiffies() + 100000);
+  delayed_work d;
+  INIT_DELAYED_WORK(&d, count_work);
+  lx<bool(int, void *, delayed_work *, unsigned long)>("queue_delayed_work_on")(
+      8192, *lx<void *>("system_wq"), &d, 100000);
+  // "The module" is never_fn's and count_work's code.
+  mk::linux_module_gone((u64)(uintptr_t)&never_fn,
+                        (u64)(uintptr_t)&never_fn + 1);
+  CHECK(t.pprev == nullptr);
+  CHECK(d.timer.pprev != nullptr);
+  mk::linux_module_gone((u64)(uintptr_t)&count_work,
+                        (u64)(uintptr_t)&count_work + 1);
+  CHECK(d.timer.pprev == nullptr);
+}
+
+// ---- RCU
+// ---------------------------------------------------------------------------
+
+namespace {
+std::atomic<int> g_rcu_calls;
+void rcu_cb(void *) { g_rcu_calls++; }
+} // namespace
+
+TEST_CASE("linuxkpi: call_rcu's callback has run after rcu_barrier") {
+  g_rcu_calls = 0;
+  struct {
+    void *next, *func;
+  } head;
+  lx<void()>("__rcu_read_lock")();
+  lx<void()>("__rcu_read_unlock")();
+  lx<void(void *, void (*)(void *))>("call_rcu")(&head, rcu_cb);
+  lx<void()>("rcu_barrier")();
+  CHECK(g_rcu_calls == 1);
+  lx<void()>("synchronize_rcu")();
+}
+
+// ---- library functions
+// ------------------------------------------------------------
+
+TEST_CASE(
+    "linuxkpi: xxh32/xxh64 one-shot and streaming agree with the reference") {
+  auto xxh64 = lx<u64(const void *, size_t, u64)>("xxh64");
+  auto xxh32 = lx<u32(const void *, size_t, u32)>("xxh32");
+  CHECK(xxh64("", 0, 0) == 0xEF46DB3751D8E999ull);
+  CHECK(xxh32("", 0, 0) == 0x02CC5D05u);
+  u8 data[1000];
+  for (int i = 0; i < 1000; i++)
+    data[i] = (u8)(i * 131 + 7);
+  alignas(8) u8 st64[80], st32[44];
+  for (size_t len : {0, 3, 31, 32, 33, 100, 1000}) {
+    lx<void(void *, u64)>("xxh64_reset")(st64, 42);
+    lx<void(void *, u32)>("xxh32_reset")(st32, 42);
+    for (size_t at = 0, step = 1; at < len; at += step, step = step * 2 + 1) {
+      const size_t n = std::min(step, len - at);
+      lx<int(void *, const void *, size_t)>("xxh64_update")(st64, data + at, n);
+      lx<int(void *, const void *, size_t)>("xxh32_update")(st32, data + at, n);
+    }
+    CHECK(lx<u64(const void *)>("xxh64_digest")(st64) == xxh64(data, len, 42));
+    CHECK(lx<u32(const void *)>("xxh32_digest")(st32) == xxh32(data, len, 42));
+  }
+}
+
+TEST_CASE("linuxkpi: the CRC32 family's check values") {
+  const u8 *s = (const u8 *)"123456789";
+  CHECK((lx<u32(u32, const u8 *, size_t)>("crc32_le")(~0u, s, 9) ^ ~0u) ==
+        0xCBF43926u);
+  CHECK((lx<u32(u32, const u8 *, size_t)>("__crc32c_le")(~0u, s, 9) ^ ~0u) ==
+        0xE3069283u);
+  CHECK((lx<u32(u32, const u8 *, size_t)>("crc32_be")(~0u, s, 9) ^ ~0u) ==
+        0xFC891918u);
+}
+
+TEST_CASE(
+    "linuxkpi: chacha_block_generic matches RFC 7539's block test vector") {
+  // Section 2.3.2: key 00..1f, counter 1, nonce 00:00:00:09:00:00:00:4a:00..
+  u32 state[16] = {0x61707865, 0x3320646e, 0x79622d32, 0x6b206574};
+  for (int i = 0; i < 8; i++)
+    state[4 + i] = (u32)(4 * i) | (u32)(4 * i + 1) << 8 |
+                   (u32)(4 * i + 2) << 16 | (u32)(4 * i + 3) << 24;
+  state[12] = 1;
+  state[13] = 0x09000000;
+  state[14] = 0x4a000000;
+  state[15] = 0;
+  u8 out[64];
+  lx<void(u32 *, u8 *, int)>("chacha_block_generic")(state, out, 20);
+  const u8 want[16] = {0x10, 0xf1, 0xe7, 0xe4, 0xd1, 0x3b, 0x59, 0x15,
+                       0x50, 0x0f, 0xdd, 0x1f, 0xa3, 0x20, 0x71, 0xc4};
+  CHECK(std::memcmp(out, want, 16) == 0);
+  CHECK(out[63] == 0x4e); // the block's last byte
+  CHECK(state[12] == 2);
+}
+
+TEST_CASE("linuxkpi: LZ4_decompress_safe undoes liblz4's compression") {
+  std::string in;
+  for (int i = 0; i < 200; i++)
+    in += "minikern loads Linux modules " + std::to_string(i % 7);
+  std::vector<char> c(LZ4_compressBound((int)in.size()));
+  const int cn =
+      LZ4_compress_default(in.data(), c.data(), (int)in.size(), (int)c.size());
+  REQUIRE(cn > 0);
+  std::vector<char> out(in.size());
+  auto safe = lx<int(const char *, char *, int, int)>("LZ4_decompress_safe");
+  CHECK(safe(c.data(), out.data(), cn, (int)out.size()) == (int)in.size());
+  CHECK(std::string(out.data(), out.size()) == in);
+  CHECK(safe(c.data(), out.data(), cn, 10) < 0); // does not fit
+  std::fill(out.begin(), out.end(), 0);
+  CHECK(lx<int(const char *, char *, int)>("LZ4_decompress_fast")(
+            c.data(), out.data(), (int)in.size()) == cn);
+  CHECK(std::string(out.data(), out.size()) == in);
+}
+
+#if defined(__x86_64__)
+namespace {
+int g_zstd_allocs;
+void *zstd_alloc(void *opaque, size_t size) {
+  g_zstd_allocs++;
+  return static_cast<u8 *>(opaque);
+}
+} // namespace
+
+TEST_CASE(
+    "linuxkpi: zstd's common part: entropy readers, errors, custom memory") {
+  short norm[256];
+  unsigned max_symbol = 255, table_log;
+  const u8 garbage[1] = {0xff};
+  const size_t r =
+      lx<size_t(short *, unsigned *, unsigned *, const void *, size_t)>(
+          "FSE_readNCount")(norm, &max_symbol, &table_log, garbage,
+                            sizeof garbage);
+  CHECK(lx<unsigned(size_t)>("ZSTD_isError")(r));
+  CHECK(std::string(lx<const char *(size_t)>("ZSTD_getErrorName")(r)) !=
+        "No error detected");
+  CHECK(!lx<unsigned(size_t)>("ZSTD_isError")(0));
+  struct {
+    void *(*alloc)(void *, size_t);
+    void (*free)(void *, void *);
+    void *opaque;
+  } mem{zstd_alloc, nullptr, nullptr};
+  alignas(8) u8 arena[16];
+  std::memset(arena, 0xee, sizeof arena);
+  mem.opaque = arena;
+  g_zstd_allocs = 0;
+  auto *p =
+      (u8 *)lx<void *(size_t, decltype(mem))>("ZSTD_customCalloc")(16, mem);
+  CHECK(p == arena);
+  CHECK(g_zstd_allocs == 1);
+  CHECK(p[15] == 0);
+  mem.alloc = nullptr; // Linux has no default allocator here
+  CHECK(lx<void *(size_t, decltype(mem))>("ZSTD_customMalloc")(16, mem) ==
+        nullptr);
+}
+#endif
+
+TEST_CASE("linuxkpi: sort, bsearch and hex dumps") {
+  int v[] = {5, 3, 9, 1, 7, 3};
+  auto cmp = +[](const void *a, const void *b) {
+    return *(const int *)a - *(const int *)b;
+  };
+  lx<void(void *, size_t, size_t, int (*)(const void *, const void *), void *)>(
+      "sort")(v, 6, sizeof(int), cmp, nullptr);
+  CHECK((v[0] == 1 && v[1] == 3 && v[2] == 3 && v[3] == 5 && v[4] == 7 &&
+         v[5] == 9));
+  int key = 7;
+  CHECK(lx<void *(const void *, const void *, size_t, size_t,
+                  int (*)(const void *, const void *))>("bsearch")(
+            &key, v, 6, sizeof(int), cmp) == &v[4]);
+  char line[200];
+  const u8 b[] = {'A', 'B', 0, 0xff};
+  CHECK(lx<int(const void *, size_t, int, int, char *, size_t, bool)>(
+            "hex_dump_to_buffer")(b, 4, 16, 1, line, sizeof line, true) > 0);
+  CHECK(std::string(line) == "41 42 00 ff" + std::string(38, ' ') + "AB..");
+  lx<int(const void *, size_t, int, int, char *, size_t, bool)>(
+      "hex_dump_to_buffer")(b, 4, 16, 4, line, sizeof line, false);
+  CHECK(std::string(line) == "ff004241");
+  CHECK(lx<unsigned long(const void *, const void *, size_t)>(
+            "__crypto_memneq")("abc", "abd", 3) != 0);
+  u8 r[8] = {};
+  lx<void(void *, size_t)>("get_random_bytes")(r, sizeof r);
+  CHECK(lx<void *(const void *, int, size_t)>("memchr_inv")(r, 0, 8) !=
+        nullptr);
+}
+
+// ---- module parameters
+// ------------------------------------------------------------
+
+namespace {
+struct kernel_param_ops {
+  unsigned flags;
+  int (*set)(const char *, const void *);
+  int (*get)(char *, const void *);
+  void (*free)(void *);
+};
+struct kernel_param {
+  const char *name;
+  void *mod;
+  const kernel_param_ops *ops;
+  unsigned short perm;
+  signed char level;
+  u8 flags;
+  void *arg;
+};
+std::string get(const kernel_param &kp) {
+  char buf[4096];
+  int n = kp.ops->get(buf, &kp);
+  return std::string(buf, n > 0 ? (size_t)n : 0);
+}
+} // namespace
+
+TEST_CASE("linuxkpi: param_ops set and get as kernel/params.c does") {
+  Booted b;
+  int i = 0;
+  kernel_param kp{"n", nullptr, lx<kernel_param_ops>("param_ops_int"), 0644, -1,
+                  0,   &i};
+  CHECK(kp.ops->set("0x10", &kp) == 0);
+  CHECK(i == 16);
+  CHECK(get(kp) == "16\n");
+  CHECK(kp.ops->set("nope", &kp) == -22);
+
+  bool flag = false;
+  kernel_param kb{
+      "f", nullptr, lx<kernel_param_ops>("param_ops_bool"), 0644, -1, 0, &flag};
+  CHECK(kb.ops->set("Y", &kb) == 0);
+  CHECK(flag);
+  CHECK(get(kb) == "Y\n");
+  CHECK(kb.ops->set(nullptr, &kb) == 0); // a bare "f": true
+  CHECK(kb.ops->set("n", &kb) == 0);
+  CHECK(!flag);
+  kernel_param ki{"g",  nullptr, lx<kernel_param_ops>("param_ops_invbool"),
+                  0644, -1,      0,
+                  &flag};
+  CHECK(ki.ops->set("1", &ki) == 0);
+  CHECK(!flag);
+  CHECK(get(ki) == "Y\n");
+
+  // charp: copied, so the caller's string may go; freed by ops->free.
+  const long before = b.k.kernel_mstats()->inuse;
+  const char *initial = "default";
+  char *s = (char *)initial;
+  kernel_param kc{
+      "s", nullptr, lx<kernel_param_ops>("param_ops_charp"), 0644, -1, 0, &s};
+  std::string value = "from insmod";
+  CHECK(kc.ops->set(value.c_str(), &kc) == 0);
+  value = "changed";
+  CHECK(std::string(s) == "from insmod");
+  CHECK(get(kc) == "from insmod\n");
+  CHECK(kc.ops->set("again", &kc) == 0); // the first copy is freed
+  kc.ops->free(&s);
+  CHECK(b.k.kernel_mstats()->inuse == before);
+
+  // An array of ints: *num counts what was given.
+  int arr[4] = {};
+  unsigned num = 0;
+  struct {
+    unsigned max, elemsize;
+    unsigned *num;
+    const kernel_param_ops *ops;
+    void *elem;
+  } ka{4, sizeof(int), &num, lx<kernel_param_ops>("param_ops_int"), arr};
+  kernel_param kr{
+      "a", nullptr, lx<kernel_param_ops>("param_array_ops"), 0644, -1, 0, &ka};
+  CHECK(kr.ops->set("1,2,3", &kr) == 0);
+  CHECK(num == 3);
+  CHECK(arr[2] == 3);
+  CHECK(get(kr) == "1,2,3\n");
+  CHECK(kr.ops->set("1,2,3,4,5", &kr) == -22);
+
+  // string: into the module's buffer, refused when too long.
+  char sbuf[4];
+  struct {
+    unsigned maxlen;
+    char *string;
+  } ks{sizeof sbuf, sbuf};
+  kernel_param kstr{
+      "b", nullptr, lx<kernel_param_ops>("param_ops_string"), 0644, -1, 0, &ks};
+  CHECK(kstr.ops->set("abc", &kstr) == 0);
+  CHECK(get(kstr) == "abc\n");
+  CHECK(kstr.ops->set("abcd", &kstr) == -28);
+}
+
+// ---- per-CPU areas
+// ----------------------------------------------------------------
+
+#if defined(__x86_64__)
+namespace {
+struct GsView {
+  unsigned long canary;
+  void *current;
+  int cpu;
+  unsigned long this_cpu_off;
+};
+GsView read_gs() {
+  GsView v;
+  asm volatile("mov %%gs:40, %0" : "=r"(v.canary));
+  asm volatile("mov %%gs:64, %0" : "=r"(v.current));
+  asm volatile("movl %%gs:76, %0" : "=r"(v.cpu));
+  asm volatile("mov %%gs:80, %0" : "=r"(v.this_cpu_off));
+  return v;
+}
+GsView g_cpu_view;
+completion g_gs_done;
+void read_gs_on_cpu(void *) {
+  g_cpu_view = read_gs();
+  lx<void(completion *)>("complete")(&g_gs_done);
+}
+} // namespace
+
+TEST_CASE("linuxkpi: %gs holds the canary, current_task and cpu_number on the "
+          "shell and a CPU") {
+  Booted b;
+  const GsView shell = read_gs();
+  CHECK(shell.canary != 0);
+  CHECK((shell.canary & 0xff) == 0);
+  CHECK(shell.cpu == 1); // one CPU: the shell's area is the second
+  CHECK(shell.this_cpu_off == (unsigned long)(uintptr_t)b.k.percpu().area(1));
+  CHECK((u8 *)shell.current == b.k.percpu().area(1) + 4096);
+  CHECK(std::string((char *)shell.current + 0xba0) == "shell");
+
+  init_completion(&g_gs_done);
+  struct callout c;
+  b.k.cpus().callout_init(&c);
+  b.k.cpus().callout_reset(&c, 0, read_gs_on_cpu, nullptr);
+  lx<void(completion *)>("wait_for_completion")(&g_gs_done);
+  b.k.cpus().callout_drain(&c);
+  CHECK(g_cpu_view.cpu == 0);
+  CHECK(g_cpu_view.canary != 0);
+  CHECK(g_cpu_view.canary != shell.canary);
+  CHECK((u8 *)g_cpu_view.current == b.k.percpu().area(0) + 4096);
+
+  // A held spinlock counts in __preempt_count, as in_atomic() reads it.
+  auto preempt = [] {
+    u32 v;
+    asm volatile("movl %%gs:72, %0" : "=r"(v));
+    return v;
+  };
+  CHECK(preempt() == 0x80000000u); // PREEMPT_ENABLED
+  u32 lock = 0;
+  lx<void(u32 *)>("_raw_spin_lock_bh")(&lock);
+  CHECK(preempt() == 0x80000201u);
+  lx<void(u32 *)>("_raw_spin_unlock_bh")(&lock);
+  CHECK(preempt() == 0x80000000u);
+
+  CHECK(*lx<unsigned>("nr_cpu_ids") == 2);
+  auto *offs = lx<unsigned long>("__per_cpu_offset");
+  CHECK(offs[0] == (unsigned long)(uintptr_t)b.k.percpu().area(0));
+  const linux_export *e = find_export("current_task");
+  CHECK((e->le_flags & LE_PERCPU));
+  CHECK((uintptr_t)e->le_addr == 64);
+}
+#endif
+
+// ---- the export table
+// -------------------------------------------------------------
+
+TEST_CASE("linuxkpi: every export is GPL-only exactly when Linux 6.1's is") {
+  std::ifstream in("/usr/src/linux-headers-6.1.0-55-amd64/Module.symvers");
+  if (!in) {
+    MESSAGE("no Module.symvers: skipped");
+    return;
+  }
+  std::map<std::string, bool> gpl; // vmlinux's exports
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream f(line);
+    std::string crc, name, where, kind;
+    std::getline(f, crc, '\t');
+    std::getline(f, name, '\t');
+    std::getline(f, where, '\t');
+    std::getline(f, kind, '\t');
+    if (where == "vmlinux")
+      gpl[name] = kind == "EXPORT_SYMBOL_GPL";
+  }
+  int n = 0;
+  const linux_export *const *it;
+  SET_FOREACH(it, linux_export_set) {
+    auto g = gpl.find((*it)->le_name);
+    CHECK_MESSAGE(g != gpl.end(), (*it)->le_name, " is not a vmlinux export");
+    if (g != gpl.end())
+      CHECK_MESSAGE(g->second == (((*it)->le_flags & LE_GPL) != 0),
+                    (*it)->le_name);
+    n++;
+  }
+  CHECK(n > 300);
+}
+
+// ---- registration tables
+// -------------------------------------------------------------
+
+#if defined(__x86_64__)
+TEST_CASE(
+    "linuxkpi: crypto algorithms and text search ops register once by name") {
+  alignas(8) u8 alg[384] = {}, twin[384] = {};
+  std::strcpy((char *)alg + 56, "crc32");   // cra_name
+  std::strcpy((char *)twin + 184, "crc32"); // cra_driver_name
+  auto reg = lx<int(void *)>("crypto_register_alg");
+  auto unreg = lx<void(void *)>("crypto_unregister_alg");
+  CHECK(reg(alg) == 0);
+  CHECK(std::string((char *)alg + 184) == "crc32"); // named after cra_name
+  CHECK(reg(twin) == -17);                          // -EEXIST
+  unreg(alg);
+  CHECK(reg(twin) == 0);
+  unreg(twin);
+  alignas(8) u8 shashes[2][480] = {};
+  std::strcpy((char *)shashes[0] + 96 + 56, "sha384");
+  std::strcpy((char *)shashes[1] + 96 + 56, "sha384"); // a duplicate
+  CHECK(lx<int(void *, int)>("crypto_register_shashes")(shashes, 2) == -17);
+  CHECK(lx<int(void *, int)>("crypto_register_shashes")(shashes, 1) == 0);
+  lx<void(void *, int)>("crypto_unregister_shashes")(shashes, 1);
+
+  struct {
+    const char *name;
+    void *rest[8];
+  } ops{"kmp", {}};
+  CHECK(lx<int(void *)>("textsearch_register")(&ops) == 0);
+  CHECK(lx<int(void *)>("textsearch_register")(&ops) == -17);
+  CHECK(lx<int(void *)>("textsearch_unregister")(&ops) == 0);
+  CHECK(lx<int(void *)>("textsearch_unregister")(&ops) == -2);
+}
+#endif
