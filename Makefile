@@ -270,6 +270,16 @@ $(BUILD)/obj/sdt/dtrace/dlib_embed.o: $(BUILD)/dtrace/bpf_dlib.o
 # would only cost the firing path.
 $(BUILD)/obj/sdt/registry.o: CXXFLAGS += -fno-extern-tls-init
 
+# The Linux API is called from Linux modules, which keep the stack only
+# 8-byte aligned (-mpreferred-stack-boundary=3) and leave %al unset before
+# a variadic call (-mskip-rax-setup): each function there realigns the
+# stack it is entered with, so its SSE spills (a variadic prologue saves
+# %xmm0-7 with movaps) and everything it calls get the 16 bytes the x86_64
+# ABI promises.
+ifeq ($(ARCH),x86_64)
+$(call obj,$(wildcard $(TOP)/kernel/linuxkpi/*.cpp)): CXXFLAGS += -mincoming-stack-boundary=3
+endif
+
 # A module is every source in its folder, compiled and joined with ld -r.
 define module_rules
 $(1)/$(2).ko: $(patsubst $(3)/%,$(1)/obj/$(2)/%.o,$(basename $(wildcard $(3)/*.c $(3)/*.cc $(3)/*.S)))
