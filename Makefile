@@ -255,12 +255,6 @@ NOTRACE_SRCS := sdt/registry.cpp sdt/patch.cpp sdt/trampoline.cpp sdt/x86.cpp \
 $(filter-out $(call obj,$(addprefix $(TOP)/,$(NOTRACE_SRCS))),$(KERNEL_OBJS) $(LINKER_OBJS)) \
   $(BUILD)/obj/kernel/main.o: KERNEL_FBT := -pg -mfentry
 
-# Linux modules are built for an 8-byte-aligned stack
-# (-mpreferred-stack-boundary=3) and without SSE, so they neither align the
-# stack to 16 bytes at a call nor set %al before a variadic one: the Linux
-# API they call realigns its stack on entry.
-$(call obj,$(wildcard $(TOP)/kernel/linuxkpi/*.cpp)): CXXFLAGS += -mincoming-stack-boundary=3
-
 # The D library's object is embedded in the kernel image (dlib_embed.cpp).
 $(BUILD)/obj/sdt/dtrace/dlib_embed.o: CXXFLAGS += -DMK_DLIB_PATH='"$(BUILD)/dtrace/bpf_dlib.o"'
 $(BUILD)/obj/sdt/dtrace/dlib_embed.o: $(BUILD)/dtrace/bpf_dlib.o

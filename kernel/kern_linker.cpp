@@ -7,6 +7,8 @@
 #include "export.h"
 #include "kernel.h"
 
+#include "kern_linuxkpi_hook.h"
+
 #include "../linker/link.h"
 #include "../sdt/image_symbols.h"
 #include "../sdt/registry.h"
@@ -940,10 +942,14 @@ void KernelLinker::teardown(LinkerFile &f) {
     k_.printf("%s: waiting for kernel thread %s\n", f.name.c_str(),
               name.c_str());
   });
-  for (auto &h : unload_hooks_)
-    h(lo, hi);
-  if (f.linux_mod)
+  if (f.linux_mod) {
+    // What the Linux API holds for it (timers, queued work, RCU
+    // callbacks), then its parameters' memory (a charp's string).
+    if (linux_module_gone)
+      linux_module_gone(lo, hi);
+    linux_.free_params(*f.linux_mod);
     linux_.remove_loaded(&f);
+  }
   // C++ global destructors (registered at construction), then .fini_array.
   std::vector<std::pair<void (*)(void *), void *>> dtors;
   {

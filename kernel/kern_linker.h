@@ -90,12 +90,6 @@ public:
                             LoadObserver *obs = nullptr,
                             const std::vector<std::string> &params = {});
   LinuxModules &linux_modules() { return linux_; }
-  // Called at each unload once the module's last code has run, with its
-  // image's range: services that queue work for modules (the Linux API's
-  // workqueues and timers) drop what is left.
-  void on_unload(std::function<void(u64 lo, u64 hi)> fn) {
-    unload_hooks_.push_back(std::move(fn));
-  }
   Result<void> unload(LinkerFile *f, LoadObserver *obs = nullptr);
   void unload_all();
   LinkerFile *find(const std::string &name_or_id) const;
@@ -152,7 +146,6 @@ private:
   std::unordered_map<std::string, u64> exports_;
   std::unique_ptr<SignatureVerifier> verifier_;
   LinuxModules linux_{k_};
-  std::vector<std::function<void(u64, u64)>> unload_hooks_;
   bool tainted_ = false;
   int next_file_id_ = 1;
   int next_module_id_ = 1;

@@ -119,6 +119,10 @@ constexpr u16 kBugWarning = 1, kBugOnce = 2, kBugDone = 4;
 // WARN: Linux's report (cut here, the site, the call trace) and on past
 // the ud2; BUG: its line, then the panic.
 int linux_bug_hook(void *uctx) {
+#if !defined(__x86_64__)
+  (void)uctx;
+  return 0; // Linux modules load on the x86_64 kernel only
+#else
   auto *uc = (ucontext_t *)uctx;
   const u64 pc = (u64)uc->uc_mcontext.gregs[REG_RIP];
   for (auto &slot : g_bug_slots) {
@@ -165,6 +169,7 @@ int linux_bug_hook(void *uctx) {
     return 1;
   }
   return 0;
+#endif
 }
 
 } // namespace
@@ -745,6 +750,17 @@ Result<void> LinuxModules::set_params(LinuxModule &m, LinkerFile &f,
       return error(m.name + ": " + r.error().message);
   }
   return {};
+}
+
+void LinuxModules::free_params(const LinuxModule &m) {
+  if (!k_.opts().run_module_code)
+    return;
+  for (const LinuxParam &p : m.params) {
+    const u64 ops = rd64((const u8 *)(uintptr_t)(p.kp + 16));
+    auto fr = (void (*)(void *))(uintptr_t)rd64((const u8 *)(uintptr_t)(ops + 24));
+    if (fr)
+      fr((void *)(uintptr_t)rd64((const u8 *)(uintptr_t)(p.kp + 32)));
+  }
 }
 
 void LinuxModules::add_loaded(LinkerFile *f) {

@@ -125,6 +125,8 @@ public:
   Result<void> set_params(LinuxModule &m, LinkerFile &f,
                           const std::vector<std::string> &args);
   void add_loaded(LinkerFile *f);
+  // At unload: each parameter's ops->free (a charp's copy of its value).
+  void free_params(const LinuxModule &m);
   void remove_loaded(const LinkerFile *f);
   JumpLabels &jump_labels() { return jumps_; }
   // The file of the Linux module named `name` ('-' and '_' alike) in the
