@@ -133,7 +133,8 @@ TEST_CASE("dtrace parse: errors name the token and the cause") {
   CHECK(parse_error("BEGIN { trace(1)") ==
         "syntax error at end of input: expected ';' or '}' after a statement");
   CHECK(parse_error("BEGIN { foo(1); }") ==
-        "syntax error near \"foo\": unknown action (trace, printf, printa, exit, stack)");
+        "syntax error near \"foo\": unknown action (trace, printf, printa, exit, stack, normalize, "
+        "denormalize, trunc, clear, speculate, commit, discard)");
   CHECK(parse_error("BEGIN { trace(nosuch); }") ==
         "syntax error near \"nosuch\": undefined variable");
   CHECK(parse_error("BEGIN { trace(1 / ); }") ==
@@ -151,7 +152,7 @@ TEST_CASE("dtrace parse: errors name the token and the cause") {
         "syntax error near \"sum\": sum( ) takes 1 argument, 0 given");
   CHECK(parse_error("BEGIN { @a = median(1); }") ==
         "syntax error near \"median\": unknown aggregating function (count, "
-        "sum, min, max, avg, quantize, lquantize)");
+        "sum, min, max, avg, stddev, quantize, lquantize, llquantize)");
   CHECK(parse_error("BEGIN { trace(arg7); }") ==
         "syntax error near \"arg7\": probes here have at most 6 arguments "
         "(arg0..arg5)");
