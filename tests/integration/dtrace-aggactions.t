@@ -51,6 +51,13 @@ minikern> dtrace -q -n 'dtt:::tick /arg0 < 5/ { @a[arg0] = count(); } dtt:::tick
 2 1 0
 3 1 3
 4 1 4
+minikern> dtrace -q -n 'dtt::: { @n[probefunc, probename] = count(); @t[probefunc, probename] = sum(probename == "tick" ? arg0 : 1); } END { printa("%-10s %-6s %@d %@d\n", @n, @t); }' -c 'dtprobe tick 3; dtprobe value 5; dtprobe word x y'
+dtt_value  value  1 1
+dtt_word   word   2 2
+dtt_tick   tick   3 3
+minikern> dtrace -q -n 'BEGIN { s = "k"; @a[s] = sum(3); @a[strjoin(s, "2")] = sum(1); clear(@a); exit(0); } END { printa("%s=%@d\n", @a); }'
+k=0
+k2=0
 minikern> dtrace -q -n 'dtt:::tick { @t = sum(arg0); @a = avg(arg0 * 10); @m[1] = max(arg0 * 100); } END { normalize(@t, 5); normalize(@a, 10); normalize(@m, 3); printa(@t); printa(@a); printa(@m); denormalize(@t); printa(@t); }' -c 'dtprobe tick 10'
 
                 9
