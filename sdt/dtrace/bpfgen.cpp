@@ -50,7 +50,7 @@ constexpr i32 kENOENT = 2;
 int depth_effect(const Insn &in, const Program &p) {
   switch (in.op) {
   case OP_PUSH: case OP_ARG: case OP_STRARG: case OP_VAR: case OP_DUP:
-  case OP_STACK:
+  case OP_STACK: case OP_SPECULATION:
     return 1;
   case OP_STRINGOF: case OP_NEG: case OP_BNOT: case OP_LNOT:
   case OP_BOOL: case OP_TRUNC32: case OP_SEXT: case OP_ZEXT: case OP_JMP:
@@ -437,6 +437,19 @@ Result<void> Lowering::insn(const dt::Insn &in, size_t pc) {
     return {};
   case OP_COMMIT:
     put(call(H_COMMIT));
+    return {};
+  case OP_SPECULATION:
+    put(call(H_SPECULATION));
+    push(0);
+    return {};
+  case OP_SPECULATE:
+  case OP_SPECEND:
+    // 1 after a fault (an id beyond nspec): the clause ends there.
+    pop(1);
+    put(mov64i(2, in.op == OP_SPECULATE ? 2 : in.a));
+    put(mov64i(3, action_));
+    put(call(H_SPEC));
+    jump_to(jmpi(kJNE, 0, 0, 0), -1);
     return {};
   case OP_COUNT0:
     // The lane's own counter: no other thread writes it.

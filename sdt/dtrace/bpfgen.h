@@ -43,6 +43,9 @@ enum BpfHelperId : u32 {
   H_AGG,            // (aggregation, value): the keys given since the last
   H_STACK,          // (dst, size, frames)
   H_DYNDROP,        // (): a variable could not be stored
+  H_SPECULATION,    // (): a free speculation's id, 0 if none
+  H_SPEC,           // (id, 0 commit / 1 discard / 2 speculate, action):
+                    // 0, or 1 after a fault
 };
 
 // Map indices of the Env every clause of a consumer shares.

@@ -119,6 +119,8 @@ struct Options {
   bool has_cmd = false;
   std::string cmd;
   u64 bufsize = 0, aggsize = 0;
+  Pragmas xopts; // -x options a #pragma may also set (set_option)
+  bool has_xopts = false;
   DEngine engine = DEngine::Bpf;
   int read_id = 0, kill_id = 0;
 };
@@ -183,7 +185,12 @@ Result<Options> parse_options(const Args &a) {
         std::string name = val, arg;
         if (size_t eq = val.find('='); eq != std::string::npos)
           name = val.substr(0, eq), arg = val.substr(eq + 1);
-        if (name == "quiet") {
+        auto known = set_option(o.xopts, name, arg);
+        if (!known)
+          return error(known.error().message);
+        if (*known) {
+          o.has_xopts = true;
+        } else if (name == "quiet") {
           o.quiet = true;
         } else if (name == "bufsize" || name == "aggsize") {
           auto v = parse_size(arg);
@@ -202,7 +209,8 @@ Result<Options> parse_options(const Args &a) {
                          "bpf-interp, interp)");
         } else {
           return error("-x " + name + ": unsupported option (quiet, bufsize, "
-                       "aggsize, engine)");
+                       "aggsize, engine, aggsortkey, aggsortrev, aggsortpos, "
+                       "aggsortkeypos, nspec, specsize)");
         }
         break;
       }
@@ -264,6 +272,21 @@ struct Source {
   size_t first, count;    // its clauses
 };
 
+// The set_option( ) options `from` set, over `to`.
+void merge_options(Pragmas &to, const Pragmas &from) {
+  const Pragmas none;
+  to.aggsortkey |= from.aggsortkey;
+  to.aggsortrev |= from.aggsortrev;
+  if (from.aggsortpos != none.aggsortpos)
+    to.aggsortpos = from.aggsortpos;
+  if (from.aggsortkeypos != none.aggsortkeypos)
+    to.aggsortkeypos = from.aggsortkeypos;
+  if (from.nspec != none.nspec)
+    to.nspec = from.nspec;
+  if (from.specsize)
+    to.specsize = from.specsize;
+}
+
 Result<ProgramAst> gather(Kernel &k, const Options &o, std::vector<Source> &src) {
   ProgramAst all;
   for (const Spec &s : o.specs) {
@@ -307,8 +330,11 @@ Result<ProgramAst> gather(Kernel &k, const Options &o, std::vector<Source> &src)
       all.pragmas.bufsize = p.pragmas.bufsize;
     if (p.pragmas.aggsize)
       all.pragmas.aggsize = p.pragmas.aggsize;
+    merge_options(all.pragmas, p.pragmas);
     src.push_back(so);
   }
+  if (o.has_xopts) // -x wins over a script's #pragma
+    merge_options(all.pragmas, o.xopts);
   return all;
 }
 

@@ -110,7 +110,8 @@ private:
   Result<Type> call(const Expr &e); // a built-in function (builtins.cpp)
   Result<void> take_scratch(const Expr &e);
   Result<void> check_format(const Stmt &s, const Format &f,
-                            const std::vector<Type> &args, bool printa);
+                            const std::vector<Type> &args, bool printa,
+                            size_t naggs = 1);
   Result<i64> constant(const Expr &e);
   // The variable `e` names, defined on first use; keyed or not must agree.
   Result<const VarDef *> variable(const Expr &e);
@@ -141,8 +142,11 @@ private:
     case OP_EQ: case OP_NE: case OP_LT: case OP_LE: case OP_GT: case OP_GE:
     case OP_SEQ: case OP_SNE: case OP_SLT: case OP_SLE: case OP_SGT:
     case OP_SGE: case OP_JZ: case OP_JNZ: case OP_POP: case OP_PRED:
-    case OP_REC_INT: case OP_REC_STR: case OP_EXIT:
+    case OP_REC_INT: case OP_REC_STR: case OP_EXIT: case OP_SPECULATE:
+    case OP_SPECEND:
       return -1;
+    case OP_SPECULATION:
+      return 1;
     case OP_AGG:
       return -(int)b - 1; // the keys and the value (count( ) has none)
     case OP_CALL:
@@ -328,10 +332,43 @@ Result<void> Compiler::define_aggs() {
                           (long long)levels));
         d.lq_base = *lo, d.lq_limit = *hi, d.lq_step = step;
         d.nvals = (u32)levels + 2;
+      } else if (s.fn == AggFn::LLQuantize) {
+        i64 v[4];
+        for (int i = 0; i < 4; i++) {
+          auto c = constant(*s.args[1 + i]);
+          if (!c)
+            return c.take_error();
+          v[i] = *c;
+        }
+        const i64 factor = v[0], low = v[1], high = v[2], steps = v[3];
+        if (factor < 2 || factor > 65535)
+          return sem(s.near, s.line, "llquantize( ) factor (argument #2) must "
+                                     "be 2..65535");
+        if (low < 0 || high < low)
+          return sem(s.near, s.line, "llquantize( ) magnitudes (arguments #3 "
+                                     "and #4) must be 0 <= low <= high");
+        if (steps < factor || steps % factor)
+          return sem(s.near, s.line, "llquantize( ) steps (argument #5) must be "
+                                     "a multiple of the factor");
+        i64 top = 1; // factor^(high+1) must fit: the last bucket's bound
+        for (i64 m = 0; m <= high; m++)
+          if (__builtin_mul_overflow(top, factor, &top))
+            return sem(s.near, s.line,
+                       strf("llquantize( ) factor %lld to the power %lld "
+                            "overflows 64 bits",
+                            (long long)factor, (long long)high + 1));
+        d.llq_factor = factor, d.llq_low = low, d.llq_high = high;
+        d.llq_steps = steps;
+        d.nvals = llquantize_buckets(d);
+        if (d.nvals > 65535)
+          return sem(s.near, s.line, strf("llquantize( ) would have %u buckets "
+                                          "(at most 65535)", d.nvals));
       } else if (s.fn == AggFn::Quantize) {
         d.nvals = kQuantBuckets;
       } else if (s.fn == AggFn::Avg) {
         d.nvals = 2; // count, total
+      } else if (s.fn == AggFn::Stddev) {
+        d.nvals = 4; // count, total, the sum of squares (128 bits, low first)
       }
       auto it = agg_ids_.find(s.agg);
       if (it == agg_ids_.end()) {
@@ -352,6 +389,12 @@ Result<void> Compiler::define_aggs() {
            old.lq_step != d.lq_step))
         return sem(at, s.line, strf("@%s is used with different lquantize( ) "
                                     "bounds",
+                                    s.agg.c_str()));
+      if (old.fn == AggFn::LLQuantize &&
+          (old.llq_factor != d.llq_factor || old.llq_low != d.llq_low ||
+           old.llq_high != d.llq_high || old.llq_steps != d.llq_steps))
+        return sem(at, s.line, strf("@%s is used with different llquantize( ) "
+                                    "parameters",
                                     s.agg.c_str()));
     }
   }
@@ -576,6 +619,10 @@ Result<Type> Compiler::call(const Expr &e) {
   const BuiltinFn *f = find_builtin(e.name);
   if (!f) // the parser accepts only the table's names
     return sem(e.near, e.line, "unknown function " + e.name + "( )");
+  if (f->how == BuiltinFn::Speculation) {
+    emit(OP_SPECULATION);
+    return Type::Int32;
+  }
   if (f->how == BuiltinFn::Stack) {
     // The walk writes into a scratch buffer, as a copied string does.
     MK_TRY(take_scratch(e));
@@ -623,10 +670,12 @@ Result<Type> Compiler::call(const Expr &e) {
 // keys feed the conversions in order and %@ (or the first conversion past
 // the keys) takes the value.
 Result<void> Compiler::check_format(const Stmt &s, const Format &f,
-                                    const std::vector<Type> &args, bool printa) {
+                                    const std::vector<Type> &args, bool printa,
+                                    size_t naggs) {
   const char *what = printa ? "printa( )" : "printf( )";
   size_t next = 0, conv_no = 0;
-  bool value_used = false;
+  size_t values = 0; // aggregations' values taken so far
+  bool value_used = false; // every value taken
   for (const Conv &c : f.convs) {
     conv_no++;
     std::string spec = "%";
@@ -641,7 +690,7 @@ Result<void> Compiler::check_format(const Stmt &s, const Format &f,
                        strf("%s conversion #%zu (%s) has no key or value left "
                             "to print",
                             what, conv_no, spec.c_str()));
-          value_used = true; // the value, after the keys
+          value_used = ++values == naggs; // the values, after the keys
           if (want_string || want_stack)
             return sem(s.near, s.line,
                        strf("%s conversion #%zu (%s) takes the aggregation's "
@@ -688,12 +737,16 @@ Result<void> Compiler::check_format(const Stmt &s, const Format &f,
       if (!printa)
         return sem(s.near, s.line, "%@ conversions are for printa( ) only");
       if (value_used)
-        return sem(s.near, s.line, "printa( ) format prints the value twice");
+        return sem(s.near, s.line,
+                   naggs == 1 ? std::string("printa( ) format prints the value twice")
+                              : strf("printa( ) format has more %%@ conversions "
+                                     "than aggregations (%zu)",
+                                     naggs));
       if (c.conv == 's' || c.conv == 'c' || c.conv == 'k')
         return sem(s.near, s.line,
                    strf("printa( ) conversion %s: the value is an integer",
                         spec.c_str()));
-      value_used = true;
+      value_used = ++values == naggs;
       continue;
     }
     MK_TRY(take(c.conv == 's', "wants", c.conv == 'k'));
@@ -748,9 +801,24 @@ Result<void> Compiler::clause(size_t ci) {
     }
   };
   int action = 0;
+  // Speculation's rules, as DTrace's: speculate( ) first and once, then
+  // only data-recording actions; commit( ) and discard( ) apart from them.
+  bool speculates = false, ends_spec = false, recorded = false;
   for (const Stmt &s : c.stmts) {
     ++action;
     cc.action_at.resize(here(), (u8)(action - 1));
+    const bool records_data = s.kind == Stmt::Trace || s.kind == Stmt::Printf ||
+                              s.kind == Stmt::Printa;
+    if (records_data && ends_spec)
+      return sem(s.near, s.line, "data-recording actions may not follow "
+                                 "commit( ) or discard( )");
+    if ((s.kind == Stmt::Commit || s.kind == Stmt::Discard) && recorded)
+      return sem(s.near, s.line, "commit( ) and discard( ) may not follow "
+                                 "data-recording actions");
+    if (speculates && !records_data)
+      return sem(s.near, s.line, "only data-recording actions (trace, printf, "
+                                 "printa) may follow speculate( )");
+    recorded |= records_data;
     Action a;
     switch (s.kind) {
     case Stmt::Trace:
@@ -794,11 +862,18 @@ Result<void> Compiler::clause(size_t ci) {
     }
     case Stmt::Printa: {
       a.kind = Action::Printa;
-      auto it = agg_ids_.find(s.agg);
-      if (it == agg_ids_.end())
-        return sem("@" + s.agg, s.line, "printa( ) of an aggregation that is "
-                                        "never assigned");
-      a.agg = it->second;
+      std::vector<std::string> names{s.agg};
+      names.insert(names.end(), s.more_aggs.begin(), s.more_aggs.end());
+      for (const std::string &n : names) {
+        auto it = agg_ids_.find(n);
+        if (it == agg_ids_.end())
+          return sem("@" + n, s.line, "printa( ) of an aggregation that is "
+                                      "never assigned");
+        if (std::find(a.aggs.begin(), a.aggs.end(), it->second) != a.aggs.end())
+          return sem("@" + n, s.line, "printa( ) names @" + n + " twice");
+        a.aggs.push_back(it->second);
+      }
+      a.agg = a.aggs[0];
       if (s.has_fmt) {
         auto f = parse_format(s.fmt);
         if (!f)
@@ -807,6 +882,72 @@ Result<void> Compiler::clause(size_t ci) {
         a.fmt = &prog_.formats.back();
         // Key types are known once every aggregating clause compiled: the
         // check runs after them (see run()).
+      }
+      break;
+    }
+    case Stmt::Normalize:
+    case Stmt::Denormalize:
+    case Stmt::Trunc:
+    case Stmt::Clear: {
+      // Done by the consumer when it reads the record, in order with
+      // printa( ), as DTrace's consumer does; a factor or count travels
+      // in the record.
+      static const Action::Kind kinds[] = {Action::Normalize,
+                                           Action::Denormalize, Action::Trunc,
+                                           Action::Clear};
+      const char *what = s.kind == Stmt::Normalize     ? "normalize"
+                         : s.kind == Stmt::Denormalize ? "denormalize"
+                         : s.kind == Stmt::Trunc       ? "trunc"
+                                                       : "clear";
+      a.kind = kinds[s.kind - Stmt::Normalize];
+      auto it = agg_ids_.find(s.agg);
+      if (it == agg_ids_.end())
+        return sem("@" + s.agg, s.line, strf("%s( ) of an aggregation that is "
+                                             "never assigned", what));
+      a.agg = it->second;
+      for (const ExprPtr &e : s.args) {
+        auto t = expr(*e);
+        if (!t)
+          return t.take_error();
+        if (!is_int(*t))
+          return sem(s.near, s.line,
+                     strf("%s( ) needs an integer %s, not a %s", what,
+                          s.kind == Stmt::Trunc ? "count" : "factor",
+                          type_name(*t)));
+        rec(Type::Int64);
+        a.types.push_back(Type::Int64);
+      }
+      break;
+    }
+    case Stmt::Speculate:
+    case Stmt::Commit:
+    case Stmt::Discard: {
+      const char *what = s.kind == Stmt::Speculate ? "speculate"
+                         : s.kind == Stmt::Commit  ? "commit"
+                                                   : "discard";
+      if (s.kind == Stmt::Speculate && speculates)
+        return sem(s.near, s.line, "a clause may speculate( ) only once");
+      if (s.kind == Stmt::Speculate && recorded)
+        return sem(s.near, s.line, "speculate( ) must come before the clause's "
+                                   "data-recording actions");
+      if (s.kind != Stmt::Speculate && speculates)
+        return sem(s.near, s.line, strf("%s( ) may not follow speculate( )", what));
+      auto t = expr(*s.args[0]);
+      if (!t)
+        return t.take_error();
+      if (!is_int(*t))
+        return sem(s.near, s.line, strf("%s( ) needs a speculation id, not a %s",
+                                        what, type_name(*t)));
+      if (s.kind == Stmt::Speculate) {
+        a.kind = Action::Speculate;
+        emit(OP_SPECULATE);
+        speculates = true;
+      } else {
+        a.kind = s.kind == Stmt::Commit ? Action::Commit : Action::Discard;
+        emit(OP_SPECEND, s.kind == Stmt::Commit ? 0 : 1);
+        size += 8;
+        a.types.push_back(Type::Int64);
+        ends_spec = true;
       }
       break;
     }
@@ -933,10 +1074,17 @@ Result<void> Compiler::run() {
     file_ = c.file;
     for (size_t j = 0; j < c.stmts.size(); j++) {
       const Action &a = prog_.clauses[i].actions[j];
-      if (a.kind != Action::Printa || !a.fmt)
+      if (a.kind != Action::Printa)
         continue;
       const AggDef &d = prog_.aggs[a.agg];
-      MK_TRY(check_format(c.stmts[j], *a.fmt, d.keys, true));
+      for (u32 other : a.aggs)
+        if (prog_.aggs[other].keys != d.keys)
+          return sem("@" + prog_.aggs[other].name, c.stmts[j].line,
+                     "printa( ) joins aggregations by key: @" +
+                         prog_.aggs[other].name + " and @" + d.name +
+                         " have different keys");
+      if (a.fmt)
+        MK_TRY(check_format(c.stmts[j], *a.fmt, d.keys, true, a.aggs.size()));
     }
   }
   return {};

@@ -27,9 +27,13 @@ struct RecHeader {
   u32 epid;  // 0: an error record (ErrorData follows)
   u64 ts;    // ns, CLOCK_MONOTONIC
   i32 cpu;
-  u32 pad;
+  u32 spec; // 0, or the speculation it went to (kSpecDropped: none)
 };
 static_assert(sizeof(RecHeader) == 24);
+
+// A record speculate( )d to no speculation (0, or one not active): its
+// data is discarded, as DTrace's.
+constexpr u32 kSpecDropped = ~0u;
 
 struct ErrorData {
   u32 epid;
@@ -115,6 +119,7 @@ struct BpfLane {
   u8 *rec = nullptr;
   u64 rec_head = 0, roff = 0;
   u32 keylen = 0;
+  u32 spec = 0; // the record's speculation (RecHeader::spec)
   u8 key[kMaxKeys * (kStrSize + 8)];
 };
 
@@ -240,6 +245,20 @@ inline void agg_apply(const AggDef &d, i64 *v, i64 val) {
     wr(&v[0], rd(&v[0]) + 1);
     wr(&v[1], add(rd(&v[1]), val));
     break;
+  case AggFn::Stddev: {
+    wr(&v[0], rd(&v[0]) + 1);
+    wr(&v[1], add(rd(&v[1]), val));
+    const u64 m = val < 0 ? 0 - (u64)val : (u64)val;
+    const U128 sq = U128{(u64)rd(&v[3]), (u64)rd(&v[2])}.add(U128::mul(m, m));
+    wr(&v[2], (i64)sq.lo);
+    wr(&v[3], (i64)sq.hi);
+    break;
+  }
+  case AggFn::LLQuantize: {
+    const u32 b = llquantize_bucket(d, val);
+    wr(&v[b], rd(&v[b]) + 1);
+    break;
+  }
   case AggFn::Quantize: {
     int b = quantize_bucket(val);
     wr(&v[b], rd(&v[b]) + 1);
@@ -340,6 +359,7 @@ struct BpfRuntime {
     l.rec = ts->ring + pos;
     l.rec_head = h;
     l.roff = sizeof(RecHeader);
+    l.spec = 0;
     stamp(l);
     return 1;
   }
@@ -383,8 +403,26 @@ struct BpfRuntime {
     hdr->epid = l.cur->epid;
     hdr->ts = stamp(l);
     hdr->cpu = l.ts->cpu;
-    hdr->pad = 0;
+    hdr->spec = l.spec;
     l.ts->head.store(l.rec_head + hdr->size, std::memory_order_release);
+    return 0;
+  }
+  static u64 speculation(u64, u64, u64, u64, u64, RunCtx *rc) {
+    return lane(rc).c->speculation();
+  }
+  static u64 spec(u64 id, u64 what, u64 action, u64, u64, RunCtx *rc) {
+    BpfLane &l = lane(rc);
+    u32 tag = 0;
+    if (!l.c->spec_op(id, (u32)what, tag)) {
+      fault(l, FLT_ILLOP, 0, action);
+      return 1;
+    }
+    if (what == 2) {
+      l.spec = tag;
+    } else {
+      std::memcpy(l.rec + l.roff, &id, 8);
+      l.roff += 8;
+    }
     return 0;
   }
   static u64 exit(u64 v, u64, u64, u64, u64, RunCtx *rc) {
@@ -492,6 +530,8 @@ struct BpfRuntime {
         h(H_AGG, "dt_agg", agg, {S, S}),
         h(H_STACK, "dt_stack", stack, {ArgType::MemW, ArgType::Size, S}),
         h(H_DYNDROP, "dt_dyndrop", dyndrop, {}),
+        h(H_SPECULATION, "dt_speculation", speculation, {}),
+        h(H_SPEC, "dt_spec", spec, {S, S, S}),
     };
   }
 };
@@ -519,6 +559,13 @@ Consumer::Consumer(std::unique_ptr<Program> prog, std::vector<EcbInfo> ecbs,
   if (prog_->pragmas.aggsize)
     opts_.aggsize = prog_->pragmas.aggsize;
   printed_.assign(prog_->aggs.size(), false);
+  views_.assign(prog_->aggs.size(), AggView{});
+  nspec_ = std::max<u32>(prog_->pragmas.nspec, 1);
+  specsize_ = prog_->pragmas.specsize ? prog_->pragmas.specsize : opts_.bufsize;
+  spec_state_ = std::make_unique<std::atomic<u32>[]>(nspec_);
+  for (u32 i = 0; i < nspec_; i++)
+    spec_state_[i].store(SpecInactive);
+  spec_bufs_.resize(nspec_);
   MutexLock g(ecbs_mu_);
   publish_table();
 }
@@ -964,6 +1011,36 @@ void Consumer::fire_special(u32 probe) {
     run(pe.ecbs[i], ts, args, probe, 0);
 }
 
+u32 Consumer::speculation() {
+  bool busy = false;
+  for (u32 i = 0; i < nspec_; i++) {
+    u32 st = spec_state_[i].load(std::memory_order_acquire);
+    if (st == SpecInactive &&
+        spec_state_[i].compare_exchange_strong(st, SpecActive))
+      return i + 1;
+    busy |= st == SpecCommitting || st == SpecDiscarding;
+  }
+  (busy ? spec_busy_ : spec_unavail_).fetch_add(1, std::memory_order_relaxed);
+  return 0;
+}
+
+bool Consumer::spec_op(u64 id, u32 what, u32 &tag) {
+  tag = kSpecDropped;
+  if (id == 0)
+    return true; // speculate(0) discards; commit(0), discard(0) do nothing
+  if (id > nspec_)
+    return false;
+  std::atomic<u32> &st = spec_state_[id - 1];
+  u32 want = SpecActive;
+  if (what == 2) {
+    if (st.load(std::memory_order_acquire) == SpecActive)
+      tag = (u32)id;
+    return true;
+  }
+  st.compare_exchange_strong(want, what == 0 ? SpecCommitting : SpecDiscarding);
+  return true;
+}
+
 i64 *Consumer::agg_lookup(ThreadState *ts, u32 agg, const u8 *key, u32 len) {
   u32 h = hash_key(agg, key, len);
   u32 i = h & ts->cap_mask;
@@ -1026,7 +1103,7 @@ void Consumer::fault(const EcbRt &e, ThreadState *ts, u32 probe, int action,
     hdr->epid = 0;
     hdr->ts = now_ns();
     hdr->cpu = ts->cpu;
-    hdr->pad = 0;
+    hdr->spec = 0;
     auto *ed = (ErrorData *)(hdr + 1);
     ed->epid = e.epid;
     ed->action = action;
@@ -1120,7 +1197,8 @@ void Consumer::run(const EcbRt &e, ThreadState *ts, const uintptr_t *args,
       &&op_jmp,     &&op_dup,     &&op_pop,     &&op_pred,    &&op_reserve,
       &&op_rec_int, &&op_rec_str, &&op_exit,    &&op_agg,     &&op_count0,
       &&op_commit,  &&op_stack,   &&op_rec_stack, &&op_ldvar,
-      &&op_stvar,   &&op_ret,
+      &&op_stvar,   &&op_speculation, &&op_speculate, &&op_specend,
+      &&op_ret,
   };
   static_assert(sizeof L / sizeof L[0] == OP_RET + 1, "label per Op, in order");
   i64 st[kStackDepth];
@@ -1128,6 +1206,7 @@ void Consumer::run(const EcbRt &e, ThreadState *ts, const uintptr_t *args,
   u32 nscratch = 0;
   u8 *rec = nullptr;
   u64 rec_head = 0, roff = 0, now = 0;
+  u32 spec = 0;
   const Insn *code = e.code;
   const Insn *pc = code;
   const Insn *in;
@@ -1424,8 +1503,28 @@ op_commit: {
   hdr->epid = e.epid;
   hdr->ts = now;
   hdr->cpu = ts->cpu;
-  hdr->pad = 0;
+  hdr->spec = spec;
   ts->head.store(rec_head + hdr->size, std::memory_order_release);
+  NEXT;
+}
+op_speculation:
+  st[sp++] = speculation();
+  NEXT;
+op_speculate:
+op_specend: {
+  const i64 id = st[--sp];
+  const u32 what = in->op == OP_SPECULATE ? 2 : in->a;
+  u32 tag = 0;
+  if (!spec_op((u64)id, what, tag)) {
+    fail(FLT_ILLOP, 0);
+    return;
+  }
+  if (what == 2) {
+    spec = tag;
+  } else {
+    std::memcpy(rec + roff, &id, 8);
+    roff += 8;
+  }
   NEXT;
 }
 op_ldvar:
@@ -1539,6 +1638,20 @@ void Consumer::drain() {
     sink_.err(strf("dtrace: %llu dynamic variable drop%s", (unsigned long long)n,
                    n == 1 ? "" : "s"));
   }
+  // Speculations, as DTrace's status reports them: for the whole enabling.
+  auto report = [&](u64 now, u64 &seen, const char *what, const char *why) {
+    if (now <= seen)
+      return;
+    u64 n = now - seen;
+    seen = now;
+    sink_.err(strf("dtrace: %llu %s%s%s", (unsigned long long)n, what,
+                   n == 1 ? "" : "s", why));
+  };
+  report(spec_drops_, spec_drops_seen_, "speculative drop", "");
+  report(spec_busy_.load(std::memory_order_relaxed), spec_busy_seen_,
+         "failed speculation", " (available buffer(s) still busy)");
+  report(spec_unavail_.load(std::memory_order_relaxed), spec_unavail_seen_,
+         "failed speculation", " (no speculative buffer available)");
   for (int c = 0; c < 4; c++) {
     u64 n = unclaimed_drops_[c].exchange(0);
     if (n)
@@ -1576,6 +1689,22 @@ void Consumer::process(const u8 *rec, u32 state, std::string &out) {
   const EcbInfo *ep = ecb(hdr->epid);
   if (!ep)
     return;
+  if (hdr->spec && !in_spec_) {
+    // A speculative record: held, formatted, until its speculation ends.
+    if (hdr->spec == kSpecDropped || hdr->spec > nspec_ ||
+        spec_state_[hdr->spec - 1].load() == SpecInactive)
+      return;
+    SpecBuf &b = spec_bufs_[hdr->spec - 1];
+    if (b.bytes + hdr->size > specsize_) {
+      spec_drops_++;
+      return;
+    }
+    b.bytes += hdr->size;
+    in_spec_ = true;
+    process(rec, state, b.out);
+    in_spec_ = false;
+    return;
+  }
   records_++;
   const EcbInfo &e = *ep;
   const CompiledClause &c = prog_->clauses[e.clause];
@@ -1583,7 +1712,7 @@ void Consumer::process(const u8 *rec, u32 state, std::string &out) {
   if (!quiet && opts_.flowindent) {
     // DTrace's flow indent, per CPU buffer: an entry prints at the depth so
     // far and deepens it, a return shallows it first.
-    if (!header_done_) {
+    if (!header_done_ && !in_spec_) { // a speculative record: at its commit
       out += flow_header();
       header_done_ = true;
     }
@@ -1597,7 +1726,7 @@ void Consumer::process(const u8 *rec, u32 state, std::string &out) {
     if (flow == Flow::Entry)
       depth += 2;
   } else if (!quiet) {
-    if (!header_done_) {
+    if (!header_done_ && !in_spec_) { // a speculative record: at its commit
       out += record_header();
       header_done_ = true;
     }
@@ -1625,6 +1754,7 @@ void Consumer::process(const u8 *rec, u32 state, std::string &out) {
     }
     return v;
   };
+  std::string committed; // commit( )ted records follow the committing one
   for (const Action &a : c.actions) {
     switch (a.kind) {
     case Action::Trace: {
@@ -1647,12 +1777,81 @@ void Consumer::process(const u8 *rec, u32 state, std::string &out) {
       break;
     }
     case Action::Printa: {
-      const AggDef &d = prog_->aggs[a.agg];
+      std::vector<const AggDef *> defs;
+      std::vector<i64> normal;
+      std::vector<std::vector<AggRow>> rows;
+      for (u32 g : a.aggs) {
+        defs.push_back(&prog_->aggs[g]);
+        normal.push_back(views_[g].normal);
+        rows.push_back(merged(g));
+        printed_[g] = true;
+      }
+      AggTable t = join_aggregations(defs, normal, std::move(rows));
       if (a.fmt)
-        out += printa_format(d, *a.fmt, merged(a.agg));
+        out += printa_format(std::move(t), *a.fmt, agg_sort());
       else
-        out += "\n" + print_aggregation(d, merged(a.agg));
-      printed_[a.agg] = true;
+        out += "\n" + print_aggregation(std::move(t), agg_sort());
+      break;
+    }
+    case Action::Normalize: {
+      Value v = value(Type::Int64);
+      if (v.i <= 0) {
+        flush(out);
+        sink_.err(strf("dtrace: normalize( ) of @%s: the factor %lld is not "
+                       "positive; the aggregation is left as it was",
+                       prog_->aggs[a.agg].name.c_str(), (long long)v.i));
+        break;
+      }
+      views_[a.agg].normal = v.i;
+      break;
+    }
+    case Action::Denormalize:
+      views_[a.agg].normal = 1;
+      break;
+    case Action::Clear:
+    case Action::Trunc: {
+      // trunc(@a, n): keep the n highest values (n < 0: the -n lowest);
+      // without n, or clear( ), every key goes.
+      const bool has_n = !a.types.empty();
+      const i64 n = has_n ? value(Type::Int64).i : 0;
+      auto raw = raw_merged(a.agg);
+      std::vector<AggRow> rows = merged(a.agg);
+      sort_rows(prog_->aggs[a.agg], rows);
+      size_t from = 0, to = rows.size(); // the rows that go
+      if (has_n && n > 0)
+        to = rows.size() - std::min<u64>((u64)n, rows.size());
+      else if (has_n && n < 0)
+        from = std::min<u64>(0 - (u64)n, rows.size());
+      std::vector<std::string> keys;
+      for (size_t i = from; i < to; i++) {
+        std::string canon;
+        for (const Value &k : rows[i].keys)
+          if (k.type == Type::String || k.type == Type::Stack)
+            canon.append(k.s).push_back('\0');
+          else
+            canon.append((const char *)&k.i, 8);
+        keys.push_back(std::move(canon));
+      }
+      reset_rows(a.agg, raw, keys, a.kind == Action::Trunc);
+      break;
+    }
+    case Action::Speculate:
+      break;
+    case Action::Commit:
+    case Action::Discard: {
+      Value v = value(Type::Int64);
+      if (v.i <= 0 || (u64)v.i > nspec_)
+        break;
+      std::atomic<u32> &st = spec_state_[v.i - 1];
+      u32 want = a.kind == Action::Commit ? SpecCommitting : SpecDiscarding;
+      if (st.load() != want)
+        break; // not active when it ran: nothing to end
+      SpecBuf &b = spec_bufs_[v.i - 1];
+      if (a.kind == Action::Commit)
+        committed += b.out;
+      b.out.clear();
+      b.bytes = 0;
+      st.store(SpecInactive, std::memory_order_release);
       break;
     }
     case Action::Exit: {
@@ -1668,9 +1867,53 @@ void Consumer::process(const u8 *rec, u32 state, std::string &out) {
   }
   if (!quiet)
     out += "\n";
+  out += committed;
 }
 
-std::vector<AggRow> Consumer::merged(u32 agg) const {
+// An entry's keys, and their bytes as the merge matches them: by content,
+// since the same key may be held by address in one table and by value (or
+// at another address) in another.
+std::string Consumer::entry_key(u32 agg, const ThreadState &s,
+                                const AggEntry &e,
+                                std::vector<Value> *keys) const {
+  const AggDef &d = prog_->aggs[agg];
+  std::string canon;
+  const u8 *p = s.arena + e.key_off;
+  for (Type t : d.keys) {
+    Value v;
+    v.type = t;
+    if (t == Type::Stack) {
+      u64 n;
+      std::memcpy(&n, p, 8);
+      std::vector<u64> pcs(n);
+      if (n) // an empty stack as an aggregation key
+        std::memcpy(pcs.data(), p + 8, 8 * n);
+      v.s = stack_value(pcs.data(), n);
+      p += 8 * (1 + n);
+    } else if (t == Type::String && (*p & 1)) { // by address (see OP_AGG)
+      u64 w;
+      std::memcpy(&w, p, 8);
+      const char *str = (const char *)(uintptr_t)(w & ~(u64)1);
+      v.s = std::string(str, strnlen(str, kStrSize - 1));
+      p += 8;
+    } else if (t == Type::String) {
+      v.s = (const char *)p + 1;
+      p += v.s.size() + 2;
+    } else {
+      std::memcpy(&v.i, p, 8);
+      p += 8;
+    }
+    if (t == Type::String || t == Type::Stack)
+      canon.append(v.s).push_back('\0');
+    else
+      canon.append((const char *)&v.i, 8);
+    if (keys)
+      keys->push_back(std::move(v));
+  }
+  return canon;
+}
+
+std::map<std::string, AggRow> Consumer::raw_merged(u32 agg) const {
   const AggDef &d = prog_->aggs[agg];
   if (bpf_ && d.fn == AggFn::Count && d.keys.empty()) {
     // A keyless count( ) on BPF: a counter per lane (bpfgen.cpp).
@@ -1679,10 +1922,8 @@ std::vector<AggRow> Consumer::merged(u32 agg) const {
       total = add(total, rd((const i64 *)maps_[M_KEYLESS]->lookup(&agg, cpu)));
     if (!total)
       return {};
-    return {AggRow{{}, {total}}};
+    return {{std::string(), AggRow{{}, {total}}}};
   }
-  // Keyed by content: the same key may be held by address in one table
-  // and by value (or at another address) in another.
   std::map<std::string, AggRow> m;
   u32 used = std::min(next_state_.load(std::memory_order_acquire), nstates_);
   for (u32 i = 0; i < used; i++) {
@@ -1692,38 +1933,7 @@ std::vector<AggRow> Consumer::merged(u32 agg) const {
       if (e.tag.load(std::memory_order_acquire) == 0 || e.agg != agg)
         continue;
       std::vector<Value> keys;
-      std::string canon;
-      const u8 *p = s.arena + e.key_off;
-      for (Type t : d.keys) {
-        Value v;
-        v.type = t;
-        if (t == Type::Stack) {
-          u64 n;
-          std::memcpy(&n, p, 8);
-          std::vector<u64> pcs(n);
-          if (n) // an empty stack as an aggregation key
-            std::memcpy(pcs.data(), p + 8, 8 * n);
-          v.s = stack_value(pcs.data(), n);
-          p += 8 * (1 + n);
-        } else if (t == Type::String && (*p & 1)) { // by address (see OP_AGG)
-          u64 w;
-          std::memcpy(&w, p, 8);
-          const char *str = (const char *)(uintptr_t)(w & ~(u64)1);
-          v.s = std::string(str, strnlen(str, kStrSize - 1));
-          p += 8;
-        } else if (t == Type::String) {
-          v.s = (const char *)p + 1;
-          p += v.s.size() + 2;
-        } else {
-          std::memcpy(&v.i, p, 8);
-          p += 8;
-        }
-        if (t == Type::String || t == Type::Stack)
-          canon.append(v.s).push_back('\0');
-        else
-          canon.append((const char *)&v.i, 8);
-        keys.push_back(std::move(v));
-      }
+      std::string canon = entry_key(agg, s, e, &keys);
       const i64 *v = (const i64 *)(s.arena + e.val_off);
       auto [it, fresh] = m.try_emplace(canon);
       AggRow &row = it->second;
@@ -1733,7 +1943,8 @@ std::vector<AggRow> Consumer::merged(u32 agg) const {
           row.vals.push_back(rd(&v[k]));
         continue;
       }
-      for (u32 k = 0; k < d.nvals; k++) {
+      const bool wide = d.fn == AggFn::Stddev; // vals[2..3]: 128 bits
+      for (u32 k = 0; k < (wide ? 2 : d.nvals); k++) {
         i64 x = rd(&v[k]);
         if (d.fn == AggFn::Min)
           row.vals[k] = std::min(row.vals[k], x);
@@ -1742,12 +1953,82 @@ std::vector<AggRow> Consumer::merged(u32 agg) const {
         else
           row.vals[k] = add(row.vals[k], x);
       }
+      if (wide) {
+        const U128 sq = U128{(u64)row.vals[3], (u64)row.vals[2]}.add(
+            U128{(u64)rd(&v[3]), (u64)rd(&v[2])});
+        row.vals[2] = (i64)sq.lo;
+        row.vals[3] = (i64)sq.hi;
+      }
     }
   }
+  return m;
+}
+
+std::vector<AggRow> Consumer::merged(u32 agg) {
+  const AggDef &d = prog_->aggs[agg];
+  AggView &view = views_[agg];
+  const bool extreme = d.fn == AggFn::Min || d.fn == AggFn::Max;
+  const i64 empty = d.fn == AggFn::Min ? INT64_MAX : d.fn == AggFn::Max ? INT64_MIN : 0;
   std::vector<AggRow> rows;
-  for (auto &[canon, row] : m)
+  for (auto &[canon, row] : raw_merged(agg)) {
+    if (auto b = view.base.find(canon); b != view.base.end() && !extreme) {
+      const std::vector<i64> &base = b->second;
+      const bool wide = d.fn == AggFn::Stddev; // vals[2..3]: 128 bits
+      for (u32 k = 0; k < (wide ? 2 : d.nvals); k++)
+        row.vals[k] = (i64)((u64)row.vals[k] - (u64)base[k]);
+      if (wide) {
+        const U128 sq = U128{(u64)row.vals[3], (u64)row.vals[2]}.sub(
+            U128{(u64)base[3], (u64)base[2]});
+        row.vals[2] = (i64)sq.lo;
+        row.vals[3] = (i64)sq.hi;
+      }
+    }
+    if (view.hidden.count(canon)) {
+      bool has_data = false;
+      for (i64 x : row.vals)
+        has_data |= x != empty;
+      if (!has_data)
+        continue;
+      view.hidden.erase(canon); // data again since trunc( )
+    }
     rows.push_back(std::move(row));
+  }
   return rows;
+}
+
+void Consumer::reset_rows(u32 agg, const std::map<std::string, AggRow> &raw,
+                          const std::vector<std::string> &keys, bool hide) {
+  const AggDef &d = prog_->aggs[agg];
+  AggView &view = views_[agg];
+  std::set<std::string> gone(keys.begin(), keys.end());
+  for (const std::string &k : keys) {
+    if (hide)
+      view.hidden.insert(k);
+    if (auto it = raw.find(k); it != raw.end())
+      view.base[k] = it->second.vals;
+  }
+  if (d.fn != AggFn::Min && d.fn != AggFn::Max)
+    return;
+  // A min( ) or max( ) cannot be based: its entries start again.  The
+  // firing thread writes only values it saw, so a reset racing it keeps
+  // a value seen after the reset began, never one from before.
+  const i64 init = d.fn == AggFn::Min ? INT64_MAX : INT64_MIN;
+  u32 used = std::min(next_state_.load(std::memory_order_acquire), nstates_);
+  for (u32 i = 0; i < used; i++) {
+    ThreadState &s = states_[i];
+    for (u32 j = 0; j <= s.cap_mask; j++) {
+      AggEntry &e = s.entries[j];
+      if (e.tag.load(std::memory_order_acquire) == 0 || e.agg != agg)
+        continue;
+      if (gone.count(entry_key(agg, s, e, nullptr)))
+        wr((i64 *)(s.arena + e.val_off), init);
+    }
+  }
+}
+
+AggSort Consumer::agg_sort() const {
+  const Pragmas &p = prog_->pragmas;
+  return AggSort{p.aggsortkey, p.aggsortrev, p.aggsortpos, p.aggsortkeypos};
 }
 
 void Consumer::print_end() {
@@ -1756,8 +2037,13 @@ void Consumer::print_end() {
     if (printed_[a])
       continue;
     auto rows = merged(a);
-    if (!rows.empty())
-      out += print_aggregation(prog_->aggs[a], std::move(rows));
+    if (rows.empty())
+      continue;
+    std::vector<std::vector<AggRow>> one;
+    one.push_back(std::move(rows));
+    out += print_aggregation(
+        join_aggregations({&prog_->aggs[a]}, {views_[a].normal}, std::move(one)),
+        agg_sort());
   }
   flush(out);
 }

@@ -25,6 +25,7 @@
 #include <atomic>
 #include <deque>
 #include <mutex>
+#include <set>
 
 namespace mk::dt {
 
@@ -120,7 +121,23 @@ private:
   void fault(const EcbRt &e, ThreadState *ts, u32 probe, int action,
              u32 kind, u64 addr, int depth);
   i64 *agg_lookup(ThreadState *ts, u32 agg, const u8 *key, u32 len);
-  std::vector<AggRow> merged(u32 agg) const;
+  // Every thread's entries of `agg` summed, by key bytes (see below for
+  // what clear( ) and trunc( ) leave of them).
+  std::map<std::string, AggRow> raw_merged(u32 agg) const;
+  std::string entry_key(u32 agg, const ThreadState &s, const AggEntry &e,
+                        std::vector<Value> *keys) const;
+  std::vector<AggRow> merged(u32 agg);
+  // clear( ) (hide = false) or trunc( ) (hide = true) of the rows with
+  // these keys; `raw`: raw_merged(agg).
+  void reset_rows(u32 agg, const std::map<std::string, AggRow> &raw,
+                  const std::vector<std::string> &keys, bool hide);
+  AggSort agg_sort() const;
+  // speculation( ): a free speculation's id, 0 (counted) when none is.
+  u32 speculation();
+  // speculate( ) (what 2: `tag` is what the record's header gets),
+  // commit( ) (0) or discard( ) (1) of speculation `id` at firing time.
+  // False: `id` is beyond nspec (an illegal operation).
+  bool spec_op(u64 id, u32 what, u32 &tag);
   // `state`: the thread state (CPU buffer) the record came from.
   void process(const u8 *rec, u32 state, std::string &out);
   // A recorded stack as it prints.
@@ -185,6 +202,34 @@ private:
   std::vector<std::unique_ptr<BpfLane>> lanes_;
   std::atomic<u64> dyndrops_{0};
   u64 dyndrops_seen_ = 0;
+
+  // Aggregation actions.  The firing threads' tables only ever grow, as
+  // DTrace's kernel buffers feed its consumer; clear( ) and trunc( ) are
+  // the consumer's: a key's sums as they were then become its zero (its
+  // base), a min( ) or max( ) is reset in place, and a truncated key is
+  // hidden until it has data again.  normalize( ) only changes printing.
+  struct AggView {
+    i64 normal = 1;
+    std::map<std::string, std::vector<i64>> base; // by key bytes
+    std::set<std::string> hidden;
+  };
+  std::vector<AggView> views_;
+
+  // Speculations: claimed and ended (commit, discard) at firing time, their
+  // records held by the drain side until it reads the commit or discard.
+  enum SpecState : u32 { SpecInactive, SpecActive, SpecCommitting, SpecDiscarding };
+  std::unique_ptr<std::atomic<u32>[]> spec_state_;
+  u32 nspec_ = 1;
+  u64 specsize_ = 0;
+  std::atomic<u64> spec_busy_{0}, spec_unavail_{0};
+  u64 spec_busy_seen_ = 0, spec_unavail_seen_ = 0;
+  struct SpecBuf {
+    std::string out; // the records, formatted
+    u64 bytes = 0;   // their size in the buffer, against specsize
+  };
+  std::vector<SpecBuf> spec_bufs_;
+  u64 spec_drops_ = 0, spec_drops_seen_ = 0;
+  bool in_spec_ = false; // process( ) formatting a speculative record
 
   // Drain side.
   bool header_done_ = false;

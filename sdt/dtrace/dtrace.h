@@ -110,17 +110,24 @@ struct Expr {
 // overflow on 2 000 nested parentheses or a 20 000-term sum.
 constexpr int kMaxExprDepth = 256;
 
-enum class AggFn : u8 { Count, Sum, Min, Max, Avg, Quantize, LQuantize };
+enum class AggFn : u8 {
+  Count, Sum, Min, Max, Avg, Stddev, Quantize, LQuantize, LLQuantize
+};
 const char *agg_fn_name(AggFn f);
 
 struct Stmt {
-  enum Kind : u8 { Trace, Printf, Printa, Exit, Aggregate, Assign } kind;
+  enum Kind : u8 {
+    Trace, Printf, Printa, Exit, Aggregate, Assign,
+    Normalize, Denormalize, Trunc, Clear, // agg (args: the factor or count)
+    Speculate, Commit, Discard,           // args[0]: the speculation
+  } kind;
   std::vector<ExprPtr> args; // trace/exit: 1; printf: after the format;
                              // aggregate: the function's arguments;
                              // assign: the variable, then the value
   std::string fmt;           // printf, printa (has_fmt)
   bool has_fmt = false;
   std::string agg;           // aggregate/printa: name without '@' ("" = @)
+  std::vector<std::string> more_aggs; // printa: the aggregations after agg
   std::vector<ExprPtr> keys; // aggregate: @name[keys]
   AggFn fn = AggFn::Count;
   std::string near;
@@ -141,7 +148,18 @@ struct Pragmas {
   bool quiet = false;
   u64 bufsize = 0; // 0: not set
   u64 aggsize = 0;
+  // How aggregations print (DTrace's aggsort* options).
+  bool aggsortkey = false, aggsortrev = false;
+  u32 aggsortpos = 0, aggsortkeypos = 0;
+  u32 nspec = 1;          // speculation buffers
+  u64 specsize = 0;       // bytes each (0: not set, bufsize's default)
 };
+
+// Set one of the options that both `#pragma D option` and `-x` name:
+// aggsortkey, aggsortrev, aggsortpos, aggsortkeypos, nspec, specsize.
+// False if `name` is none of them; an error if its value is bad.
+Result<bool> set_option(Pragmas &p, const std::string &name,
+                        const std::string &value);
 
 struct ProgramAst {
   std::vector<ClauseAst> clauses;
@@ -183,6 +201,7 @@ struct BuiltinFn {
     Library, // a call of `lib` in the D library
     CopyIn,  // stringof( ), copyinstr( ): a string copied in from an address
     Stack,   // stack( ): the probe's stack walked into scratch
+    Speculation, // speculation( ): a speculation claimed (OP_SPECULATION)
   } how;
   const char *lib;   // Library: the function's name in dlib/
   u8 flags;          // BF_*
@@ -278,6 +297,9 @@ enum Op : u8 {
                // imm: 0, or 1 + its index in Program::vars when wide()
   OP_STVAR,     // the same, the value popped first: store it (0 frees a
                // thread-local or an associative element)
+  OP_SPECULATION, // push a free speculation's id (0: none free)
+  OP_SPECULATE,   // pop an id: this clause's record goes to it
+  OP_SPECEND,     // a = 0 commit, 1 discard: pop an id, record it
   OP_RET,
 };
 // OP_PUSH of a string literal: b = 1, c = its index in Program::strings.
@@ -295,16 +317,22 @@ struct AggDef {
   AggFn fn = AggFn::Count;
   std::vector<Type> keys;
   i64 lq_base = 0, lq_limit = 0, lq_step = 1; // lquantize
+  i64 llq_factor = 0, llq_low = 0, llq_high = 0, llq_steps = 0; // llquantize
   u32 nvals = 1; // i64 values per entry
   int line = 0;  // of first use
 };
 
 // What a record's data holds, action by action, for the drain side.
 struct Action {
-  enum Kind : u8 { Trace, Printf, Printa, Exit, Aggregate } kind;
+  enum Kind : u8 {
+    Trace, Printf, Printa, Exit, Aggregate,
+    Normalize, Denormalize, Trunc, Clear, // of agg; recorded: types
+    Speculate, Commit, Discard,           // recorded: the id (not Speculate)
+  } kind;
   std::vector<Type> types; // recorded values, in order
   const Format *fmt = nullptr;
   u32 agg = 0;
+  std::vector<u32> aggs; // printa: every aggregation printed (agg first)
 };
 
 struct CompiledClause {
@@ -379,21 +407,89 @@ std::string flow_prefix(int cpu, int indent, Flow flow, const std::string &func,
 // ("module`function+0x1a") on a line of its own, indented.
 std::string stack_text(const std::vector<std::string> &frames);
 
+// stddev( )'s sum of squares: 128 bits without __int128 (i386 has none).
+struct U128 {
+  u64 hi = 0, lo = 0;
+  static U128 mul(u64 a, u64 b) {
+    u64 al = a & 0xffffffff, ah = a >> 32, bl = b & 0xffffffff, bh = b >> 32;
+    u64 ll = al * bl, lh = al * bh, hl = ah * bl, hh = ah * bh;
+    u64 mid = (ll >> 32) + (lh & 0xffffffff) + (hl & 0xffffffff);
+    return {hh + (lh >> 32) + (hl >> 32) + (mid >> 32),
+            (mid << 32) | (ll & 0xffffffff)};
+  }
+  U128 add(U128 o) const {
+    u64 l = lo + o.lo;
+    return {hi + o.hi + (l < lo), l};
+  }
+  U128 sub(U128 o) const { return {hi - o.hi - (lo < o.lo), lo - o.lo}; }
+  bool operator<(U128 o) const { return hi != o.hi ? hi < o.hi : lo < o.lo; }
+  U128 div(u64 d) const { // long division, a bit at a time
+    U128 q;
+    u64 r = 0;
+    for (int b = 127; b >= 0; b--) {
+      bool top = r >> 63;
+      r = r << 1 | ((b >= 64 ? hi >> (b - 64) : lo >> b) & 1);
+      if (top || r >= d) {
+        r -= d;
+        (b >= 64 ? q.hi : q.lo) |= (u64)1 << (b & 63);
+      }
+    }
+    return q;
+  }
+};
+
 // A merged aggregation entry.
 struct AggRow {
   std::vector<Value> keys;
   std::vector<i64> vals;
 };
 
-// One aggregation in DTrace's default layout (keys left, value right, or a
-// histogram), rows sorted by value then key.
+// How printa( ) and the final print order rows (the aggsort* options).
+struct AggSort {
+  bool bykey = false, reverse = false;
+  u32 pos = 0, keypos = 0;
+};
+
+// One or more aggregations with the same keys, as printa( ) joins them:
+// one row per key any of them has, an aggregation without the key
+// contributing zeros.  normal[i]: aggregation i's normalize( ) factor.
+struct AggTable {
+  std::vector<const AggDef *> aggs;
+  std::vector<i64> normal;
+  struct Row {
+    std::vector<Value> keys;
+    std::vector<std::vector<i64>> vals; // per aggregation
+  };
+  std::vector<Row> rows;
+};
+// Join per-aggregation rows (each merged and keyed the same way) by key.
+AggTable join_aggregations(std::vector<const AggDef *> aggs,
+                           std::vector<i64> normal,
+                           std::vector<std::vector<AggRow>> rows);
+
+// DTrace's default layout (keys left, values right, or a histogram), rows
+// sorted by value then key unless `sort` says otherwise.
+std::string print_aggregation(AggTable t, const AggSort &sort = {});
+// The same through printa("fmt", @a, ...).
+std::string printa_format(AggTable t, const Format &f, const AggSort &sort = {});
+// One aggregation alone.
 std::string print_aggregation(const AggDef &a, std::vector<AggRow> rows);
-// The same through printa("fmt", @a).
 std::string printa_format(const AggDef &a, const Format &f,
                           std::vector<AggRow> rows);
-// The value column of one row (" %16lld", an average, a histogram).
-std::string agg_value_text(const AggDef &a, const std::vector<i64> &vals);
+// The value column of one row (" %16lld", an average, a histogram), its
+// values divided by `normal`.
+std::string agg_value_text(const AggDef &a, const std::vector<i64> &vals,
+                           i64 normal = 1);
+// The value an aggregation prints as an integer (avg( ) and stddev( )
+// computed, normalized); histograms have none.
+i64 agg_scalar(const AggDef &a, const std::vector<i64> &vals, i64 normal = 1);
+// Order one aggregation's rows as its print does, ascending.
 void sort_rows(const AggDef &a, std::vector<AggRow> &rows);
+// llquantize( ): the bucket of v, the number of buckets and a bucket's
+// lower bound.
+u32 llquantize_bucket(const AggDef &a, i64 v);
+u32 llquantize_buckets(const AggDef &a);
+i64 llquantize_value(const AggDef &a, u32 bucket);
 // The quantize() bucket of v, and a bucket's lower bound.
 int quantize_bucket(i64 v);
 i64 quantize_value(int bucket);

@@ -21,6 +21,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <map>
 
 namespace mk::dt {
 
@@ -264,49 +265,128 @@ i64 quantize_value(int b) {
   return (i64)(1ull << (b - kQuantZero - 1));
 }
 
+// llquantize(v, factor, low, high, steps): bucket 0 holds v < factor^low;
+// then each order of magnitude m in low..high, [factor^m, factor^(m+1)),
+// is cut into buckets of factor^(m+1) / n, n = min(steps, factor^(m+1)),
+// from factor^m on: n - n / factor of them; the last bucket holds
+// v >= factor^(high+1).  The
+// compiler checked that factor^(high+1) fits in 63 bits.
+namespace {
+i64 ipow(i64 f, i64 e) {
+  i64 r = 1;
+  while (e-- > 0)
+    r *= f;
+  return r;
+}
+} // namespace
+
+u32 llquantize_bucket(const AggDef &a, i64 v) {
+  i64 lo = ipow(a.llq_factor, a.llq_low);
+  if (v < lo)
+    return 0;
+  u32 base = 1;
+  for (i64 m = a.llq_low; m <= a.llq_high; m++) {
+    i64 hi = lo * a.llq_factor;
+    i64 n = std::min(a.llq_steps, hi);
+    if (v < hi)
+      return base + (u32)((v - lo) / (hi / n));
+    base += (u32)(n - n / a.llq_factor);
+    lo = hi;
+  }
+  return base;
+}
+
+u32 llquantize_buckets(const AggDef &a) {
+  u32 n = 2;
+  i64 hi = ipow(a.llq_factor, a.llq_low);
+  for (i64 m = a.llq_low; m <= a.llq_high; m++) {
+    hi *= a.llq_factor;
+    i64 k = std::min(a.llq_steps, hi);
+    n += (u32)(k - k / a.llq_factor);
+  }
+  return n;
+}
+
+i64 llquantize_value(const AggDef &a, u32 bucket) {
+  i64 lo = ipow(a.llq_factor, a.llq_low);
+  if (bucket == 0)
+    return lo - 1;
+  u32 base = 1;
+  for (i64 m = a.llq_low; m <= a.llq_high; m++) {
+    i64 hi = lo * a.llq_factor;
+    i64 n = std::min(a.llq_steps, hi);
+    u32 here = (u32)(n - n / a.llq_factor);
+    if (bucket < base + here)
+      return lo + (i64)(bucket - base) * (hi / n);
+    base += here;
+    lo = hi;
+  }
+  return lo; // factor^(high+1): the last bucket
+}
+
 namespace {
 
 i64 lq_levels(const AggDef &a) { return (a.lq_limit - a.lq_base) / a.lq_step; }
 
+bool is_histogram(const AggDef &a) {
+  return a.fn == AggFn::Quantize || a.fn == AggFn::LQuantize ||
+         a.fn == AggFn::LLQuantize;
+}
+
+// A histogram bucket's value: its lower bound (below the range: one less).
+i64 bucket_value(const AggDef &a, i64 i) {
+  if (a.fn == AggFn::Quantize)
+    return quantize_value((int)i);
+  if (a.fn == AggFn::LLQuantize)
+    return llquantize_value(a, (u32)i);
+  i64 levels = lq_levels(a);
+  return i == 0 ? a.lq_base - 1
+         : i == levels + 1 ? a.lq_base + levels * a.lq_step
+                           : a.lq_base + (i - 1) * a.lq_step;
+}
+
 // The value DTrace sorts a histogram by: the sum of bucket value x count.
 long double histogram_weight(const AggDef &a, const std::vector<i64> &v) {
   long double w = 0;
-  if (a.fn == AggFn::Quantize) {
-    for (int i = 0; i < kQuantBuckets && i < (int)v.size(); i++)
-      w += (long double)quantize_value(i) * v[i];
-  } else {
-    i64 levels = lq_levels(a);
-    for (i64 i = 0; i < (i64)v.size(); i++) {
-      i64 at = i == 0 ? a.lq_base - 1
-               : i == levels + 1 ? a.lq_base + levels * a.lq_step
-                                 : a.lq_base + (i - 1) * a.lq_step;
-      w += (long double)at * v[i];
-    }
-  }
+  for (i64 i = 0; i < (i64)v.size(); i++)
+    if (v[i])
+      w += (long double)bucket_value(a, i) * v[i];
   return w;
 }
 
 long double sort_value(const AggDef &a, const std::vector<i64> &v) {
+  if (v.empty())
+    return 0;
   switch (a.fn) {
   case AggFn::Avg:
     return v[0] ? (long double)v[1] / v[0] : 0;
+  case AggFn::Stddev:
+    return (long double)agg_scalar(a, v);
   case AggFn::Quantize:
   case AggFn::LQuantize:
+  case AggFn::LLQuantize:
     return histogram_weight(a, v);
   default:
     return v[0];
   }
 }
 
-int compare_keys(const std::vector<Value> &a, const std::vector<Value> &b) {
-  for (size_t i = 0; i < a.size() && i < b.size(); i++) {
-    if (a[i].type == Type::String || a[i].type == Type::Stack) {
-      int c = a[i].s.compare(b[i].s);
-      if (c)
-        return c < 0 ? -1 : 1;
-    } else if (a[i].i != b[i].i) {
-      return a[i].i < b[i].i ? -1 : 1;
-    }
+int compare_key(const Value &a, const Value &b) {
+  if (a.type == Type::String || a.type == Type::Stack) {
+    int c = a.s.compare(b.s);
+    return c < 0 ? -1 : c > 0;
+  }
+  return a.i < b.i ? -1 : a.i > b.i;
+}
+
+// Keys compared from `first` on, then those before it.
+int compare_keys(const std::vector<Value> &a, const std::vector<Value> &b,
+                 u32 first = 0) {
+  size_t n = std::min(a.size(), b.size());
+  for (size_t j = 0; j < n; j++) {
+    size_t i = (first + j) % n;
+    if (int c = compare_key(a[i], b[i]))
+      return c;
   }
   return 0;
 }
@@ -329,16 +409,14 @@ std::string histogram(const AggDef &a, const std::vector<i64> &data) {
   static const char spaces[] = "                                        ";
   std::string out = vfmt("\n%16s %41s %-9s\n", "value",
                          "------------- Distribution -------------", "count");
-  i64 levels = a.fn == AggFn::LQuantize ? lq_levels(a) : 0;
   for (int i = first; i <= last; i++) {
-    if (a.fn == AggFn::Quantize) {
-      out += vfmt("%16lld ", (long long)quantize_value(i));
+    if (a.fn == AggFn::Quantize || (i > 0 && i < n - 1)) {
+      out += vfmt("%16lld ", (long long)bucket_value(a, i));
     } else if (i == 0) {
-      out += vfmt("%16s ", vfmt("< %lld", (long long)a.lq_base).c_str());
-    } else if (i == levels + 1) {
-      out += vfmt("%16s ", vfmt(">= %lld", (long long)(a.lq_base + levels * a.lq_step)).c_str());
+      i64 lo = a.fn == AggFn::LQuantize ? a.lq_base : bucket_value(a, 0) + 1;
+      out += vfmt("%16s ", vfmt("< %lld", (long long)lo).c_str());
     } else {
-      out += vfmt("%16lld ", (long long)(a.lq_base + (i - 1) * a.lq_step));
+      out += vfmt("%16s ", vfmt(">= %lld", (long long)bucket_value(a, i)).c_str());
     }
     unsigned depth = 0;
     if (total > 0)
@@ -350,7 +428,7 @@ std::string histogram(const AggDef &a, const std::vector<i64> &data) {
   return out;
 }
 
-std::string key_text(const AggDef &a, const Value &k) {
+std::string key_text(const Value &k) {
   if (k.type == Type::Stack)
     return k.s; // its lines, as DTrace prints a stack key
   if (k.type == Type::String)
@@ -360,7 +438,83 @@ std::string key_text(const AggDef &a, const Value &k) {
   return vfmt(" %16lld", (long long)k.i);
 }
 
+// floor(sqrt(x)): the largest r with r * r <= x, a bit at a time.
+u64 isqrt(U128 x) {
+  u64 r = 0;
+  for (int b = 63; b >= 0; b--) {
+    u64 t = r | (u64)1 << b;
+    if (!(x < U128::mul(t, t)))
+      r = t;
+  }
+  return r;
+}
+
+void sort_table(AggTable &t, const AggSort &s) {
+  const u32 pos = s.pos < t.aggs.size() ? s.pos : 0;
+  auto by_value = [&](const AggTable::Row &x, const AggTable::Row &y) {
+    long double vx = sort_value(*t.aggs[pos], x.vals[pos]);
+    long double vy = sort_value(*t.aggs[pos], y.vals[pos]);
+    if (vx != vy)
+      return vx < vy ? -1 : 1;
+    for (size_t i = 0; i < t.aggs.size(); i++) {
+      vx = sort_value(*t.aggs[i], x.vals[i]);
+      vy = sort_value(*t.aggs[i], y.vals[i]);
+      if (vx != vy)
+        return vx < vy ? -1 : 1;
+    }
+    return 0;
+  };
+  std::stable_sort(t.rows.begin(), t.rows.end(),
+                   [&](const AggTable::Row &x, const AggTable::Row &y) {
+                     int c = s.bykey ? compare_keys(x.keys, y.keys, s.keypos)
+                                     : by_value(x, y);
+                     if (!c)
+                       c = s.bykey ? by_value(x, y)
+                                   : compare_keys(x.keys, y.keys, s.keypos);
+                     return s.reverse ? c > 0 : c < 0;
+                   });
+}
+
+AggTable single(const AggDef &a, std::vector<AggRow> rows) {
+  std::vector<std::vector<AggRow>> r;
+  r.push_back(std::move(rows));
+  return join_aggregations({&a}, {1}, std::move(r));
+}
+
+std::string canon_key(const std::vector<Value> &keys) {
+  std::string c;
+  for (const Value &v : keys)
+    if (v.type == Type::String || v.type == Type::Stack)
+      c.append(v.s).push_back('\0');
+    else
+      c.append((const char *)&v.i, 8);
+  return c;
+}
+
 } // namespace
+
+i64 agg_scalar(const AggDef &a, const std::vector<i64> &v, i64 normal) {
+  if (normal == 0)
+    normal = 1;
+  switch (a.fn) {
+  case AggFn::Avg:
+    return v[0] ? v[1] / normal / v[0] : 0;
+  case AggFn::Stddev: {
+    // sqrt(mean of the squares - the square of the mean), in integers as
+    // DTrace computes it: v = count, sum, sum of squares (128 bits).
+    if (!v[0])
+      return 0;
+    U128 sq{(u64)v[3], (u64)v[2]};
+    sq = sq.div((u64)(normal < 0 ? -normal : normal)).div((u64)v[0]);
+    i64 mean = v[1] / normal / v[0];
+    u64 m = mean < 0 ? 0 - (u64)mean : (u64)mean;
+    U128 m2 = U128::mul(m, m);
+    return (i64)isqrt(m2 < sq ? sq.sub(m2) : U128{});
+  }
+  default:
+    return v[0] / normal;
+  }
+}
 
 void sort_rows(const AggDef &a, std::vector<AggRow> &rows) {
   std::stable_sort(rows.begin(), rows.end(), [&](const AggRow &x, const AggRow &y) {
@@ -371,56 +525,93 @@ void sort_rows(const AggDef &a, std::vector<AggRow> &rows) {
   });
 }
 
-std::string agg_value_text(const AggDef &a, const std::vector<i64> &vals) {
-  switch (a.fn) {
-  case AggFn::Avg:
-    return vfmt(" %16lld", (long long)(vals[0] ? vals[1] / vals[0] : 0));
-  case AggFn::Quantize:
-  case AggFn::LQuantize:
-    return histogram(a, vals);
-  default:
-    return vfmt(" %16lld", (long long)vals[0]);
-  }
+AggTable join_aggregations(std::vector<const AggDef *> aggs,
+                           std::vector<i64> normal,
+                           std::vector<std::vector<AggRow>> rows) {
+  AggTable t;
+  t.aggs = std::move(aggs);
+  t.normal = std::move(normal);
+  t.normal.resize(t.aggs.size(), 1);
+  std::map<std::string, size_t> at;
+  for (size_t i = 0; i < rows.size() && i < t.aggs.size(); i++)
+    for (AggRow &r : rows[i]) {
+      auto [it, fresh] = at.try_emplace(canon_key(r.keys), t.rows.size());
+      if (fresh) {
+        AggTable::Row row;
+        row.keys = std::move(r.keys);
+        for (const AggDef *a : t.aggs)
+          row.vals.emplace_back(a->nvals, 0); // absent: zeros, as DTrace
+        t.rows.push_back(std::move(row));
+      }
+      t.rows[it->second].vals[i] = std::move(r.vals);
+    }
+  return t;
 }
 
-std::string print_aggregation(const AggDef &a, std::vector<AggRow> rows) {
-  sort_rows(a, rows);
+std::string agg_value_text(const AggDef &a, const std::vector<i64> &vals,
+                           i64 normal) {
+  if (normal == 0)
+    normal = 1;
+  if (is_histogram(a)) {
+    if (normal == 1)
+      return histogram(a, vals);
+    std::vector<i64> v(vals);
+    for (i64 &x : v)
+      x /= normal;
+    return histogram(a, v);
+  }
+  if (a.fn == AggFn::Stddev)
+    return vfmt(" %16llu", (unsigned long long)agg_scalar(a, vals, normal));
+  return vfmt(" %16lld", (long long)agg_scalar(a, vals, normal));
+}
+
+std::string print_aggregation(AggTable t, const AggSort &sort) {
+  sort_table(t, sort);
   std::string out;
-  for (const AggRow &r : rows) {
+  for (const AggTable::Row &r : t.rows) {
     for (const Value &k : r.keys)
-      out += key_text(a, k);
-    out += agg_value_text(a, r.vals);
+      out += key_text(k);
+    for (size_t i = 0; i < t.aggs.size(); i++)
+      out += agg_value_text(*t.aggs[i], r.vals[i], t.normal[i]);
     out += "\n";
   }
   return out;
 }
 
-std::string printa_format(const AggDef &a, const Format &f,
-                          std::vector<AggRow> rows) {
-  sort_rows(a, rows);
+std::string print_aggregation(const AggDef &a, std::vector<AggRow> rows) {
+  return print_aggregation(single(a, std::move(rows)));
+}
+
+std::string printa_format(AggTable t, const Format &f, const AggSort &sort) {
+  sort_table(t, sort);
   std::string out;
-  for (const AggRow &r : rows) {
-    Value val;
-    if (a.fn == AggFn::Quantize || a.fn == AggFn::LQuantize) {
-      val.type = Type::String;
-      val.s = histogram(a, r.vals);
-    } else {
-      val.type = Type::Int64;
-      val.i = a.fn == AggFn::Avg ? (r.vals[0] ? r.vals[1] / r.vals[0] : 0)
-                                 : r.vals[0];
+  for (const AggTable::Row &r : t.rows) {
+    std::vector<Value> vals;
+    for (size_t i = 0; i < t.aggs.size(); i++) {
+      const AggDef &a = *t.aggs[i];
+      Value val;
+      if (is_histogram(a)) {
+        val.type = Type::String;
+        val.s = agg_value_text(a, r.vals[i], t.normal[i]);
+      } else {
+        val.type = Type::Int64;
+        val.i = agg_scalar(a, r.vals[i], t.normal[i]);
+      }
+      vals.push_back(std::move(val));
     }
-    // Keys feed the conversions in order; %@ (or the first conversion past
-    // the keys) takes the value.  A histogram prints as is wherever the
-    // value goes.
+    // Keys feed the conversions in order; each %@ (or conversion past the
+    // keys) takes the next aggregation's value.  A histogram prints as is
+    // wherever its value goes.
     std::vector<Value> args;
     Format g = f;
-    size_t key = 0;
+    size_t key = 0, val = 0;
     for (Conv &c : g.convs) {
       auto next = [&](bool agg) {
         if (agg || key >= r.keys.size()) {
-          if (val.type == Type::String)
+          const Value &v = vals[std::min(val++, vals.size() - 1)];
+          if (v.type == Type::String)
             c.agg = true;
-          return val;
+          return v;
         }
         return r.keys[key++];
       };
@@ -433,6 +624,11 @@ std::string printa_format(const AggDef &a, const Format &f,
     out += format(g, args);
   }
   return out;
+}
+
+std::string printa_format(const AggDef &a, const Format &f,
+                          std::vector<AggRow> rows) {
+  return printa_format(single(a, std::move(rows)), f);
 }
 
 } // namespace mk::dt

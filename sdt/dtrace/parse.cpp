@@ -38,8 +38,10 @@ const char *agg_fn_name(AggFn f) {
   case AggFn::Min: return "min";
   case AggFn::Max: return "max";
   case AggFn::Avg: return "avg";
+  case AggFn::Stddev: return "stddev";
   case AggFn::Quantize: return "quantize";
   case AggFn::LQuantize: return "lquantize";
+  case AggFn::LLQuantize: return "llquantize";
   }
   return "?";
 }
@@ -457,7 +459,12 @@ Result<void> Parser::pragma() {
     out = *v;
     return {};
   };
-  if (opt == "quiet")
+  auto known = set_option(pragmas_, opt, val);
+  if (!known)
+    return error(where + known.error().message);
+  if (*known)
+    ;
+  else if (opt == "quiet")
     pragmas_.quiet = true;
   else if (opt == "bufsize")
     MK_TRY(size_of(pragmas_.bufsize));
@@ -641,7 +648,7 @@ Result<void> Parser::stmt(ClauseAst &c) {
     MK_TRY(advance());
     if (!is(T_IDENT))
       return err_at(tok_, "expected an aggregating function (count, sum, min, "
-                          "max, avg, quantize, lquantize)");
+                          "max, avg, stddev, quantize, lquantize, llquantize)");
     Token fn = tok_;
     static const struct {
       const char *name;
@@ -650,12 +657,14 @@ Result<void> Parser::stmt(ClauseAst &c) {
     } fns[] = {{"count", AggFn::Count, 0, 0},      {"sum", AggFn::Sum, 1, 1},
                {"min", AggFn::Min, 1, 1},          {"max", AggFn::Max, 1, 1},
                {"avg", AggFn::Avg, 1, 1},          {"quantize", AggFn::Quantize, 1, 1},
-               {"lquantize", AggFn::LQuantize, 3, 4}};
+               {"lquantize", AggFn::LQuantize, 3, 4},
+               {"stddev", AggFn::Stddev, 1, 1},
+               {"llquantize", AggFn::LLQuantize, 5, 5}};
     const auto *f = std::find_if(std::begin(fns), std::end(fns),
                                  [&](auto &x) { return fn.sval == x.name; });
     if (f == std::end(fns))
       return err_at(fn, "unknown aggregating function (count, sum, min, max, "
-                        "avg, quantize, lquantize)");
+                        "avg, stddev, quantize, lquantize, llquantize)");
     s.fn = f->fn;
     MK_TRY(advance());
     auto args = call_args();
@@ -742,7 +751,16 @@ Result<void> Parser::stmt(ClauseAst &c) {
         return err_at(tok_, "printa( ) needs an aggregation (@name)");
       s.agg = tok_.sval;
       MK_TRY(advance());
-      MK_TRY(expect(T_RPAREN, "')' (printa( ) prints one aggregation)"));
+      // printa( ) joins several aggregations by key.
+      while (is(T_COMMA)) {
+        MK_TRY(advance());
+        if (!is(T_AGG))
+          return err_at(tok_, "printa( ) takes aggregations (@name) after its "
+                              "format");
+        s.more_aggs.push_back(tok_.sval);
+        MK_TRY(advance());
+      }
+      MK_TRY(expect(T_RPAREN, "',' or ')'"));
     } else {
       while (!is(T_RPAREN)) {
         auto e = expr();
@@ -781,7 +799,61 @@ Result<void> Parser::stmt(ClauseAst &c) {
     c.stmts.push_back(std::move(s));
     return {};
   }
-  return err_at(name, "unknown action (trace, printf, printa, exit, stack)");
+  // The aggregation actions: normalize(@a, n), denormalize(@a),
+  // trunc(@a [, n]), clear(@a).
+  static const struct {
+    const char *name;
+    Stmt::Kind kind;
+    size_t lo, hi; // values after the aggregation
+  } aggacts[] = {{"normalize", Stmt::Normalize, 1, 1},
+                 {"denormalize", Stmt::Denormalize, 0, 0},
+                 {"trunc", Stmt::Trunc, 0, 1},
+                 {"clear", Stmt::Clear, 0, 0}};
+  for (const auto &act : aggacts) {
+    if (name.sval != act.name)
+      continue;
+    s.kind = act.kind;
+    MK_TRY(advance());
+    if (!is(T_AGG))
+      return err_at(tok_, name.sval + "( ) needs an aggregation (@name) first");
+    s.agg = tok_.sval;
+    MK_TRY(advance());
+    while (is(T_COMMA)) {
+      MK_TRY(advance());
+      auto e = expr();
+      if (!e)
+        return e.take_error();
+      s.args.push_back(std::move(*e));
+    }
+    MK_TRY(expect(T_RPAREN, "',' or ')'"));
+    if (s.args.size() < act.lo || s.args.size() > act.hi)
+      return err_at(name, strf("%s( ) takes an aggregation%s, %zu value%s given",
+                               act.name,
+                               act.hi == 0   ? " only"
+                               : act.lo == 1 ? " and a value"
+                                             : " and at most one value",
+                               s.args.size(), s.args.size() == 1 ? "" : "s"));
+    c.stmts.push_back(std::move(s));
+    return {};
+  }
+  if (name.sval == "speculate" || name.sval == "commit" ||
+      name.sval == "discard") {
+    s.kind = name.sval == "speculate" ? Stmt::Speculate
+             : name.sval == "commit"  ? Stmt::Commit
+                                      : Stmt::Discard;
+    auto args = call_args();
+    if (!args)
+      return args.take_error();
+    if (args->size() != 1)
+      return err_at(name, strf("%s( ) takes 1 argument, %zu given",
+                               name.sval.c_str(), args->size()));
+    s.args = std::move(*args);
+    c.stmts.push_back(std::move(s));
+    return {};
+  }
+  return err_at(name, "unknown action (trace, printf, printa, exit, stack, "
+                      "normalize, denormalize, trunc, clear, speculate, "
+                      "commit, discard)");
 }
 
 // A deep copy, for x += e (x = x + e).
@@ -1145,6 +1217,46 @@ Result<ProgramAst> parse(const std::string &text, const std::string &file) {
     return error(m);
   }
   return r;
+}
+
+Result<bool> set_option(Pragmas &p, const std::string &name,
+                        const std::string &value) {
+  auto number = [&](u64 lo, u64 hi) -> Result<u64> {
+    char *end = nullptr;
+    errno = 0;
+    unsigned long long v = strtoull(value.c_str(), &end, 0);
+    if (value.empty() || *end || errno || value[0] == '-' || v < lo || v > hi)
+      return error(strf("invalid value for option %s: '%s' (%llu..%llu)",
+                        name.c_str(), value.c_str(), (unsigned long long)lo,
+                        (unsigned long long)hi));
+    return (u64)v;
+  };
+  auto flag = [&](bool &b) -> Result<bool> {
+    if (!value.empty())
+      return error("option " + name + " takes no value");
+    b = true;
+    return true;
+  };
+  if (name == "aggsortkey")
+    return flag(p.aggsortkey);
+  if (name == "aggsortrev")
+    return flag(p.aggsortrev);
+  if (name == "aggsortpos" || name == "aggsortkeypos" || name == "nspec") {
+    auto v = number(name == "nspec" ? 1 : 0, name == "nspec" ? 4096 : kMaxAggs);
+    if (!v)
+      return v.take_error();
+    (name == "aggsortpos" ? p.aggsortpos
+     : name == "aggsortkeypos" ? p.aggsortkeypos : p.nspec) = (u32)*v;
+    return true;
+  }
+  if (name == "specsize") {
+    auto v = parse_size(value);
+    if (!v)
+      return error("invalid value for option specsize: " + v.error().message);
+    p.specsize = *v;
+    return true;
+  }
+  return false;
 }
 
 } // namespace mk::dt

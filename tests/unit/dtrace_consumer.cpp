@@ -310,3 +310,106 @@ TEST_CASE("consumer: probes made while it runs join the clauses they match") {
   t.finish();
   CHECK(t.sink.stdout_ == "\n                3\n                1\n");
 }
+
+TEST_CASE("dtrace consumer: clear() and trunc() keep a base; data after them counts") {
+  for (DEngine eng : {DEngine::Bpf, DEngine::Interp}) {
+    const std::string engine = engine_name(eng);
+    CAPTURE(engine);
+    ConsumerOptions q;
+    q.quiet = true;
+    q.engine = eng;
+    Trace t("test:::tick { @c[arg0] = count(); @s = sum(arg0); @m = min(arg0); "
+            "@sd = stddev(arg0); } "
+            "test:::tock { clear(@c); clear(@s); clear(@m); clear(@sd); "
+            "printa(\"%d:%@d \", @c); printa(\"[%@d %@d %@d]\\n\", @s, @m, @sd); }",
+            {{P10}, {P11}}, q);
+    t.fire(10, {1});
+    t.fire(10, {2});
+    t.fire(10, {2});
+    t.fire(11);
+    t.c->drain(); // the consumer clears now: the keys stay, their values go
+    CHECK(t.sink.stdout_ == "1:0 2:0 [0 9223372036854775807 0]\n");
+    t.fire(10, {5});
+    t.fire(10, {7});
+    t.fire(11); // nothing new since the last clear prints at its values
+    t.c->drain();
+    CHECK(t.sink.stdout_ == "1:0 2:0 [0 9223372036854775807 0]\n"
+                            "1:0 2:0 5:0 7:0 [0 9223372036854775807 0]\n");
+  }
+  for (DEngine eng : {DEngine::Bpf, DEngine::Interp}) {
+    const std::string engine = engine_name(eng);
+    CAPTURE(engine);
+    ConsumerOptions q;
+    q.quiet = true;
+    q.engine = eng;
+    Trace t("test:::tick { @[arg0] = sum(arg0); @n = count(); } "
+            "test:::tock { trunc(@, 1); clear(@n); }",
+            {{P10}, {P11}}, q);
+    t.fire(10, {1});
+    t.fire(10, {2});
+    t.fire(10, {3});
+    t.fire(11);
+    t.c->drain(); // keeps 3; 1 and 2 go until they have data again
+    t.fire(10, {1});
+    t.fire(10, {3});
+    t.finish();
+    CHECK(t.sink.stdout_ == "\n"
+                            "                1                1\n"
+                            "                3                6\n"
+                            "                2\n");
+  }
+}
+
+TEST_CASE("dtrace consumer: speculations end when the consumer reads commit or discard") {
+  ConsumerOptions q;
+  q.quiet = true;
+  q.bufsize = 64 * 1024;
+  Trace t("test:::tick /arg0 == 0/ { self->s = speculation(); } "
+          "test:::tick /arg0 != 0/ { speculate(self->s); printf(\"%d \", arg0); } "
+          "test:::tock /arg0 == 1/ { commit(self->s); } "
+          "test:::tock /arg0 == 2/ { discard(self->s); } "
+          "test:::tock { printf(\"%d\\n\", self->s); }",
+          {{P10}, {P10}, {P11}, {P11}, {P11}}, q);
+  t.fire(10, {0});
+  t.fire(10, {5});
+  t.fire(10, {6});
+  t.fire(11, {1});
+  t.fire(10, {0}); // committing until the consumer reads the commit
+  t.c->drain();
+  // What commit( ) ends prints after the committing record.
+  CHECK(t.sink.stdout_ == "5 6 1\n");
+  CHECK(t.sink.stderr_ ==
+        "dtrace: 1 failed speculation (available buffer(s) still busy)\n");
+  t.fire(10, {0});
+  t.fire(10, {7});
+  t.fire(11, {2});
+  t.fire(10, {0}); // discarding until the consumer reads the discard
+  t.c->drain();
+  t.fire(10, {0});
+  t.fire(10, {0}); // the only one is taken
+  t.c->drain();
+  CHECK(t.sink.stdout_ == "5 6 1\n1\n");
+  CHECK(t.sink.stderr_ ==
+        "dtrace: 1 failed speculation (available buffer(s) still busy)\n"
+        "dtrace: 1 failed speculation (available buffer(s) still busy)\n"
+        "dtrace: 1 failed speculation (no speculative buffer available)\n");
+}
+
+TEST_CASE("dtrace consumer: a speculation holds specsize bytes; the rest are drops") {
+  ConsumerOptions q;
+  q.quiet = true;
+  Trace t("#pragma D option specsize=4k\n"
+          "BEGIN { s = speculation(); } "
+          "test:::tick { speculate(s); trace(arg0); } "
+          "test:::tock { commit(s); }",
+          {{probe(kBegin, "dtrace", "", "BEGIN")}, {P10}, {P11}}, q);
+  t.c->begin();
+  for (int i = 0; i < 130; i++) // 32 bytes each: 128 fit in 4k
+    t.fire(10, {1});
+  t.c->drain();
+  CHECK(t.sink.stdout_.empty());
+  CHECK(t.sink.stderr_ == "dtrace: 2 speculative drops\n");
+  t.fire(11);
+  t.c->drain();
+  CHECK(t.sink.stdout_ == std::string(128, '1'));
+}

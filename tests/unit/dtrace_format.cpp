@@ -159,3 +159,98 @@ TEST_CASE("dtrace format: printa with a format") {
   AggDef s = agg(AggFn::Sum, {Type::String});
   CHECK(printa_format(s, *g, {row({S("k")}, {5})}) == "5:k\n");
 }
+
+TEST_CASE("dtrace format: stddev() is DTrace's integer one, 128-bit exact") {
+  AggDef s = agg(AggFn::Stddev);
+  s.nvals = 4;
+  // 2, 4, 4, 4, 5, 5, 7, 9: mean 5, standard deviation 2.
+  CHECK(agg_scalar(s, {8, 40, 232, 0}) == 2);
+  CHECK(agg_scalar(s, {0, 0, 0, 0}) == 0);
+  // 0..9 times 10^9: the sum of squares (2.85e20) needs more than 64 bits.
+  U128 sq;
+  for (u64 i = 0; i < 10; i++)
+    sq = sq.add(U128::mul(i * 1000000000, i * 1000000000));
+  CHECK(sq.hi == 15);
+  CHECK(agg_scalar(s, {10, 45000000000, (i64)sq.lo, (i64)sq.hi}) == 2872281323);
+  CHECK(agg_value_text(s, {10, 45000000000, (i64)sq.lo, (i64)sq.hi}) ==
+        "       2872281323");
+  // normalize( ) divides the mean and the mean of the squares.
+  CHECK(agg_scalar(s, {10, 45, 285, 0}, 2) == 3);
+  CHECK(U128{1, 0}.div(2).lo == (u64)1 << 63);
+  CHECK(U128{0, 5}.sub(U128{0, 7}).hi == ~(u64)0);
+}
+
+TEST_CASE("dtrace format: llquantize buckets are DTrace's log-linear ones") {
+  AggDef a = agg(AggFn::LLQuantize);
+  a.llq_factor = 10, a.llq_low = 0, a.llq_high = 2, a.llq_steps = 10;
+  // < 1, then 1..9, 10..90 by 10, 100..900 by 100, then >= 1000.
+  CHECK(llquantize_buckets(a) == 29);
+  CHECK(llquantize_bucket(a, 0) == 0);
+  CHECK(llquantize_bucket(a, -5) == 0);
+  CHECK(llquantize_bucket(a, 1) == 1);
+  CHECK(llquantize_bucket(a, 9) == 9);
+  CHECK(llquantize_bucket(a, 10) == 10);
+  CHECK(llquantize_bucket(a, 19) == 10);
+  CHECK(llquantize_bucket(a, 99) == 18);
+  CHECK(llquantize_bucket(a, 100) == 19);
+  CHECK(llquantize_bucket(a, 999) == 27);
+  CHECK(llquantize_bucket(a, 1000) == 28);
+  CHECK(llquantize_bucket(a, INT64_MAX) == 28);
+  for (u32 b = 1; b < llquantize_buckets(a); b++)
+    CHECK(llquantize_bucket(a, llquantize_value(a, b)) == b);
+  // More steps than the order holds: as many buckets as values.
+  a.llq_factor = 2, a.llq_low = 1, a.llq_high = 2, a.llq_steps = 8;
+  CHECK(llquantize_buckets(a) == 2 + 2 + 4); // [2,4) by 1, [4,8) by 1
+  a.nvals = llquantize_buckets(a);
+  std::vector<i64> v(a.nvals, 0);
+  v[llquantize_bucket(a, 1)] = 1;
+  v[llquantize_bucket(a, 5)] = 3;
+  CHECK(print_aggregation(a, {row({}, v)}) ==
+        "\n"
+        "           value  ------------- Distribution ------------- count    \n"
+        "             < 2 |@@@@@@@@@@                               1        \n"
+        "               2 |                                         0        \n"
+        "               3 |                                         0        \n"
+        "               4 |                                         0        \n"
+        "               5 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@           3        \n"
+        "               6 |                                         0        \n"
+        "\n");
+}
+
+TEST_CASE("dtrace format: printa joins aggregations by key; the aggsort options") {
+  AggDef c = agg(AggFn::Count, {Type::Int64});
+  AggDef s = agg(AggFn::Sum, {Type::Int64});
+  auto table = [&] {
+    std::vector<std::vector<AggRow>> rows(2);
+    rows[0] = {row({I(1)}, {5}), row({I(2)}, {1}), row({I(3)}, {3})};
+    rows[1] = {row({I(2)}, {40}), row({I(4)}, {-1})};
+    return join_aggregations({&c, &s}, {1, 10}, std::move(rows));
+  };
+  auto f = parse_format("%d %@d %@d\n");
+  REQUIRE(f);
+  // A key one aggregation lacks has zeros there; @s prints divided by 10.
+  CHECK(printa_format(table(), *f) == "4 0 0\n2 1 4\n3 3 0\n1 5 0\n");
+  CHECK(print_aggregation(table()) ==
+        "                4                0                0\n"
+        "                2                1                4\n"
+        "                3                3                0\n"
+        "                1                5                0\n");
+  AggSort by_key;
+  by_key.bykey = true;
+  CHECK(printa_format(table(), *f, by_key) == "1 5 0\n2 1 4\n3 3 0\n4 0 0\n");
+  by_key.reverse = true;
+  CHECK(printa_format(table(), *f, by_key) == "4 0 0\n3 3 0\n2 1 4\n1 5 0\n");
+  AggSort second;
+  second.pos = 1; // by @s, then by @c
+  CHECK(printa_format(table(), *f, second) == "4 0 0\n3 3 0\n1 5 0\n2 1 4\n");
+  // aggsortkeypos: the second key first.
+  AggDef k2 = agg(AggFn::Count, {Type::Int64, Type::Int64});
+  std::vector<std::vector<AggRow>> rows(1);
+  rows[0] = {row({I(1), I(2)}, {1}), row({I(2), I(1)}, {1}), row({I(0), I(3)}, {1})};
+  AggSort kp;
+  kp.bykey = true, kp.keypos = 1;
+  auto g = parse_format("%d,%d\n");
+  REQUIRE(g);
+  CHECK(printa_format(join_aggregations({&k2}, {1}, std::move(rows)), *g, kp) ==
+        "2,1\n1,2\n0,3\n");
+}

@@ -133,7 +133,8 @@ TEST_CASE("dtrace parse: errors name the token and the cause") {
   CHECK(parse_error("BEGIN { trace(1)") ==
         "syntax error at end of input: expected ';' or '}' after a statement");
   CHECK(parse_error("BEGIN { foo(1); }") ==
-        "syntax error near \"foo\": unknown action (trace, printf, printa, exit, stack)");
+        "syntax error near \"foo\": unknown action (trace, printf, printa, exit, stack, normalize, "
+        "denormalize, trunc, clear, speculate, commit, discard)");
   CHECK(parse_error("BEGIN { trace(nosuch); }") ==
         "syntax error near \"nosuch\": undefined variable");
   CHECK(parse_error("BEGIN { trace(1 / ); }") ==
@@ -151,7 +152,7 @@ TEST_CASE("dtrace parse: errors name the token and the cause") {
         "syntax error near \"sum\": sum( ) takes 1 argument, 0 given");
   CHECK(parse_error("BEGIN { @a = median(1); }") ==
         "syntax error near \"median\": unknown aggregating function (count, "
-        "sum, min, max, avg, quantize, lquantize)");
+        "sum, min, max, avg, stddev, quantize, lquantize, llquantize)");
   CHECK(parse_error("BEGIN { trace(arg7); }") ==
         "syntax error near \"arg7\": probes here have at most 6 arguments "
         "(arg0..arg5)");
@@ -339,4 +340,71 @@ TEST_CASE("dtrace compile: a clause deeper than the value stack is refused") {
   REQUIRE(ok);
   std::vector<std::vector<ProbeInfo>> m2(2);
   CHECK(compile(*ok, m2));
+}
+
+TEST_CASE("dtrace parse: aggregation actions, printa of several, speculations") {
+  auto r = parse("p:::n { @a = stddev(arg0); @b = llquantize(arg0, 10, 0, 2, 10); "
+                 "printa(\"%@d %@d\\n\", @a, @b); normalize(@a, 10); "
+                 "denormalize(@a); trunc(@a); trunc(@a, -3); clear(@b); } "
+                 "p:::n { s = speculation(); } "
+                 "p:::n { speculate(s); trace(1); } p:::n { commit(s); discard(s); }");
+  REQUIRE(r);
+  const auto &s = r->clauses[0].stmts;
+  REQUIRE(s.size() == 8);
+  CHECK(s[0].fn == AggFn::Stddev);
+  CHECK(s[1].fn == AggFn::LLQuantize);
+  CHECK(s[1].args.size() == 5);
+  CHECK(s[2].kind == Stmt::Printa);
+  CHECK(s[2].agg == "a");
+  CHECK(s[2].more_aggs == std::vector<std::string>{"b"});
+  CHECK(s[3].kind == Stmt::Normalize);
+  CHECK(s[3].args.size() == 1);
+  CHECK(s[4].kind == Stmt::Denormalize);
+  CHECK(s[5].kind == Stmt::Trunc);
+  CHECK(s[5].args.empty());
+  CHECK(s[6].args.size() == 1);
+  CHECK(s[7].kind == Stmt::Clear);
+  CHECK(s[7].agg == "b");
+  REQUIRE(r->clauses[1].stmts.size() == 1);
+  CHECK(r->clauses[1].stmts[0].args[1]->kind == Expr::Call);
+  CHECK(r->clauses[2].stmts[0].kind == Stmt::Speculate);
+  CHECK(r->clauses[3].stmts[0].kind == Stmt::Commit);
+  CHECK(r->clauses[3].stmts[1].kind == Stmt::Discard);
+  auto p = parse("#pragma D option aggsortkey\n#pragma D option aggsortrev\n"
+                 "#pragma D option aggsortpos=2\n#pragma D option aggsortkeypos=1\n"
+                 "#pragma D option nspec=4\n#pragma D option specsize=8k\nBEGIN\n");
+  REQUIRE(p);
+  CHECK(p->pragmas.aggsortkey);
+  CHECK(p->pragmas.aggsortrev);
+  CHECK(p->pragmas.aggsortpos == 2);
+  CHECK(p->pragmas.aggsortkeypos == 1);
+  CHECK(p->pragmas.nspec == 4);
+  CHECK(p->pragmas.specsize == 8192);
+  CHECK(parse_error("#pragma D option nspec=0\n") ==
+        "invalid value for option nspec: '0' (1..4096)");
+  CHECK(parse_error("BEGIN { normalize(1, 2); }") ==
+        "syntax error near \"1\": normalize( ) needs an aggregation (@name) first");
+  CHECK(parse_error("BEGIN { printa(@a, 1); }") ==
+        "syntax error near \"1\": printa( ) takes aggregations (@name) after its "
+        "format");
+}
+
+TEST_CASE("dtrace compile: aggregation actions and speculations") {
+  CHECK(compile_error("a:::b { trunc(@x); }") ==
+        "semantic error near \"@x\": trunc( ) of an aggregation that is never "
+        "assigned");
+  CHECK(compile_error("a:::b { @[1] = count(); @b = count(); printa(@, @b); }") ==
+        "semantic error near \"@b\": printa( ) joins aggregations by key: @b "
+        "and @ have different keys");
+  CHECK(compile_error("a:::b { @ = llquantize(arg0, 10, 0, 2, 5); }") ==
+        "semantic error near \"@\": llquantize( ) steps (argument #5) must be a "
+        "multiple of the factor");
+  CHECK(compile_error("a:::b { speculate(1); @ = count(); }") ==
+        "semantic error near \"@\": only data-recording actions (trace, "
+        "printf, printa) may follow speculate( )");
+  CHECK(compile_error("a:::b { trace(1); discard(1); }") ==
+        "semantic error near \"discard\": commit( ) and discard( ) may not "
+        "follow data-recording actions");
+  CHECK(compile_error("a:::b { speculate(1); printf(\"x\"); printa(@a); } "
+                      "a:::b { @a = count(); commit(1); }") == "");
 }

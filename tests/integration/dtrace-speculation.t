@@ -1,0 +1,67 @@
+# Speculations: speculation() claims a buffer, speculate() sends the rest
+# of the clause's record to it, commit() prints what it holds after the
+# committing record and discard() drops it; nspec and specsize (-x and
+# #pragma); DTrace's messages for failed speculations and speculative drops;
+# an id beyond nspec is an illegal operation; the placement rules.
+# status: 1
+# setup: printf '#pragma D option nspec=2\nBEGIN { printf("%%d %%d\\n", speculation(), speculation()); exit(0); }\n' > nspec.d
+minikern> kldload dtrace_probes
+minikern> dtrace -q -n 'BEGIN { s = speculation(); printf("got %d\n", s); } BEGIN { speculate(s); printf("speculative %d\n", s); } BEGIN { printf("first\n"); } BEGIN { commit(s); } BEGIN { printf("last\n"); exit(0); }'
+got 1
+first
+speculative 1
+last
+minikern> dtrace -n 'BEGIN { s = speculation(); } BEGIN { speculate(s); trace(s); } BEGIN { commit(s); exit(0); }'
+dtrace: description 'BEGIN ' matched 3 probes
+CPU     ID                    FUNCTION:NAME
+  0      1                           :BEGIN 
+  0      1                           :BEGIN                 1
+minikern> dtrace -q -n 'BEGIN { s = speculation(); } BEGIN { speculate(s); printf("never\n"); } BEGIN { discard(s); } BEGIN { printf("discarded\n"); exit(0); }'
+discarded
+minikern> dtrace -q -n 'BEGIN { a = speculation(); b = speculation(); printf("%d %d\n", a, b); exit(0); }'
+1 0
+dtrace: 1 failed speculation (no speculative buffer available)
+minikern> dtrace -q -n 'BEGIN { a = speculation(); } BEGIN { discard(a); } BEGIN { b = speculation(); printf("%d %d\n", a, b); exit(0); }'
+1 0
+dtrace: 1 failed speculation (available buffer(s) still busy)
+minikern> dtrace -q -x nspec=3 -n 'BEGIN { a = speculation(); b = speculation(); c = speculation(); d = speculation(); printf("%d %d %d %d\n", a, b, c, d); exit(0); }'
+1 2 3 0
+dtrace: 1 failed speculation (no speculative buffer available)
+minikern> dtrace -q -s $TMP/nspec.d
+1 2
+minikern> dtrace -q -n 'BEGIN { speculate(0); printf("dropped\n"); } BEGIN { printf("kept\n"); exit(0); }'
+kept
+minikern> dtrace -q -n 'BEGIN { speculate(1); printf("inactive\n"); } BEGIN { exit(0); }'
+minikern> dtrace -q -n 'BEGIN { speculate(2); printf("no such\n"); } BEGIN { exit(0); }'
+dtrace: error on enabled probe ID 1 (ID 1: dtrace:::BEGIN): illegal operation in action #1
+minikern> dtrace -q -x specsize=4k -n 'BEGIN { s = speculation(); } BEGIN { speculate(s); printf("%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s\n", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"); } BEGIN { speculate(s); printf("fits\n"); } BEGIN { commit(s); exit(0); }'
+fits
+dtrace: 1 speculative drop
+minikern> dtrace -q -x nspec=5 -n 'dtt:::tick /arg0 % 2 == 0/ { self->s = speculation(); } dtt:::tick /self->s/ { speculate(self->s); printf("tick %d\n", arg0); } dtt:::tick /self->s && arg0 % 4 == 0/ { commit(self->s); self->s = 0; } dtt:::tick /self->s && arg0 % 4 != 0/ { discard(self->s); self->s = 0; }' -c 'dtprobe tick 9'
+tick 0
+tick 4
+tick 8
+minikern> dtrace -x engine=interp -q -n 'BEGIN { s = speculation(); } BEGIN { speculate(s); printf("interp %d\n", s); } BEGIN { commit(s); exit(0); }'
+interp 1
+minikern> dtrace -n 'BEGIN { speculate(1); speculate(1); }'
+dtrace: semantic error near "speculate": only data-recording actions (trace, printf, printa) may follow speculate( )
+minikern> dtrace -n 'BEGIN { printf("x"); speculate(1); }'
+dtrace: semantic error near "speculate": speculate( ) must come before the clause's data-recording actions
+minikern> dtrace -n 'BEGIN { speculate(1); @ = count(); }'
+dtrace: semantic error near "@": only data-recording actions (trace, printf, printa) may follow speculate( )
+minikern> dtrace -n 'BEGIN { speculate(1); exit(0); }'
+dtrace: semantic error near "exit": only data-recording actions (trace, printf, printa) may follow speculate( )
+minikern> dtrace -n 'BEGIN { trace(1); commit(1); }'
+dtrace: semantic error near "commit": commit( ) and discard( ) may not follow data-recording actions
+minikern> dtrace -n 'BEGIN { discard(1); trace(1); }'
+dtrace: semantic error near "trace": data-recording actions may not follow commit( ) or discard( )
+minikern> dtrace -n 'BEGIN { speculate("x"); }'
+dtrace: semantic error near "speculate": speculate( ) needs a speculation id, not a string
+minikern> dtrace -n 'BEGIN { commit(); }'
+dtrace: syntax error near "commit": commit( ) takes 1 argument, 0 given
+minikern> dtrace -n 'BEGIN { trace(speculation(1)); }'
+dtrace: syntax error near "speculation": speculation( ) takes 0 arguments, 1 given
+minikern> dtrace -x nspec=0 -n 'BEGIN'
+dtrace: invalid value for option nspec: '0' (1..4096)
+minikern> dtrace -x specsize=1 -n 'BEGIN'
+dtrace: invalid value for option specsize: size '1' is below the minimum of 4k
