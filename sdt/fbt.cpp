@@ -1113,6 +1113,15 @@ public:
     const ObjectFile &obj = m.obj;
     const Placement &pl = m.pl;
     const bool is64 = obj.arch->elf_class() == ELFCLASS64;
+    auto before = [](const Found &a, const Found &b) {
+      return a.section != b.section ? a.section < b.section : a.off < b.off;
+    };
+    // The calls found while relocating, in order: a list that names them
+    // again (Linux's modules have both their __fentry__ calls and the
+    // __mcount_loc that lists them) adds nothing.
+    if (!std::is_sorted(found_.begin(), found_.end(), before))
+      std::sort(found_.begin(), found_.end(), before);
+    const size_t calls = found_.size();
     // The compiler's own lists: pointers to patch areas.
     for (size_t i = 0; i < obj.sections.size(); i++) {
       const Section &sec = obj.sections[i];
@@ -1140,15 +1149,17 @@ public:
                             obj.name.c_str(), sec.name.c_str(),
                             (unsigned long long)(k / psize),
                             (unsigned long long)addr));
-        found_.push_back(Found{text, addr - pl.sec_addr[text], 5, 5, true});
+        const Found listed{text, addr - pl.sec_addr[text], 5, 5, true};
+        if (calls && std::binary_search(found_.begin(),
+                                        found_.begin() + (ptrdiff_t)calls,
+                                        listed, before))
+          continue; // a call already found: one site
+        found_.push_back(listed);
       }
     }
     if (found_.empty())
       return {}; // built without entry sites (FBT=none): nothing to index
     // Relocations and the compiler's lists come in address order, mostly.
-    auto before = [](const Found &a, const Found &b) {
-      return a.section != b.section ? a.section < b.section : a.off < b.off;
-    };
     if (!std::is_sorted(found_.begin(), found_.end(), before))
       std::sort(found_.begin(), found_.end(), before);
     FbtProvider::Pending p{m.owner, m.name,

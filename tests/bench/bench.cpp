@@ -28,8 +28,12 @@
 // Last, for each --memory LABEL:KO:N, what N cycles of KO leave behind
 // (memory_row()).
 //
+// Last of all, for each --pair LABEL:A:B, A's load+unload against B's,
+// both through minikern's loader (a Linux module against a minikern
+// module of its size).
+//
 // Usage: bench [--budget SECONDS] [--stages N] [--memory LABEL:KO:N]...
-//              [--loop SIDE N] LABEL:KO:SO ...
+//              [--pair LABEL:A:B]... [--loop SIDE N] LABEL:KO:SO ...
 //   --loop minikern|dlopen N runs only N cycles of one side per row, with no
 //   table, for `valgrind --tool=callgrind` (perf cannot name the kernel's
 //   functions: SDT remaps the kernel text onto a memfd at boot).
@@ -40,6 +44,7 @@
 #include <sys/module.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -561,14 +566,31 @@ void print_stages(const std::vector<const Result *> &cols,
   for (const Result *r : cols)
     std::printf(" | %18s", r->row.label.c_str());
   std::printf("\n%s\n", std::string(w + 21 * cols.size(), '-').c_str());
-  size_t nst = profs.empty() ? 0 : profs[0].names.size();
+  // Every stage any column has, in the order the loader names them (a
+  // Linux module has a stage of its own); a column without it shows "-".
+  std::vector<std::string> names;
+  for (const StageProfile &p : profs)
+    for (size_t st = 0; st < p.names.size(); st++)
+      if (std::find(names.begin(), names.end(), p.names[st]) == names.end()) {
+        auto at = names.end();
+        if (st > 0)
+          at = std::find(names.begin(), names.end(), p.names[st - 1]) + 1;
+        else
+          at = names.begin();
+        names.insert(at, p.names[st]);
+      }
   std::vector<double> whole(cols.size(), 0);
   for (size_t i = 0; i < cols.size(); i++)
     whole[i] = summarize(profs[i].whole).median;
-  for (size_t st = 0; st < nst; st++) {
-    std::printf("%-*s", w, profs[0].names[st].c_str());
+  for (const std::string &name : names) {
+    std::printf("%-*s", w, name.c_str());
     for (size_t i = 0; i < cols.size(); i++) {
-      double m = st < profs[i].v.size() ? summarize(profs[i].v[st]).median : 0;
+      auto it = std::find(profs[i].names.begin(), profs[i].names.end(), name);
+      if (it == profs[i].names.end()) {
+        std::printf(" | %18s", "-");
+        continue;
+      }
+      double m = summarize(profs[i].v[it - profs[i].names.begin()]).median;
       std::printf(" | %9.1f  (%4.1f%%)", m, 100.0 * m / whole[i]);
     }
     std::printf("\n");
@@ -654,10 +676,62 @@ void usage() {
                "  --stages  samples of the per-stage profile (default 30)\n"
                "  --memory  LABEL:KO:N: memory left by N cycles of KO (may be "
                "repeated)\n"
+               "  --pair    LABEL:A:B: load+unload of A against B, both "
+               "minikern's (at most 1.1x)\n"
                "  --loop    only run N cycles of SIDE (minikern or dlopen) per "
                "row,\n"
                "            no table: for valgrind --tool=callgrind\n");
   std::exit(2);
+}
+
+// --pair LABEL:A:B: two .ko files through minikern's loader, cycles
+// interleaved as in a row: a Linux module (Debian's) against a minikern
+// module of its size (functions, relocations).
+void pair_row(mk::Kernel &k, const std::string &label, const std::string &a,
+              const std::string &b, double budget_s, double target) {
+  std::vector<double> va, vb;
+  u64 size_a = 0, size_b = 0;
+  size_t rel_a = 0, rel_b = 0;
+  {
+    QuietStdout quiet;
+    mk::LinkerFile *f = mk_load(k, a);
+    size_a = f->size, rel_a = f->relocs;
+    mk_unload(k, f);
+    f = mk_load(k, b);
+    size_b = f->size, rel_b = f->relocs;
+    mk_unload(k, f);
+    auto ca = [&] { mk_unload(k, mk_load(k, a)); };
+    auto cb = [&] { mk_unload(k, mk_load(k, b)); };
+    const double ea = warm_up(ca, 5, 0.15), eb = warm_up(cb, 5, 0.15);
+    auto n_for = [&](double est) {
+      return std::clamp<size_t>((size_t)(budget_s * 1e6 / std::max(est, 0.01)),
+                                30, 4000);
+    };
+    const size_t na = n_for(ea), nb = n_for(eb), rounds = 6;
+    for (size_t i = 0; i < rounds; i++) {
+      if (i % 2 == 0) {
+        sample(ca, na / rounds, va);
+        sample(cb, nb / rounds, vb);
+      } else {
+        sample(cb, nb / rounds, vb);
+        sample(ca, na / rounds, va);
+      }
+    }
+  }
+  const Stats sa = summarize(va), sb = summarize(vb);
+  const double ratio = sa.median / sb.median;
+  std::printf("\n%s: load+unload, minikern's loader both\n", label.c_str());
+  std::printf("  %-28s %9s %9s %8s\n", "module", "median", "image",
+              "relocs");
+  std::printf("  %-28s %7.1f µs %7llu K %8zu\n",
+              a.substr(a.find_last_of('/') + 1).c_str(), sa.median,
+              (unsigned long long)(size_a >> 10), rel_a);
+  std::printf("  %-28s %7.1f µs %7llu K %8zu\n",
+              b.substr(b.find_last_of('/') + 1).c_str(), sb.median,
+              (unsigned long long)(size_b >> 10), rel_b);
+  std::printf("  ratio %.2fx (target %.1fx: %s)\n", ratio, target,
+              ratio <= target ? "met" : "MISSED");
+  std::fflush(stdout);
 }
 
 } // namespace
@@ -673,9 +747,17 @@ int main(int argc, char **argv) {
     size_t n;
   };
   std::vector<MemRow> mem_rows; // --memory LABEL:KO:N
+  std::vector<std::array<std::string, 3>> pairs; // --pair LABEL:A:B
   for (int i = 1; i < argc; i++) {
     std::string a = argv[i];
-    if (a == "--memory" && i + 1 < argc) {
+    if (a == "--pair" && i + 1 < argc) {
+      std::string v = argv[++i];
+      size_t c1 = v.find(':'), c2 = v.find(':', c1 + 1);
+      if (c1 == std::string::npos || c2 == std::string::npos)
+        usage();
+      pairs.push_back({v.substr(0, c1), v.substr(c1 + 1, c2 - c1 - 1),
+                       v.substr(c2 + 1)});
+    } else if (a == "--memory" && i + 1 < argc) {
       std::string v = argv[++i];
       size_t c1 = v.find(':'), c2 = v.rfind(':');
       if (c1 == std::string::npos || c2 == c1)
@@ -711,6 +793,9 @@ int main(int argc, char **argv) {
     o.module_path.push_back(r.ko.substr(0, r.ko.find_last_of('/')));
   for (const MemRow &m : mem_rows)
     o.module_path.push_back(m.ko.substr(0, m.ko.find_last_of('/')));
+  for (const auto &p : pairs)
+    for (const std::string *ko : {&p[1], &p[2]})
+      o.module_path.push_back(ko->substr(0, ko->find_last_of('/')));
   mk::Kernel k(o);
   {
     QuietStdout quiet;
@@ -772,6 +857,8 @@ int main(int argc, char **argv) {
   print_stages(cols, stages);
   for (const MemRow &m : mem_rows)
     memory_row(k, m.label, m.ko, m.n);
+  for (const auto &p : pairs)
+    pair_row(k, p[0], p[1], p[2], budget, 1.1);
   std::fflush(stdout);
   {
     QuietStdout quiet; // shutdown logs to the console
