@@ -433,11 +433,18 @@ LinuxModules::check(const ObjectFile &obj, const std::string &fname) {
                       release.compare(0, 4, "6.1.") == 0 ? release.c_str()
                                                          : "6.1.0",
                       vermagic_flags()));
-  for (const Section &s : obj.sections)
+  for (const Section &s : obj.sections) {
     if ((s.flags & SHF_ALLOC) && !known_section(s.name))
       return error(strf("%s: section %s is not one a Linux module is "
                         "loaded with here",
                         who.c_str(), s.name.c_str()));
+    // Its variables are reached %gs-relative: they would need an offset
+    // in every CPU's area (kern_percpu.h), which modules do not get yet.
+    if (s.name == ".data..percpu" && s.size)
+      return error(strf("%s: per-CPU variables (.data..percpu, %llu bytes) "
+                        "are not supported in Linux modules yet",
+                        who.c_str(), (unsigned long long)s.size));
+  }
   if (const Section *v = obj.find_section("__versions"); v && v->data) {
     if (v->size % kModversionSize)
       return error(strf("%s: __versions: size %llu is not a multiple of %zu",
