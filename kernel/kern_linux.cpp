@@ -194,7 +194,8 @@ bool LinuxModule::gpl_compatible() const {
 
 Result<void> JumpLabels::add_module(const LinkerFile &f,
                                     const ObjectFile &obj,
-                                    const Placement &pl) {
+                                    const Placement &pl,
+                                    const std::function<bool(u64)> &key_ok) {
   std::vector<Entry> found;
   std::vector<u64> keys;
   for (size_t s = 0; s < obj.sections.size(); s++) {
@@ -216,6 +217,11 @@ Result<void> JumpLabels::add_module(const LinkerFile &f,
       const u64 key = at + k + 8 + rd64(mem + k + 8);
       e.branch = key & 1;
       const u64 kaddr = key & ~3ull;
+      if (!key_ok(kaddr))
+        return error(strf("%s: __jump_table entry %llu: key 0x%llx is "
+                          "neither the module's data nor an exported key",
+                          f.name.c_str(), (unsigned long long)(k / 16),
+                          (unsigned long long)kaddr));
       // The site: inside the module's code, a 2- or 5-byte jmp or NOP.
       const u64 text_lo = pl.image_base + pl.text.off;
       if (e.code < text_lo || e.code + 5 > text_lo + pl.text.size ||
@@ -668,7 +674,21 @@ Result<void> LinuxModules::read_linked(LinuxModule &m, const ObjectFile &obj,
             [](const LinuxModule::Bug &a, const LinuxModule::Bug &b) {
               return a.addr < b.addr;
             });
-  if (auto r = jumps_.add_module(f, obj, pl); !r)
+  // A key is the module's own (16 bytes of its writable data) or one the
+  // kernel or a loaded Linux module exports.
+  auto key_ok = [&](u64 key) {
+    if (img.writable(key, 16, 4, "static key"))
+      return true;
+    for (const auto &[n, s] : api_)
+      if (s.value == key)
+        return true;
+    for (LinkerFile *o : loaded_)
+      for (const auto &[n, s] : o->linux_mod->exports)
+        if (s.value == key)
+          return true;
+    return false;
+  };
+  if (auto r = jumps_.add_module(f, obj, pl, key_ok); !r)
     return r;
   // Return thunks: `jmp __x86_return_thunk` at every .return_sites entry
   // becomes a plain `ret` (what Linux does on a CPU that needs no return

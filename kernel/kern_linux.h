@@ -17,6 +17,7 @@
 #include "../linker/link.h"
 #include "../linker/sync.h"
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -82,8 +83,12 @@ public:
   explicit JumpLabels(Kernel &k) : k_(k) {}
   // A module's entries, read and checked from its linked image; each site
   // is written, through the image's writable view, to the key's state.
+  // `key_ok` says whether a key address is one to trust (the module's
+  // own writable data, or a key another module or the kernel exports).
   Result<void> add_module(const LinkerFile &f, const ObjectFile &obj,
-                          const Placement &pl) EXCLUDES(mu_);
+                          const Placement &pl,
+                          const std::function<bool(u64)> &key_ok)
+      EXCLUDES(mu_);
   void remove_module(const LinkerFile *f) EXCLUDES(mu_);
   // static_key_enable() and the rest, on a struct static_key.
   void enable(void *key) EXCLUDES(mu_);
