@@ -119,6 +119,7 @@ struct Options {
   bool has_cmd = false;
   std::string cmd;
   u64 bufsize = 0, aggsize = 0;
+  u32 strsize = 0;
   DEngine engine = DEngine::Bpf;
   int read_id = 0, kill_id = 0;
 };
@@ -190,6 +191,11 @@ Result<Options> parse_options(const Args &a) {
           if (!v)
             return error("-x " + name + ": " + v.error().message);
           (name == "bufsize" ? o.bufsize : o.aggsize) = *v;
+        } else if (name == "strsize") {
+          auto v = parse_strsize(arg);
+          if (!v)
+            return error("-x strsize: " + v.error().message);
+          o.strsize = *v;
         } else if (name == "engine") {
           if (arg == "bpf")
             o.engine = DEngine::Bpf;
@@ -202,7 +208,7 @@ Result<Options> parse_options(const Args &a) {
                          "bpf-interp, interp)");
         } else {
           return error("-x " + name + ": unsupported option (quiet, bufsize, "
-                       "aggsize, engine)");
+                       "aggsize, strsize, engine)");
         }
         break;
       }
@@ -307,6 +313,8 @@ Result<ProgramAst> gather(Kernel &k, const Options &o, std::vector<Source> &src)
       all.pragmas.bufsize = p.pragmas.bufsize;
     if (p.pragmas.aggsize)
       all.pragmas.aggsize = p.pragmas.aggsize;
+    if (p.pragmas.strsize)
+      all.pragmas.strsize = p.pragmas.strsize;
     src.push_back(so);
   }
   return all;
@@ -698,6 +706,10 @@ int Dtrace::enable(const Options &o) {
     return fail(ast.error().message);
   if (ast->clauses.empty())
     return fail("no probes specified");
+  // A script's #pragma D option strsize= is read after -x, as DTrace
+  // reads it, so it wins.
+  if (!ast->pragmas.strsize)
+    ast->pragmas.strsize = o.strsize;
   auto matched = match_all(k_, *ast, o.zdefs);
   if (!matched)
     return fail(matched.error().message);
