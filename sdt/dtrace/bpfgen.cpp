@@ -317,7 +317,10 @@ Result<void> Lowering::insn(const dt::Insn &in, size_t pc) {
     if (f.flags & BF_STATE)
       scratch_ptr(r++, kMaxScratch);
     sp_ = base;
-    call_lib(f.lib);
+    if (f.helper)
+      put(call((i32)f.helper));
+    else
+      call_lib(f.lib);
     push(0);
     // The library makes strings of up to kStrSize - 1 characters; a
     // smaller strsize cuts the result (one store: strjoin of two strings

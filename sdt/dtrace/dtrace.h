@@ -197,6 +197,10 @@ struct BuiltinFn {
   u8 flags;          // BF_*
   // The old interpreter's version (-x engine=interp), when it has one.
   i64 (*host)(const i64 *args);
+  // A consumer helper doing the same natively (bpfgen.h's H_*), which the
+  // BPF lowering calls instead of `lib` where a byte loop through checked
+  // loads is slower than the call: strlen( ) of a long string.  0: none.
+  u32 helper = 0;
 };
 enum : u8 {
   BF_DST = 1,   // makes a string: a scratch buffer is passed first
