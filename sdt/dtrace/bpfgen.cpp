@@ -317,9 +317,12 @@ Result<void> Lowering::insn(const dt::Insn &in, size_t pc) {
     if (f.flags & BF_STATE)
       scratch_ptr(r++, kMaxScratch);
     sp_ = base;
-    if (f.helper)
+    if (f.helper) {
+      // A native helper reads no more than strsize characters of a string
+      // (a probe's name may be longer: it was never cut).
+      put(mov64i(r, (i32)p_.str_chars()));
       put(call((i32)f.helper));
-    else
+    } else
       call_lib(f.lib);
     push(0);
     // The library makes strings of up to kStrSize - 1 characters; a

@@ -43,7 +43,8 @@ enum BpfHelperId : u32 {
   H_AGG,            // (aggregation, value): the keys given since the last
   H_STACK,          // (dst, size, frames)
   H_DYNDROP,        // (): a variable could not be stored
-  H_STRLEN,         // (string): strlen( ) natively, within its region
+  H_STRLEN,         // (string, strsize): strlen( ) natively, within its
+                    // region
 };
 
 // Map indices of the Env every clause of a consumer shares.

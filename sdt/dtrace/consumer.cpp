@@ -311,8 +311,8 @@ struct BpfRuntime {
   }
   // strlen( ): the bytes of the region the string lies in, never past it
   // (a string outside every region has none).
-  static u64 strlen_h(u64 p, u64, u64, u64, u64, RunCtx *rc) {
-    return str_len(rc, p);
+  static u64 strlen_h(u64 p, u64 strsize, u64, u64, u64, RunCtx *rc) {
+    return std::min<u64>(str_len(rc, p), strsize);
   }
   static u64 timestamp(u64, u64, u64, u64, u64, RunCtx *rc) {
     return stamp(lane(rc));
@@ -500,7 +500,7 @@ struct BpfRuntime {
         h(H_AGG, "dt_agg", agg, {S, S}),
         h(H_STACK, "dt_stack", stack, {ArgType::MemW, ArgType::Size, S}),
         h(H_DYNDROP, "dt_dyndrop", dyndrop, {}),
-        h(H_STRLEN, "dt_strlen_native", strlen_h, {A}),
+        h(H_STRLEN, "dt_strlen_native", strlen_h, {A, S}),
     };
   }
 };

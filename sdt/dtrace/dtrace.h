@@ -199,7 +199,8 @@ struct BuiltinFn {
   i64 (*host)(const i64 *args);
   // A consumer helper doing the same natively (bpfgen.h's H_*), which the
   // BPF lowering calls instead of `lib` where a byte loop through checked
-  // loads is slower than the call: strlen( ) of a long string.  0: none.
+  // loads is slower than the call: strlen( ) of a long string.  It gets
+  // the D arguments, then strsize.  0: none.
   u32 helper = 0;
 };
 enum : u8 {

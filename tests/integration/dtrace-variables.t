@@ -18,56 +18,57 @@ dtrace: -x engine: 'jit' is not an engine (bpf, bpf-interp, interp)
 minikern> dtrace -n 'BEGIN { x = 1; x = "text"; }'
 dtrace: semantic error near "x": x holds integers; a string cannot be stored in it
 minikern> dtrace -S -q -n 'BEGIN { self->n = strlen(probename); exit(0); }'
-[x86_64]dtrace: clause 1 (BEGIN): 57 instructions, linked with dt_var_set; JIT, {{[0-9]+}} bytes of x86_64
-[i386]dtrace: clause 1 (BEGIN): 57 instructions, linked with dt_var_set; interpreted
+[x86_64]dtrace: clause 1 (BEGIN): 58 instructions, linked with dt_var_set; JIT, {{[0-9]+}} bytes of x86_64
+[i386]dtrace: clause 1 (BEGIN): 58 instructions, linked with dt_var_set; interpreted
     0 clause           r6 = r1
     1 clause           r1 = 32
     2 clause           call 104  ; dt_reserve
-    3 clause           if r0 == 0 goto +19
+    3 clause           if r0 == 0 goto +20
     4 clause           r1 = map[0]+10 ll
     6 clause           *(u64 *)(r10 - 136) = r1
     7 clause           r1 = *(u64 *)(r10 - 136)
-    8 clause           call 114  ; dt_strlen_native
-    9 clause           *(u64 *)(r10 - 136) = r0
-   10 clause           r3 = *(u64 *)(r10 - 136)
-   11 clause           r2 = *(u64 *)(r6 + 96)
-   12 clause           r1 = 4294967296 ll
-   14 clause           call +10
-   15 clause           if r0 s>= 0 goto +2
-   16 clause           if r0 == -2 goto +1
-   17 clause           call 113  ; dt_dyndrop
-   18 clause           *(u64 *)(r10 - 136) = 0
-   19 clause           r1 = *(u64 *)(r10 - 136)
-   20 clause           call 109  ; dt_exit
-   21 clause           call 108  ; dt_commit
-   22 clause           goto +0
-   23 clause           r0 = 0
-   24 clause           exit
-   25 dt_var_set       r6 = r3
-   26 dt_var_set       *(u64 *)(r10 - 8) = r6
-   27 dt_var_set       *(u64 *)(r10 - 16) = r2
-   28 dt_var_set       *(u64 *)(r10 - 24) = r1
-   29 dt_var_set       r2 = 4294967296 ll
-   31 dt_var_set       if r1 < r2 goto +7
-   32 dt_var_set       if r6 != 0 goto +6
-   33 dt_var_set       r2 = r10
-   34 dt_var_set       r2 += -24
-   35 dt_var_set       r1 = map[2] ll
-   37 dt_var_set       call 3  ; map_delete_elem
-   38 dt_var_set       goto +17
-   39 dt_var_set       r2 = r10
-   40 dt_var_set       r2 += -24
-   41 dt_var_set       r1 = map[2] ll
-   43 dt_var_set       call 1  ; map_lookup_elem
-   44 dt_var_set       if r0 == 0 goto +3
-   45 dt_var_set       *(u64 *)(r0 + 0) = r6
-   46 dt_var_set       r0 = 0
-   47 dt_var_set       goto +8
-   48 dt_var_set       r2 = r10
-   49 dt_var_set       r2 += -24
-   50 dt_var_set       r3 = r10
-   51 dt_var_set       r3 += -8
-   52 dt_var_set       r1 = map[2] ll
-   54 dt_var_set       r4 = 0
-   55 dt_var_set       call 2  ; map_update_elem
-   56 dt_var_set       exit
+    8 clause           r2 = 255
+    9 clause           call 114  ; dt_strlen_native
+   10 clause           *(u64 *)(r10 - 136) = r0
+   11 clause           r3 = *(u64 *)(r10 - 136)
+   12 clause           r2 = *(u64 *)(r6 + 96)
+   13 clause           r1 = 4294967296 ll
+   15 clause           call +10
+   16 clause           if r0 s>= 0 goto +2
+   17 clause           if r0 == -2 goto +1
+   18 clause           call 113  ; dt_dyndrop
+   19 clause           *(u64 *)(r10 - 136) = 0
+   20 clause           r1 = *(u64 *)(r10 - 136)
+   21 clause           call 109  ; dt_exit
+   22 clause           call 108  ; dt_commit
+   23 clause           goto +0
+   24 clause           r0 = 0
+   25 clause           exit
+   26 dt_var_set       r6 = r3
+   27 dt_var_set       *(u64 *)(r10 - 8) = r6
+   28 dt_var_set       *(u64 *)(r10 - 16) = r2
+   29 dt_var_set       *(u64 *)(r10 - 24) = r1
+   30 dt_var_set       r2 = 4294967296 ll
+   32 dt_var_set       if r1 < r2 goto +7
+   33 dt_var_set       if r6 != 0 goto +6
+   34 dt_var_set       r2 = r10
+   35 dt_var_set       r2 += -24
+   36 dt_var_set       r1 = map[2] ll
+   38 dt_var_set       call 3  ; map_delete_elem
+   39 dt_var_set       goto +17
+   40 dt_var_set       r2 = r10
+   41 dt_var_set       r2 += -24
+   42 dt_var_set       r1 = map[2] ll
+   44 dt_var_set       call 1  ; map_lookup_elem
+   45 dt_var_set       if r0 == 0 goto +3
+   46 dt_var_set       *(u64 *)(r0 + 0) = r6
+   47 dt_var_set       r0 = 0
+   48 dt_var_set       goto +8
+   49 dt_var_set       r2 = r10
+   50 dt_var_set       r2 += -24
+   51 dt_var_set       r3 = r10
+   52 dt_var_set       r3 += -8
+   53 dt_var_set       r1 = map[2] ll
+   55 dt_var_set       r4 = 0
+   56 dt_var_set       call 2  ; map_update_elem
+   57 dt_var_set       exit

@@ -548,6 +548,11 @@ TEST_CASE("D strings: strsize cuts literals, copies and results") {
                     "strlen(\"123456789\"), stringof(arg1), "
                     "strjoin(\"abc\", \"def\"), strlen(strjoin(s, s))); }",
                     e) == "abcde 5 minik abcde 5");
+    // A probe's name is never cut, but strlen( ) counts strsize at most.
+    CHECK(tick_once("#pragma D option strsize=3\n"
+                    "test:::tick { printf(\"%d %d\", strlen(probefunc), "
+                    "strlen(probename)); }",
+                    e) == "3 3");
     // Keys that differ past strsize are the same key.
     Trace t("#pragma D option strsize=3\n"
             "test:::tick { a[\"abcdef\"] = 1; a[\"abcxyz\"] += 2; "
