@@ -235,7 +235,7 @@ Result<void> Lowering::insn(const dt::Insn &in, size_t pc) {
     else
       pop(3);
     scratch_ptr(1, k);
-    put(mov64i(2, (i32)kStrSize));
+    put(mov64i(2, (i32)(p_.str_chars() + 1))); // strsize, and the NUL
     put(mov64i(4, action_));
     put(call(H_COPYIN));
     jump_to(jmpi(kJNE, 0, 0, 0), -1);
@@ -299,6 +299,7 @@ Result<void> Lowering::insn(const dt::Insn &in, size_t pc) {
     // the string it makes, the D arguments (defaults for those omitted),
     // the lane's state.
     const BuiltinFn &f = builtin(in.c);
+    const u32 dst = nscratch_;
     u8 r = 1;
     if (f.flags & BF_DST)
       scratch_ptr(r++, nscratch_++);
@@ -316,8 +317,21 @@ Result<void> Lowering::insn(const dt::Insn &in, size_t pc) {
     if (f.flags & BF_STATE)
       scratch_ptr(r++, kMaxScratch);
     sp_ = base;
-    call_lib(f.lib);
+    if (f.helper) {
+      // A native helper reads no more than strsize characters of a string
+      // (a probe's name may be longer: it was never cut).
+      put(mov64i(r, (i32)p_.str_chars()));
+      put(call((i32)f.helper));
+    } else
+      call_lib(f.lib);
     push(0);
+    // The library makes strings of up to kStrSize - 1 characters; a
+    // smaller strsize cuts the result (one store: strjoin of two strings
+    // that fit may not).
+    if ((f.flags & BF_DST) && p_.str_chars() < kStrSize - 1) {
+      scratch_ptr(1, dst);
+      put(st(kB, 1, (i16)p_.str_chars(), 0));
+    }
     return {};
   }
   case OP_ADD: case OP_SUB: case OP_MUL: case OP_SHL: case OP_SHR:

@@ -46,6 +46,8 @@ enum BpfHelperId : u32 {
   H_SPECULATION,    // (): a free speculation's id, 0 if none
   H_SPEC,           // (id, 0 commit / 1 discard / 2 speculate, action):
                     // 0, or 1 after a fault
+  H_STRLEN,         // (string, strsize): strlen( ) natively, within its
+                    // region
 };
 
 // Map indices of the Env every clause of a consumer shares.

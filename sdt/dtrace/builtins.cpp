@@ -4,6 +4,7 @@
 // its library function with them (a scratch buffer first when it makes a
 // string; omitted arguments pass their default).
 #include "dtrace.h"
+#include "bpfgen.h"
 
 #include <cstdint>
 #include <cstring>
@@ -19,12 +20,12 @@ i64 host_strlen(const i64 *a) {
 constexpr ArgT I = ArgT::Int, S = ArgT::Str;
 
 const BuiltinFn kBuiltins[] = {
-    // name, nargs, required, argument types, defaults, result, how, lib, flags, host
+    // name, nargs, required, argument types, defaults, result, how, lib, flags, host[, helper]
     {"stringof", 1, 1, {ArgT::Addr}, {}, Type::String, BuiltinFn::CopyIn, nullptr, 0, nullptr},
     {"copyinstr", 1, 1, {ArgT::Addr}, {}, Type::String, BuiltinFn::CopyIn, nullptr, 0, nullptr},
     {"stack", 1, 0, {I}, {}, Type::Stack, BuiltinFn::Stack, nullptr, 0, nullptr},
     {"speculation", 0, 0, {}, {}, Type::Int32, BuiltinFn::Speculation, nullptr, 0, nullptr},
-    {"strlen", 1, 1, {S}, {}, Type::Int64, BuiltinFn::Library, "dt_strlen", 0, host_strlen},
+    {"strlen", 1, 1, {S}, {}, Type::Int64, BuiltinFn::Library, "dt_strlen", 0, host_strlen, H_STRLEN},
     {"strjoin", 2, 2, {S, S}, {}, Type::String, BuiltinFn::Library, "dt_strjoin", BF_DST, nullptr},
     // Without a length: one past any string (dt_substr clamps it).
     {"substr", 3, 2, {S, I, I}, {0, 0, 1 << 30}, Type::String, BuiltinFn::Library, "dt_substr", BF_DST, nullptr},

@@ -121,6 +121,7 @@ struct Options {
   u64 bufsize = 0, aggsize = 0;
   Pragmas xopts; // -x options a #pragma may also set (set_option)
   bool has_xopts = false;
+  u32 strsize = 0;
   DEngine engine = DEngine::Bpf;
   int read_id = 0, kill_id = 0;
 };
@@ -197,6 +198,11 @@ Result<Options> parse_options(const Args &a) {
           if (!v)
             return error("-x " + name + ": " + v.error().message);
           (name == "bufsize" ? o.bufsize : o.aggsize) = *v;
+        } else if (name == "strsize") {
+          auto v = parse_strsize(arg);
+          if (!v)
+            return error("-x strsize: " + v.error().message);
+          o.strsize = *v;
         } else if (name == "engine") {
           if (arg == "bpf")
             o.engine = DEngine::Bpf;
@@ -209,8 +215,8 @@ Result<Options> parse_options(const Args &a) {
                          "bpf-interp, interp)");
         } else {
           return error("-x " + name + ": unsupported option (quiet, bufsize, "
-                       "aggsize, engine, aggsortkey, aggsortrev, aggsortpos, "
-                       "aggsortkeypos, nspec, specsize)");
+                       "aggsize, strsize, engine, aggsortkey, aggsortrev, "
+                       "aggsortpos, aggsortkeypos, nspec, specsize)");
         }
         break;
       }
@@ -331,6 +337,8 @@ Result<ProgramAst> gather(Kernel &k, const Options &o, std::vector<Source> &src)
     if (p.pragmas.aggsize)
       all.pragmas.aggsize = p.pragmas.aggsize;
     merge_options(all.pragmas, p.pragmas);
+    if (p.pragmas.strsize)
+      all.pragmas.strsize = p.pragmas.strsize;
     src.push_back(so);
   }
   if (o.has_xopts) // -x wins over a script's #pragma
@@ -724,6 +732,10 @@ int Dtrace::enable(const Options &o) {
     return fail(ast.error().message);
   if (ast->clauses.empty())
     return fail("no probes specified");
+  // A script's #pragma D option strsize= is read after -x, as DTrace
+  // reads it, so it wins.
+  if (!ast->pragmas.strsize)
+    ast->pragmas.strsize = o.strsize;
   auto matched = match_all(k_, *ast, o.zdefs);
   if (!matched)
     return fail(matched.error().message);

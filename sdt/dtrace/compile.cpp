@@ -269,7 +269,8 @@ void Compiler::infer_var_types() {
     file_ = c.file;
     locals_.clear();
     for (const Stmt &s : c.stmts) {
-      if (s.kind != Stmt::Assign || s.args[0]->scope == VarScope::Clause)
+      // this-> variables too: a global stored from one takes its type.
+      if (s.kind != Stmt::Assign)
         continue;
       // Compiled into a throwaway sequence; errors are the real pass's.
       code_ = &scratch_code;
@@ -282,7 +283,9 @@ void Compiler::infer_var_types() {
       // The first store fixes the type, as in DTrace.
       auto d = variable(*s.args[0]);
       if (d && !(*d)->typed) {
-        VarDef &v = prog_.vars[*d - prog_.vars.data()];
+        std::vector<VarDef> &defs =
+            s.args[0]->scope == VarScope::Clause ? locals_ : prog_.vars;
+        VarDef &v = defs[*d - defs.data()];
         v.type = is_int(*t) ? Type::Int64 : Type::String, v.typed = true;
       }
     }
@@ -407,7 +410,7 @@ Result<Type> Compiler::expr(const Expr &e) {
     emit(OP_PUSH, 0, 0, 0, e.ival);
     return e.ival >= INT32_MIN && e.ival <= INT32_MAX ? Type::Int32 : Type::Int64;
   case Expr::Str:
-    prog_.strings.push_back(e.sval);
+    prog_.strings.push_back(e.sval.substr(0, prog_.str_chars()));
     emit(OP_PUSH, 0, 1, (u32)(prog_.strings.size() - 1),
          (i64)(uintptr_t)prog_.strings.back().c_str());
     return Type::String;

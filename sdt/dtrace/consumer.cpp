@@ -200,14 +200,16 @@ bool keys_equal(const u8 *a, const u8 *b, u32 len) {
   return true;
 }
 
-// Copy the NUL-terminated string at `src` (untrusted) into dst[kStrSize]
-// without faulting: a bad address is reported, never dereferenced.
-bool copy_string_in(int pid, uintptr_t src, char *dst) {
+// Copy the NUL-terminated string at `src` (untrusted) into dst[size]
+// (size at most kStrSize: strsize and the NUL) without faulting: a bad
+// address is reported, never dereferenced.
+bool copy_string_in(int pid, uintptr_t src, char *dst, size_t size = kStrSize) {
   const size_t page = 4096;
   size_t got = 0;
-  while (got < kStrSize - 1) {
+  size = std::min<size_t>(size, kStrSize);
+  while (got < size - 1) {
     uintptr_t at = src + got;
-    size_t chunk = std::min<size_t>(kStrSize - 1 - got, page - (at & (page - 1)));
+    size_t chunk = std::min<size_t>(size - 1 - got, page - (at & (page - 1)));
     iovec l{dst + got, chunk}, r{(void *)at, chunk};
     ssize_t n = process_vm_readv(pid, &l, 1, &r, 1, 0);
     if (n <= 0) {
@@ -318,12 +320,18 @@ struct BpfRuntime {
     l.c->fault(*l.cur, l.ts, l.probe, (int)action, kind, addr, l.depth);
   }
 
-  static u64 copyin(u64 dst, u64, u64 addr, u64 action, u64, RunCtx *rc) {
+  static u64 copyin(u64 dst, u64 size, u64 addr, u64 action, u64, RunCtx *rc) {
     BpfLane &l = lane(rc);
-    if (copy_string_in(l.c->pid_, (uintptr_t)addr, (char *)(uintptr_t)dst))
+    if (copy_string_in(l.c->pid_, (uintptr_t)addr, (char *)(uintptr_t)dst,
+                       (size_t)size))
       return 0;
     fault(l, FLT_BADADDR, addr, action);
     return 1;
+  }
+  // strlen( ): the bytes of the region the string lies in, never past it
+  // (a string outside every region has none).
+  static u64 strlen_h(u64 p, u64 strsize, u64, u64, u64, RunCtx *rc) {
+    return std::min<u64>(str_len(rc, p), strsize);
   }
   static u64 timestamp(u64, u64, u64, u64, u64, RunCtx *rc) {
     return stamp(lane(rc));
@@ -532,6 +540,7 @@ struct BpfRuntime {
         h(H_DYNDROP, "dt_dyndrop", dyndrop, {}),
         h(H_SPECULATION, "dt_speculation", speculation, {}),
         h(H_SPEC, "dt_spec", spec, {S, S, S}),
+        h(H_STRLEN, "dt_strlen_native", strlen_h, {A, S}),
     };
   }
 };
@@ -1247,7 +1256,7 @@ op_strarg:
 op_stringof: {
   uintptr_t a = in->op == OP_STRARG ? args[in->a] : (uintptr_t)st[--sp];
   char *dst = ts->scratch[depth][nscratch++];
-  if (!copy_string_in(pid_, a, dst)) {
+  if (!copy_string_in(pid_, a, dst, prog_->str_chars() + 1)) {
     fail(FLT_BADADDR, (u64)a);
     return;
   }

@@ -42,6 +42,7 @@ namespace mk::dt {
 // ---- limits -------------------------------------------------------------------
 
 constexpr u32 kStrSize = 256;     // longest string a record holds, with NUL
+constexpr u32 kDefaultStrSize = 256; // the strsize option's default, DTrace's
 constexpr u32 kMaxKeys = 8;       // aggregation key components
 constexpr u32 kMaxAggs = 64;      // aggregations in one program
 constexpr u32 kStackDepth = 32;   // interpreter value stack
@@ -153,6 +154,7 @@ struct Pragmas {
   u32 aggsortpos = 0, aggsortkeypos = 0;
   u32 nspec = 1;          // speculation buffers
   u64 specsize = 0;       // bytes each (0: not set, bufsize's default)
+  u32 strsize = 0; // 0: not set
 };
 
 // Set one of the options that both `#pragma D option` and `-x` name:
@@ -173,6 +175,13 @@ Result<ProgramAst> parse(const std::string &text, const std::string &file = "");
 // A buffer size option's value (-b, -x bufsize=, #pragma D option
 // bufsize=): bytes, or with a k, m or g suffix, within 4k..1g.
 Result<u64> parse_size(const std::string &s);
+
+// The strsize option's value (-x strsize=, #pragma D option strsize=): the
+// characters a string keeps, as DTrace counts them (the NUL not among
+// them), 1..256.  The buffers hold kStrSize bytes with the NUL, so 255
+// characters at most: the default, 256, truncates where DTrace's would not
+// for strings of exactly 256 characters.
+Result<u32> parse_strsize(const std::string &s);
 
 // Check a probe description ("p:m:f:n", fewer fields, globs).
 Result<void> check_desc(const std::string &desc);
@@ -207,6 +216,11 @@ struct BuiltinFn {
   u8 flags;          // BF_*
   // The old interpreter's version (-x engine=interp), when it has one.
   i64 (*host)(const i64 *args);
+  // A consumer helper doing the same natively (bpfgen.h's H_*), which the
+  // BPF lowering calls instead of `lib` where a byte loop through checked
+  // loads is slower than the call: strlen( ) of a long string.  It gets
+  // the D arguments, then strsize.  0: none.
+  u32 helper = 0;
 };
 enum : u8 {
   BF_DST = 1,   // makes a string: a scratch buffer is passed first
@@ -380,6 +394,13 @@ struct Program {
   std::deque<std::string> strings; // literals (stable addresses)
   std::deque<Format> formats;
   Pragmas pragmas;
+  // The characters a string keeps (strsize, within what kStrSize holds):
+  // literals, stringof/copyinstr and the string functions' results are
+  // cut there.
+  u32 str_chars() const {
+    const u32 n = pragmas.strsize ? pragmas.strsize : kDefaultStrSize;
+    return n < kStrSize - 1 ? n : kStrSize - 1;
+  }
 };
 
 // What a clause needs to know about one probe it matched: the registry's

@@ -470,7 +470,12 @@ Result<void> Parser::pragma() {
     MK_TRY(size_of(pragmas_.bufsize));
   else if (opt == "aggsize")
     MK_TRY(size_of(pragmas_.aggsize));
-  else if (opt == "switchrate" || opt == "strsize" || opt == "dynvarsize")
+  else if (opt == "strsize") {
+    auto v = parse_strsize(val);
+    if (!v)
+      return error(where + "invalid value for option strsize: " + v.error().message);
+    pragmas_.strsize = *v;
+  } else if (opt == "switchrate" || opt == "dynvarsize")
     ; // accepted, fixed here
   else
     return error(where + "unsupported option \"" + opt + "\" in #pragma D option");
@@ -1178,6 +1183,17 @@ Result<u64> parse_size(const std::string &s) {
   if (v * mul < lo)
     return error("size '" + s + "' is below the minimum of 4k");
   return v * mul;
+}
+
+Result<u32> parse_strsize(const std::string &s) {
+  errno = 0;
+  char *end = nullptr;
+  unsigned long long v = std::strtoull(s.c_str(), &end, 10);
+  if (s.empty() || !isdigit((unsigned char)s[0]) || (end && *end))
+    return error("'" + s + "' is not a number of characters");
+  if (errno == ERANGE || v < 1 || v > kDefaultStrSize)
+    return error("'" + s + "' is not within 1..256");
+  return (u32)v;
 }
 
 Result<void> check_desc(const std::string &d) {

@@ -234,7 +234,7 @@ TEST_CASE("D on BPF: a clause links exactly the library functions it reaches") {
   Capture s;
   ConsumerOptions o;
   auto c = make("test:::tick { @ = count(); } "
-                "test:::tock { trace(strlen(probefunc)); } "
+                "test:::tock { trace(toupper(probefunc)); } "
                 "test::: { v[arg0] = 1; x = v[arg0]; }",
                 {{P10}, {P11}, {P10, P11}}, o, s);
   REQUIRE_MESSAGE(c, (c ? "" : c.error().message));
@@ -245,7 +245,7 @@ TEST_CASE("D on BPF: a clause links exactly the library functions it reaches") {
     return r;
   };
   CHECK(fns(0) == "<clause>");
-  CHECK(fns(1) == "<clause> dt_strlen");
+  CHECK(fns(1) == "<clause> dt_toupper");
   // dt_var_get calls dt_var_lookup: a dependency's dependency, once.
   CHECK(fns(2) == "<clause> dt_var_set dt_var_get dt_var_lookup");
   // A clause with one ECB has its probe's numbers and names as constants;
@@ -254,7 +254,7 @@ TEST_CASE("D on BPF: a clause links exactly the library functions it reaches") {
   CHECK((*c)->bpf_clause(2)->needs_ctx);
   const std::string l = bpf_listing(*(*c)->bpf_clause(1));
   CHECK(l.find("clause           call ") != std::string::npos);
-  CHECK(l.find("dt_strlen        exit") != std::string::npos);
+  CHECK(l.find("dt_toupper       exit") != std::string::npos);
 #if defined(__x86_64__)
   CHECK((*c)->bpf_clause(0)->prog->jitted());
 #else
@@ -344,4 +344,235 @@ TEST_CASE("dlib: strlen of strings that end at their region's end") {
       CHECK(bad.fault == bpf::Fault::OutOfBounds);
     }
   }
+}
+
+// ---- D strings (issue 22) ------------------------------------------------------
+
+namespace {
+
+const DEngine kBpfEngines[] = {DEngine::Bpf, DEngine::BpfInterp};
+
+// What `src` prints when test:::tick fires once with arg0 = 7 and arg1 =
+// "minikern", on engine `e`.
+std::string tick_once(const std::string &src, DEngine e) {
+  static const char word[] = "minikern";
+  Trace t(src, {{P10}}, e);
+  t.fire(10, {7, (uintptr_t)word});
+  std::string out = t.finish();
+  CHECK(t.sink.stderr_ == "");
+  // The newline the consumer ends output with when the clause did not.
+  if (!out.empty() && out.back() == '\n')
+    out.pop_back();
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("D strings: values of globals, self->, this-> and array elements") {
+  for (DEngine e : kBpfEngines) {
+    const std::string eng = engine_name(e);
+    CAPTURE(eng);
+    CHECK(tick_once("test:::tick { g = \"glob\"; self->s = strjoin(g, \"!\"); "
+                    "this->t = stringof(arg1); a[\"k\"] = this->t; "
+                    "printf(\"%s %s %s %s [%s]\", g, self->s, this->t, "
+                    "a[\"k\"], a[\"none\"]); }",
+                    e) == "glob glob! minikern minikern []");
+    // A string replaced by a shorter one leaves nothing of the longer.
+    CHECK(tick_once("test:::tick { s = \"longer\"; s = \"ab\"; a[1] = \"xyz\"; "
+                    "a[1] = \"q\"; printf(\"%s %d %s %d\", s, strlen(s), a[1], "
+                    "strlen(a[1])); }",
+                    e) == "ab 2 q 1");
+  }
+}
+
+TEST_CASE("D strings: comparisons and the ternary") {
+  for (DEngine e : kBpfEngines) {
+    const std::string eng = engine_name(e);
+    CAPTURE(eng);
+    CHECK(tick_once("test:::tick { s = \"abc\"; printf(\"%d%d%d%d%d%d \", "
+                    "s == \"abc\", s != \"abc\", s < \"abd\", s <= \"abc\", "
+                    "s > \"ab\", s >= \"b\"); }",
+                    e) == "101110 ");
+    // Bytes compare unsigned; "" sorts first; a probe's string compares
+    // by content.
+    CHECK(tick_once("test:::tick { printf(\"%d%d%d%d\", \"\" < \"a\", "
+                    "\"\\xff\" > \"a\", stringof(arg1) == \"minikern\", "
+                    "probefunc == \"func\"); }",
+                    e) == "1111");
+    CHECK(tick_once("test:::tick { s = arg0 > 5 ? \"big\" : \"small\"; "
+                    "t = arg0 > 50 ? \"big\" : stringof(arg1); "
+                    "printf(\"%s %s %s\", s, t, s == \"big\" ? probename : \"no\"); }",
+                    e) == "big minikern tick");
+  }
+}
+
+TEST_CASE("D strings: every string function") {
+  struct Row {
+    const char *expr, *want; // a string expression, or %d of an integer
+  };
+  const Row strs[] = {
+      {"strjoin(\"abc\", \"def\")", "abcdef"},
+      {"strjoin(\"\", stringof(arg1))", "minikern"},
+      {"substr(\"minikern\", 4)", "kern"},
+      {"substr(\"minikern\", 0, 4)", "mini"},
+      {"substr(\"minikern\", -4)", "kern"},
+      {"substr(\"minikern\", -4, 2)", "ke"},
+      {"substr(\"abc\", 3)", ""},
+      {"substr(\"abc\", 5)", ""},
+      {"substr(\"abc\", -5)", "abc"},
+      {"substr(\"abc\", -5, 3)", "a"},
+      {"substr(\"abc\", -5, 4)", "ab"},
+      {"substr(\"abc\", -5, 1)", ""},
+      {"substr(\"abcdef\", 1, -2)", "bcd"},
+      {"substr(\"abc\", 1, -9)", ""},
+      {"substr(\"abc\", 1, 100)", "bc"},
+      {"strchr(\"a/b/c\", '/')", "/b/c"},
+      {"strchr(\"abc\", '/')", ""},
+      {"strrchr(\"a/b/c\", '/')", "/c"},
+      {"strrchr(\"abc\", '/')", ""},
+      {"strstr(\"hello\", \"ll\")", "llo"},
+      {"strstr(\"hello\", \"\")", "hello"},
+      {"strstr(\"abc\", \"x\")", ""},
+      {"basename(\"/usr/lib/\")", "lib"},
+      {"basename(\"/\")", "/"},
+      {"basename(\"\")", "."},
+      {"dirname(\"/usr/lib/\")", "/usr"},
+      {"dirname(\"lib\")", "."},
+      {"dirname(\"/usr\")", "/"},
+      {"lltostr(-42)", "-42"},
+      {"lltostr(0)", "0"},
+      {"lltostr(9223372036854775807)", "9223372036854775807"},
+      {"toupper(\"abC1-z\")", "ABC1-Z"},
+      {"tolower(\"ABc1-Z\")", "abc1-z"},
+  };
+  const Row ints[] = {
+      {"strlen(\"\")", "0"},
+      {"strlen(stringof(arg1))", "8"},
+      {"index(\"hello\", \"l\")", "2"},
+      {"index(\"hello\", \"l\", 3)", "3"},
+      {"index(\"hello\", \"l\", 4)", "-1"},
+      {"index(\"hello\", \"l\", -9)", "2"},
+      {"index(\"abc\", \"\", 9)", "3"},
+      {"index(\"\", \"\")", "0"},
+      {"index(\"abc\", \"abcd\")", "-1"},
+      {"rindex(\"hello\", \"l\")", "3"},
+      {"rindex(\"hello\", \"l\", 2)", "2"},
+      {"rindex(\"hello\", \"l\", 1)", "-1"},
+      {"rindex(\"hello\", \"l\", 99)", "3"},
+      {"rindex(\"abc\", \"c\", -1)", "-1"},
+      {"rindex(\"abc\", \"\", -1)", "0"},
+      {"rindex(\"abc\", \"\")", "3"},
+      {"strtoll(\"0x1f\", 16)", "31"},
+      {"strtoll(\" -12\")", "-12"},
+      {"strtoll(\"777\", 8)", "511"},
+      {"strtoll(\"0x10\", 0)", "16"},
+      {"strtoll(\"12abc\")", "12"},
+      {"htons(0x1234)", "13330"},   // 0x3412
+      {"ntohs(0x1234)", "13330"},
+      {"htonl(0x12345678)", "2018915346"}, // 0x78563412
+      {"ntohl(0x12345678)", "2018915346"},
+      {"htonll(0x0102030405060708)", "578437695752307201"}, // 0x0807060504030201
+      {"ntohll(htonll(12345))", "12345"},
+      {"rand() == rand()", "0"},
+  };
+  for (DEngine e : kBpfEngines) {
+    const std::string eng = engine_name(e);
+    CAPTURE(eng);
+    for (const Row &r : strs) {
+      const std::string expr = r.expr;
+      CAPTURE(expr);
+      CHECK(tick_once(std::string("test:::tick { printf(\"[%s]\", ") + r.expr +
+                          "); }",
+                      e) == std::string("[") + r.want + "]");
+    }
+    for (const Row &r : ints) {
+      const std::string expr = r.expr;
+      CAPTURE(expr);
+      CHECK(tick_once(std::string("test:::tick { printf(\"%d\", ") + r.expr +
+                          "); }",
+                      e) == r.want);
+    }
+    // strtok: NULL goes on from where the last call stopped, in the same
+    // clause and in later firings.
+    static const char word[] = "minikern";
+    Trace t("test:::tick /!started/ { started = 1; printf(\"[%s]\", "
+            "strtok(\"a,b,,c\", \",\")); } "
+            "test:::tick { printf(\"[%s]\", strtok(NULL, \",\")); }",
+            {{P10}, {P10}}, e);
+    for (int i = 0; i < 4; i++)
+      t.fire(10, {0, (uintptr_t)word});
+    CHECK(t.finish() == "[a][b][c][][]\n");
+  }
+}
+
+TEST_CASE("D strings: arrays with several keys of any type") {
+  for (DEngine e : kBpfEngines) {
+    const std::string eng = engine_name(e);
+    CAPTURE(eng);
+    CHECK(tick_once("test:::tick { a[1, \"x\"] = 5; a[2, \"x\"] = 6; "
+                    "a[1, \"y\"] = 7; a[1, stringof(arg1)] = 8; "
+                    "printf(\"%d %d %d %d %d\", a[1, \"x\"], a[2, \"x\"], "
+                    "a[1, \"y\"], a[1, \"minikern\"], a[2, \"y\"]); }",
+                    e) == "5 6 7 8 0");
+    // String values under a string key and an integer; 0 deletes.
+    CHECK(tick_once("test:::tick { b[probefunc, 2] = \"v\"; "
+                    "c[\"k\", 3] = 1; c[\"k\", 3] = 0; "
+                    "printf(\"%s [%s] %d\", b[\"func\", 2], b[\"func\", 1], "
+                    "c[\"k\", 3]); }",
+                    e) == "v [] 0");
+  }
+}
+
+TEST_CASE("D strings: aggregation keys") {
+  for (DEngine e : kBpfEngines) {
+    const std::string eng = engine_name(e);
+    CAPTURE(eng);
+    static const char w1[] = "one", w2[] = "two";
+    Trace t("test:::tick { @[probefunc, stringof(arg1)] = count(); "
+            "@s[stringof(arg1)] = sum(arg0); } "
+            "END { printa(\"%s %s %@d\\n\", @); printa(\"%s=%@d\\n\", @s); }",
+            {{P10}, {probe(kEnd, "", "END")}}, e);
+    t.fire(10, {1, (uintptr_t)w1});
+    t.fire(10, {2, (uintptr_t)w2});
+    t.fire(10, {3, (uintptr_t)w2});
+    CHECK(t.finish() == "func one 1\nfunc two 2\none=1\ntwo=5\n\n");
+  }
+}
+
+TEST_CASE("D strings: strsize cuts literals, copies and results") {
+  for (DEngine e : kBpfEngines) {
+    const std::string eng = engine_name(e);
+    CAPTURE(eng);
+    CHECK(tick_once("#pragma D option strsize=5\n"
+                    "test:::tick { s = \"abcdefgh\"; printf(\"%s %d %s %s %d\", s, "
+                    "strlen(\"123456789\"), stringof(arg1), "
+                    "strjoin(\"abc\", \"def\"), strlen(strjoin(s, s))); }",
+                    e) == "abcde 5 minik abcde 5");
+    // A probe's name is never cut, but strlen( ) counts strsize at most.
+    CHECK(tick_once("#pragma D option strsize=3\n"
+                    "test:::tick { printf(\"%d %d\", strlen(probefunc), "
+                    "strlen(probename)); }",
+                    e) == "3 3");
+    // Keys that differ past strsize are the same key.
+    Trace t("#pragma D option strsize=3\n"
+            "test:::tick { a[\"abcdef\"] = 1; a[\"abcxyz\"] += 2; "
+            "@[\"keyone\"] = count(); @[\"keytwo\"] = count(); "
+            "printf(\"%d \", a[\"abc\"]); } "
+            "END { printa(\"%s %@d\", @); }",
+            {{P10}, {probe(kEnd, "", "END")}}, e);
+    t.fire(10);
+    CHECK(t.finish() == "3 key 2\n");
+  }
+  CHECK(*parse_strsize("1") == 1);
+  CHECK(*parse_strsize("256") == 256);
+  CHECK(parse_strsize("0").error().message == "'0' is not within 1..256");
+  CHECK(parse_strsize("257").error().message == "'257' is not within 1..256");
+  CHECK(parse_strsize("-1").error().message == "'-1' is not a number of characters");
+  CHECK(parse_strsize("4k").error().message == "'4k' is not a number of characters");
+  CHECK(parse_strsize("").error().message == "'' is not a number of characters");
+  Capture s;
+  auto r = make("#pragma D option strsize=1000\ntest:::tick { }", {{P10}}, {}, s);
+  REQUIRE(!r);
+  CHECK(r.error().message ==
+        "invalid value for option strsize: '1000' is not within 1..256");
 }

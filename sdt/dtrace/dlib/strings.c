@@ -117,8 +117,10 @@ dt_substr(char *dst, const char *s, s64 index, s64 len)
 		len = 0;
 	else if (len < 0)
 		len += slen - index;
-	else if (len > DT_STRSIZE)
-		len = DT_STRSIZE;
+	/* Never past the end: a source longer than DT_STRSIZE - 1 has no NUL
+	 * where the string ends. */
+	if (len > slen - index)
+		len = slen - index;
 	while (n < len && n < DT_STRSIZE - 1) {
 		dst[n] = s[index + n];
 		n++;

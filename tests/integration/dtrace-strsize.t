@@ -1,0 +1,24 @@
+# strsize (issue 22): -x strsize=N and #pragma D option strsize=N set how
+# many characters a string keeps, as DTrace counts them; literals,
+# stringof( ), string functions' results, variables and keys are cut
+# there.  A script's pragma wins over -x; a bad value names the option.
+# status: 1
+# setup: printf '#pragma D option strsize=3\n#pragma D option quiet\nBEGIN { a["abcdef"] = 1; a["abcxyz"]++; printf("%%s %%s %%d\\n", toupper("hello"), substr("minikern", 2), a["abc"]); exit(0); }\n' > three.d
+# setup: printf '#pragma D option strsize=300\nBEGIN { exit(0); }\n' > big.d
+minikern> dtrace -q -x strsize=5 -n 'BEGIN { s = "abcdefgh"; printf("%s %d %s %d\n", s, strlen("123456789"), strjoin("abc", "def"), strlen(strjoin(s, s))); exit(0); }'
+abcde 5 abcde 5
+minikern> dtrace -s $TMP/three.d
+HEL n 2
+minikern> dtrace -x strsize=8 -s $TMP/three.d
+HEL n 2
+minikern> dtrace -q -n 'BEGIN { printf("%d\n", strlen(lltostr(123456789012))); exit(0); }'
+12
+minikern> kldload dtrace_probes
+minikern> dtrace -q -x strsize=4 -n 'dtt:::word { printf("%s %d\n", stringof(arg0), stringof(arg0) == "abcd"); }' -c 'dtprobe word abcdefgh'
+abcd 1
+minikern> dtrace -x strsize=0 -n 'BEGIN { exit(0); }'
+dtrace: -x strsize: '0' is not within 1..256
+minikern> dtrace -x strsize=1k -n 'BEGIN { exit(0); }'
+dtrace: -x strsize: '1k' is not a number of characters
+minikern> dtrace -s $TMP/big.d
+dtrace: $TMP/big.d:1: invalid value for option strsize: '300' is not within 1..256
