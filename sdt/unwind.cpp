@@ -663,6 +663,64 @@ bool caller_of_jump(const ProbeFrame &at, ProbeFrame &out) {
   return true;
 }
 
+namespace {
+
+// One frame's unwind rule, from either table: the CFA (the caller's stack
+// pointer) as a register plus an offset, the return address and the
+// caller's frame pointer as offsets from it.
+struct FrameRule {
+  bool cfa_from_fp = false;
+  intptr_t cfa_off = 0, ra_off = 0, fp_off = 0;
+  enum { Kept, AtCfa, AtFp } fp_saved = Kept; // fp_off from the CFA or fp
+};
+
+// The rule .eh_frame's CFI gives at `at` (a module's records are read
+// inside its .eh_frame; the kernel's table is its own link's).
+bool cfi_rule(const CodeImage &img, u64 at, FrameRule &r) {
+  CodeImage::Fde fde;
+  State s;
+  const u8 *start = img.eh_frame;
+  const u8 *limit = start ? start + img.eh_frame_size
+                          : (const u8 *)UINTPTR_MAX;
+  if (!img.fde_at(at, fde) || !rules_at(start, limit, fde.at, at, s) ||
+      !s.cfa_ok || s.ra.kind != Rule::Offset ||
+      (s.cfa_reg != kSp && s.cfa_reg != kFp))
+    return false;
+  r.cfa_from_fp = s.cfa_reg == kFp;
+  r.cfa_off = (intptr_t)s.cfa_off;
+  r.ra_off = (intptr_t)s.ra.off;
+  if (s.fp.kind == Rule::Offset) {
+    r.fp_saved = FrameRule::AtCfa;
+    r.fp_off = (intptr_t)s.fp.off;
+  } else if (s.fp.kind != Rule::Same && s.fp.kind != Rule::Undefined) {
+    return false;
+  }
+  return true;
+}
+
+// The rule a Linux module's ORC entry gives at `at`: a call frame only
+// (not the end of the stack, not an interrupt's register frame).
+bool orc_rule(const CodeImage &img, u64 at, FrameRule &r) {
+  constexpr u8 kUndefined = 0, kPrevSp = 1, kBp = 4, kSp = 5, kCall = 0;
+  CodeImage::Orc o;
+  if (!img.orc_at(at, o) || o.end || o.type != kCall ||
+      (o.sp_reg != kSp && o.sp_reg != kBp))
+    return false;
+  r.cfa_from_fp = o.sp_reg == kBp;
+  r.cfa_off = o.sp_offset;
+  r.ra_off = -(intptr_t)kWord;
+  r.fp_off = o.bp_offset;
+  if (o.bp_reg == kPrevSp)
+    r.fp_saved = FrameRule::AtCfa;
+  else if (o.bp_reg == kBp)
+    r.fp_saved = FrameRule::AtFp;
+  else if (o.bp_reg != kUndefined)
+    return false;
+  return true;
+}
+
+} // namespace
+
 size_t unwind(const CodeMap &code, const ProbeFrame &from, u64 *pcs,
               size_t max) {
   // A frame larger than this is a broken rule: stop rather than read far
@@ -682,74 +740,21 @@ size_t unwind(const CodeMap &code, const ProbeFrame &from, u64 *pcs,
     if (!img)
       break; // the kernel's stack ends where its code does
     pcs[n++] = pc;
-    if (img->orc_count) {
-      // A Linux module: its ORC entry says where the frame's CFA is (the
-      // caller's stack pointer; the return address just below it) and
-      // where the caller's frame pointer was saved.
-      CodeImage::Orc o;
-      constexpr u8 kOrcPrevSp = 1, kOrcBp = 4, kOrcSp = 5, kOrcCall = 0;
-      if (!img->orc_at(at, o) || o.end || o.type != kOrcCall)
-        break;
-      uintptr_t base;
-      if (o.sp_reg == kOrcSp)
-        base = sp;
-      else if (o.sp_reg == kOrcBp)
-        base = fp;
-      else
-        break;
-      const uintptr_t cfa = base + (uintptr_t)(intptr_t)o.sp_offset;
-      if (cfa <= sp || cfa - sp > kMaxFrame || cfa > top)
-        break;
-      uintptr_t ra, next_fp = fp;
-      if (!stack_word(cfa - kWord, sp, top, ra))
-        break;
-      if (o.bp_reg == kOrcPrevSp) {
-        if (!stack_word(cfa + (uintptr_t)(intptr_t)o.bp_offset, sp, top,
-                        next_fp))
-          break;
-      } else if (o.bp_reg == kOrcBp) {
-        if (!stack_word(fp + (uintptr_t)(intptr_t)o.bp_offset, sp, top,
-                        next_fp))
-          break;
-      } else if (o.bp_reg != 0) {
-        break;
-      }
-      pc = fbt_real_return(ra, cfa - kWord);
-      sp = cfa;
-      fp = next_fp;
-      exact = false;
-      continue;
-    }
-    CodeImage::Fde fde;
-    State s;
-    // A module's records are read inside its .eh_frame; the kernel's
-    // table is its own link's.
-    const u8 *start = img->eh_frame;
-    const u8 *limit = start ? start + img->eh_frame_size
-                            : (const u8 *)UINTPTR_MAX;
-    if (!img->fde_at(at, fde) || !rules_at(start, limit, fde.at, at, s) ||
-        !s.cfa_ok || s.ra.kind != Rule::Offset)
+    FrameRule r;
+    if (img->orc_count ? !orc_rule(*img, at, r) : !cfi_rule(*img, at, r))
       break;
-    uintptr_t base;
-    if (s.cfa_reg == kSp)
-      base = sp;
-    else if (s.cfa_reg == kFp)
-      base = fp;
-    else
-      break;
-    const uintptr_t cfa = base + (uintptr_t)s.cfa_off;
+    const uintptr_t cfa = (r.cfa_from_fp ? fp : sp) + (uintptr_t)r.cfa_off;
     if (cfa <= sp || cfa - sp > kMaxFrame || cfa > top)
       break;
-    const uintptr_t ra_loc = cfa + (uintptr_t)s.ra.off;
+    const uintptr_t ra_loc = cfa + (uintptr_t)r.ra_off;
     uintptr_t ra, next_fp = fp;
     if (!stack_word(ra_loc, sp, top, ra))
       break;
-    if (s.fp.kind == Rule::Offset) {
-      if (!stack_word(cfa + (uintptr_t)s.fp.off, sp, top, next_fp))
-        break;
-    } else if (s.fp.kind != Rule::Same && s.fp.kind != Rule::Undefined) {
+    if (r.fp_saved != FrameRule::Kept &&
+        !stack_word((r.fp_saved == FrameRule::AtCfa ? cfa : fp) +
+                        (uintptr_t)r.fp_off,
+                    sp, top, next_fp))
       break;
-    }
     pc = fbt_real_return(ra, ra_loc);
     sp = cfa;
     fp = next_fp;
