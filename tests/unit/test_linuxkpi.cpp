@@ -78,16 +78,21 @@ struct delayed_work {
   void *wq;
   int cpu;
 };
+// Linux 6.1's: the wait queue head (a lock, then a list) is 8-aligned,
+// at offset 8.
 struct completion {
   unsigned done;
-  u32 lock;
-  list_head task_list;
+  struct {
+    u32 lock;
+    list_head task_list;
+  } wait;
 };
+static_assert(sizeof(completion) == 32 && offsetof(completion, wait) == 8);
 
 void init_completion(completion *c) {
   c->done = 0;
   lx<void(void *, const char *, void *)>("__init_swait_queue_head")(
-      &c->lock, "c", nullptr);
+      &c->wait, "c", nullptr);
 }
 void INIT_WORK(work_struct *w, void (*fn)(work_struct *)) {
   w->data = (long)(~0ul << 5); // WORK_DATA_INIT(): no pool, not pending
