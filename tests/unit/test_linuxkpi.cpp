@@ -87,7 +87,9 @@ struct completion {
     list_head task_list;
   } wait;
 };
+#if defined(__x86_64__)
 static_assert(sizeof(completion) == 32 && offsetof(completion, wait) == 8);
+#endif
 
 void init_completion(completion *c) {
   c->done = 0;
