@@ -38,11 +38,14 @@ const u64 g_epoch_ns = mk::now_ns();
 
 u64 jiffy_ns(u64 j) { return g_epoch_ns + (j - kInitialJiffies) * kNsPerJiffy; }
 
-// The ticker runs while any kernel does.
-std::mutex g_tick_mu;
-std::condition_variable g_tick_cv;
+// The ticker runs while any kernel does.  Its state is never destroyed:
+// a process may exit with a kernel it never shut down (a fuzzer's), and a
+// joinable std::thread destroyed at exit, or a condition variable with a
+// waiter, would abort it.
+std::mutex &g_tick_mu = *new std::mutex;
+std::condition_variable &g_tick_cv = *new std::condition_variable;
 int g_tick_users = 0;
-std::thread g_ticker;
+std::thread &g_ticker = *new std::thread;
 
 void tick_loop() {
   std::unique_lock g(g_tick_mu);
