@@ -223,15 +223,26 @@ $(BUILD)/kernel: $(BUILD)/obj/kernel/main.o $(KERNEL_OBJS) $(LINKER_OBJS)
 $(BUILD)/unit-tests: $(UNIT_OBJS) $(KERNEL_OBJS) $(LINKER_OBJS)
 	$(CXX) $(LDFLAGS) -o $@ $^ $(LIBS)
 
+# The host tools (build/tools/: the site recorder, mk-link, mk-bpf-run,
+# bpf-dlib-check) are x86_64 programs whatever ARCH is.  Their objects are
+# compiled once each, in parallel, into build/tools/obj/ and shared by the
+# tools that link the same sources.
+TOOL_OBJDIR := $(TOP)/build/tools/obj
+tool_obj = $(patsubst $(TOP)/%.cpp,$(TOOL_OBJDIR)/%.o,$(1))
+tool_link = $(CXX) $(WARN) -o $@ $^ -lelf
+$(TOOL_OBJDIR)/%.o: $(TOP)/%.cpp | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++20 -O2 -g $(WARN) -I$(TOP)/kernel/include -MMD -MP -c $< -o $@
+-include $(shell find $(TOOL_OBJDIR) -name '*.d' 2>/dev/null)
+
 # Kernel objects pass through the site recorder: probe sites become NOP
 # sleds and site records before the final link (sdt/record/sdt_record.cpp).
 RECORD_SRCS := $(TOP)/sdt/record/sdt_record.cpp $(TOP)/sdt/site.cpp \
   $(TOP)/sdt/x86.cpp $(TOP)/linker/base.cpp $(TOP)/linker/arch.cpp \
   $(TOP)/linker/arch_x86_64.cpp $(TOP)/linker/arch_i386.cpp $(TOP)/linker/arch_bpf.cpp \
   $(TOP)/linker/object.cpp $(TOP)/linker/modsig.cpp
-$(SDT_RECORD): $(RECORD_SRCS) $(wildcard $(TOP)/sdt/*.h $(TOP)/linker/*.h) | $(DEPS_STAMP)
-	@mkdir -p $(dir $@)
-	$(CXX) -std=c++20 -O2 -g $(WARN) -I$(TOP)/kernel/include -o $@ $(RECORD_SRCS) -lelf
+$(SDT_RECORD): $(call tool_obj,$(RECORD_SRCS))
+	$(tool_link)
 
 $(BUILD)/obj/%.o: $(TOP)/%.cpp $(SDT_RECORD) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
@@ -308,17 +319,28 @@ run: all
 # architecture would add about ten minutes to CI for the same C++ code.
 # The last line is the summary CI reads.
 SAN_TEST_ARCHS ?= x86_64
+#
+# The x86_64 tree is built first (it makes the host tools, build/tools/,
+# that the others use); then the i386 tree and the sanitized trees are
+# built side by side, sharing one make's $(NPROC) jobs, so that neither
+# build's serial tail (its last links) leaves a CPU idle.
 test:
 	@$(MAKE) --no-print-directory -j$(NPROC) ARCH=x86_64 all
-	@$(MAKE) --no-print-directory -j$(NPROC) ARCH=i386 all
+	@$(MAKE) --no-print-directory -j$(NPROC) test-trees
 ifeq ($(MK_IN_SAN_TREE),)
-	@$(if $(SAN_TEST_ARCHS),$(TOP)/scripts/san-tree $(SAN_TOP))
-	@$(foreach a,$(SAN_TEST_ARCHS),$(MAKE) --no-print-directory -C $(SAN_TOP) -j$(NPROC) \
-	  SANITIZE=address,undefined MK_IN_SAN_TREE=1 ARCH=$(a) all &&) true
 	@$(TOP)/scripts/run-tests x86_64 i386 $(addprefix san:,$(SAN_TEST_ARCHS))
 else
 	@$(TOP)/scripts/run-tests x86_64 i386
 endif
+
+.PHONY: test-trees test-tree-i386 $(addprefix test-tree-san-,$(SAN_TEST_ARCHS))
+test-trees: test-tree-i386 $(if $(MK_IN_SAN_TREE),,$(addprefix test-tree-san-,$(SAN_TEST_ARCHS)))
+test-tree-i386:
+	@$(MAKE) --no-print-directory ARCH=i386 all
+$(addprefix test-tree-san-,$(SAN_TEST_ARCHS)): test-tree-san-%:
+	@$(TOP)/scripts/san-tree $(SAN_TOP)
+	@$(MAKE) --no-print-directory -C $(SAN_TOP) SANITIZE=address,undefined MK_IN_SAN_TREE=1 \
+	  ARCH=$* all
 
 bench: kernel modules
 	@$(MAKE) --no-print-directory -C $(TOP)/tests/bench ARCH=$(ARCH) BUILD=$(BUILD) TOP=$(TOP) \
@@ -330,9 +352,8 @@ clean:
 # The loader's link-only entry point for the regression harness.
 MK_LINK := $(TOP)/build/tools/mk-link
 MK_LINK_SRCS := $(TOP)/linker/tools/mk_link.cpp $(filter-out %/tools/mk_link.cpp,$(wildcard $(TOP)/linker/*.cpp))
-$(MK_LINK): $(MK_LINK_SRCS) $(wildcard $(TOP)/linker/*.h) | $(DEPS_STAMP)
-	@mkdir -p $(dir $@)
-	$(CXX) -std=c++20 -O2 -g $(WARN) -o $@ $(MK_LINK_SRCS) -lelf
+$(MK_LINK): $(call tool_obj,$(MK_LINK_SRCS))
+	$(tool_link)
 # The D library: C compiled once to BPF and joined into one object that
 # the D linker copies functions from (sdt/dtrace/dlib/dlib.h).  cpu v3:
 # what the host kernel's verifier and clang 14 both accept.
@@ -350,17 +371,14 @@ dlib: $(DLIB)
 # The BPF engine behind the ISA conformance suites' plugin protocol.
 MK_BPF_RUN := $(TOP)/build/tools/mk-bpf-run
 BPF_ENGINE_SRCS := $(filter-out %/proglink.cpp,$(BPF_SRCS))
-$(MK_BPF_RUN): $(TOP)/sdt/dtrace/bpf/tools/mk_bpf_run.cpp $(BPF_ENGINE_SRCS) \
-    $(wildcard $(TOP)/sdt/dtrace/bpf/*.h) $(TOP)/linker/base.cpp | $(DEPS_STAMP)
-	@mkdir -p $(dir $@)
-	$(CXX) -std=c++20 -O2 -g $(WARN) -o $@ $(filter %.cpp,$^)
+$(MK_BPF_RUN): $(call tool_obj,$(TOP)/sdt/dtrace/bpf/tools/mk_bpf_run.cpp \
+    $(BPF_ENGINE_SRCS) $(TOP)/linker/base.cpp)
+	$(tool_link)
 # The D library's functions run by the interpreter, the JIT and the host
 # kernel (tests/bpf/dlib_check.cpp).
 BPF_DLIB_CHECK := $(TOP)/build/tools/bpf-dlib-check
-$(BPF_DLIB_CHECK): $(TOP)/tests/bpf/dlib_check.cpp $(BPF_SRCS) $(LINKER_SRCS) \
-    $(wildcard $(TOP)/sdt/dtrace/bpf/*.h $(TOP)/linker/*.h) | $(DEPS_STAMP)
-	@mkdir -p $(dir $@)
-	$(CXX) -std=c++20 -O2 -g $(WARN) -o $@ $(filter %.cpp,$^) -lelf
+$(BPF_DLIB_CHECK): $(call tool_obj,$(TOP)/tests/bpf/dlib_check.cpp $(BPF_SRCS) $(LINKER_SRCS))
+	$(tool_link)
 tools: $(SDT_RECORD) $(MK_LINK) $(MK_BPF_RUN) $(BPF_DLIB_CHECK)
 
 # ---- fuzzing (tests/fuzz/) --------------------------------------------------

@@ -177,11 +177,11 @@ void attach_detach_cycles(bool asmgoto) {
 }
 } // namespace
 
-TEST_CASE("handlers: 100 000 attach/detach cycles while two threads fire") {
+TEST_CASE("handlers: 100 000 attach/detach cycles while two threads fire" * doctest::test_suite("long")) {
   attach_detach_cycles(false);
 }
 
-TEST_CASE("handlers: 100 000 attach/detach cycles on an asm-goto site") {
+TEST_CASE("handlers: 100 000 attach/detach cycles on an asm-goto site" * doctest::test_suite("long")) {
   attach_detach_cycles(true);
 }
 

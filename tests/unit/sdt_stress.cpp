@@ -81,7 +81,7 @@ TEST_CASE("sdt: the test binary's own probe sites are recorded") {
   CHECK(p->argtypes == std::vector<std::string>{"int", "long"});
 }
 
-TEST_CASE("sdt: 100 000 enables and disables while workers fire") {
+TEST_CASE("sdt: 100 000 enables and disables while workers fire" * doctest::test_suite("long")) {
   mk::Kernel k(options());
   REQUIRE(k.boot());
   auto ids = probe_ids(k, "sdttest:::");

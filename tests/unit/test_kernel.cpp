@@ -336,7 +336,7 @@ TEST_CASE("kernel: hello.ko from the build, when it was built") {
   CHECK(k.arena().used() == 0);
 }
 
-TEST_CASE("kernel: probe ids and trampolines are reused across 20 000 loads") {
+TEST_CASE("kernel: probe ids and trampolines are reused across 20 000 loads" * doctest::test_suite("long")) {
   char exe[4096];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
   REQUIRE(n > 0);
@@ -412,7 +412,7 @@ ProcessMemory process_memory() {
 
 } // namespace
 
-TEST_CASE("kernel: 5000 loads of a module without probes leave nothing behind") {
+TEST_CASE("kernel: 5000 loads of a module without probes leave nothing behind" * doctest::test_suite("long")) {
   // The code map keeps a module's object file (and the file's mapping) for
   // naming its functions; the snapshot that still held it after unload
   // was freed only when a later module's probes went, so a module without
