@@ -38,6 +38,9 @@ template <class F> Stopped stop_in_child(F body, int out_fd = -1) {
   REQUIRE(pipe(pipefd) == 0);
   std::fflush(stdout);
   std::fflush(stderr);
+  // Made here: the child ends in a panic, so only the parent's destructor
+  // runs to remove it.
+  ModuleDir dir;
   const auto t0 = std::chrono::steady_clock::now();
   const pid_t pid = fork();
   REQUIRE(pid >= 0);
@@ -47,7 +50,6 @@ template <class F> Stopped stop_in_child(F body, int out_fd = -1) {
     const int out = out_fd >= 0 ? out_fd : open("/dev/null", O_WRONLY);
     dup2(out, 1);
     {
-      ModuleDir dir;
       mk::Kernel k(kernel_options(dir.path()));
       if (k.boot())
         body(k);
