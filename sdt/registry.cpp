@@ -295,8 +295,14 @@ ProbeDesc ProbeDesc::parse(const std::string &s) {
 bool ProbeDesc::matches(const std::string &prov, const std::string &mod,
                         const std::string &func,
                         const std::string &nm) const {
+  // A field without glob characters (most of them) is compared as a
+  // string: fnmatch costs a scan of both strings per probe.
   auto m = [](const std::string &pat, const std::string &v) {
-    return pat.empty() || pat == "*" || fnmatch(pat.c_str(), v.c_str(), 0) == 0;
+    if (pat.empty() || pat == "*")
+      return true;
+    if (pat.find_first_of("*?[\\") == std::string::npos)
+      return pat == v;
+    return fnmatch(pat.c_str(), v.c_str(), 0) == 0;
   };
   return m(provider, prov) && m(module, mod) && m(function, func) &&
          m(name, nm);
