@@ -1467,4 +1467,13 @@ void FbtProvider::destroy(Probe &p) {
     }
 }
 
+// The probe core and the unwinder read fbt's trampoline frames and the
+// return addresses its return trampoline stands in for through these.
+namespace {
+const bool g_hooks_installed = [] {
+  set_trampoline_hooks({fbt_trampoline_frame, fbt_real_return});
+  return true;
+}();
+} // namespace
+
 } // namespace mk

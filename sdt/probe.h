@@ -26,6 +26,23 @@ struct ProbeFrame {
   bool exact = false;   // pc is the interrupted instruction itself
 };
 
+// A provider whose trampolines change what a stack holds (fbt: its return
+// trampoline stands in for return addresses, its entry and return
+// trampolines save registers in frames of their own) installs these, so
+// that the probe core and the unwinder read such frames without knowing
+// the provider.  Both run in probe context and in a panic's report.
+struct TrampolineHooks {
+  // The frame of a probe fired from a trampoline's fast path, from what it
+  // saved (t_probe_frame's tags 2 and 3, registry.h).
+  ProbeFrame (*frame)(uintptr_t tag, const uintptr_t *saved) = nullptr;
+  // The real return address for `ra`, read from the stack at `loc`.
+  uintptr_t (*real_return)(uintptr_t ra, uintptr_t loc) = nullptr;
+};
+// Installed once, before any probe fires (a static initializer).
+void set_trampoline_hooks(const TrampolineHooks &h);
+// `ra` as the installed hook reads it (itself, without one).
+uintptr_t real_return_address(uintptr_t ra, uintptr_t loc);
+
 // How enabled sites reach the probe.
 enum class PatchMode : u8 {
   Call,       // a call/jmp into the probe's trampoline (the default)

@@ -1,7 +1,6 @@
 // The probe registry, enablings and the firing path (see registry.h).
 #include "registry.h"
 
-#include "fbt.h"
 #include "trampoline.h"
 #include "x86.h"
 
@@ -55,13 +54,25 @@ namespace {
 thread_local ProbeFrame t_args_frame;
 } // namespace
 
+constinit TrampolineHooks g_hooks;
+
 const ProbeFrame *frame_of_args(uintptr_t tagged) {
   const auto *saved = (const uintptr_t *)(tagged & ~(uintptr_t)3);
-  t_args_frame = (tagged & 3) == 1 ? x86::trampoline_frame(saved)
-                                   : fbt_trampoline_frame(tagged & 3, saved);
+  if ((tagged & 3) == 1)
+    t_args_frame = x86::trampoline_frame(saved);
+  else if (g_hooks.frame)
+    t_args_frame = g_hooks.frame(tagged & 3, saved);
+  else
+    t_args_frame = ProbeFrame{};
   return &t_args_frame;
 }
 } // namespace detail
+
+void set_trampoline_hooks(const TrampolineHooks &h) { detail::g_hooks = h; }
+
+uintptr_t real_return_address(uintptr_t ra, uintptr_t loc) {
+  return detail::g_hooks.real_return ? detail::g_hooks.real_return(ra, loc) : ra;
+}
 
 void probe_thread_register() {
   if (t_reader)

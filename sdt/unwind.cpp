@@ -14,7 +14,6 @@
 // %esp 4, %ebp 5, return address 8.
 #include "unwind.h"
 
-#include "fbt.h"
 
 #include <algorithm>
 #include <cstring>
@@ -655,7 +654,7 @@ bool caller_of_jump(const ProbeFrame &at, ProbeFrame &out) {
   uintptr_t ra;
   if (!stack_word(at.sp, at.sp, top, ra) || !ra)
     return false;
-  out.pc = fbt_real_return(ra, at.sp);
+  out.pc = real_return_address(ra, at.sp);
   out.pc_loc = at.sp;
   out.sp = at.sp + kWord;
   out.fp = at.fp;
@@ -727,7 +726,7 @@ size_t unwind(const CodeMap &code, const ProbeFrame &from, u64 *pcs,
   // from the stack.
   constexpr uintptr_t kMaxFrame = 1u << 20;
   const uintptr_t top = stack_top(from.sp);
-  uintptr_t pc = fbt_real_return(from.pc, from.pc_loc);
+  uintptr_t pc = real_return_address(from.pc, from.pc_loc);
   uintptr_t sp = from.sp, fp = from.fp;
   bool exact = from.exact;
   size_t n = 0;
@@ -755,7 +754,7 @@ size_t unwind(const CodeMap &code, const ProbeFrame &from, u64 *pcs,
                         (uintptr_t)r.fp_off,
                     sp, top, next_fp))
       break;
-    pc = fbt_real_return(ra, ra_loc);
+    pc = real_return_address(ra, ra_loc);
     sp = cfa;
     fp = next_fp;
     exact = false;

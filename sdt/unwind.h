@@ -8,8 +8,8 @@
 // thread's own stack and the CodeMap's tables, and stops at the first
 // frame outside the kernel and its modules (libc, the thread's start; that
 // one is left out) or after one whose unwind rule it does not follow.  A
-// return address the fbt return trampoline put on the stack reads as the
-// real one (fbt.h).
+// return address a provider's return trampoline put on the stack reads as
+// the real one (real_return_address(), probe.h).
 //
 // Module code can corrupt its own stack, and a panic walks it: every word
 // the walk reads lies between the frame's stack pointer and the top of the
