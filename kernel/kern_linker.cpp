@@ -10,7 +10,6 @@
 #include "kern_linuxkpi_hook.h"
 
 #include "../linker/link.h"
-#include "../sdt/image_symbols.h"
 #include "../sdt/registry.h"
 #include "../sdt/site.h"
 #include "../sdt/unwind.h"
@@ -277,29 +276,13 @@ std::string LinkerFile::module_name() const {
   return linux_mod ? linux_mod->name : strip_ko(name);
 }
 
+// From the code map, which holds the kernel image's and every module's
+// functions (a module's from its "record probes" stage, before its init).
 std::string KernelLinker::symbolize(u64 addr) const {
-  const std::string hex = strf("0x%llx", (unsigned long long)addr);
-  LinkerFile *f = file_at(addr);
-  if (!f) {
-    ImageSymbols syms;
-    const std::string &self = k_.opts().self_path;
-    if (!syms.load(self.empty() ? "/proc/self/exe" : self))
-      return hex;
-    const ImageSymbols::Func *fn = syms.function_at(addr);
-    return fn ? pretty_function(fn->name) : hex;
-  }
-  auto obj = read_object(f->path);
-  if (!obj)
-    return hex;
-  for (size_t s = 0; s < obj->sections.size() && s < f->sec_addr.size(); s++) {
-    const u64 lo = f->sec_addr[s];
-    if (!lo || addr < lo || addr >= lo + obj->sections[s].size)
-      continue;
-    const SiteHolder h = find_holder(*obj, (u32)s, addr - lo);
-    if (h.sym && obj->symbols[h.sym].type == STT_FUNC)
-      return pretty_function(h.function);
-  }
-  return hex;
+  if (k_.has_probes())
+    if (std::string fn = k_.probes().code().function_name(addr); !fn.empty())
+      return fn;
+  return strf("0x%llx", (unsigned long long)addr);
 }
 
 // ---- loading --------------------------------------------------------------------

@@ -391,6 +391,21 @@ std::shared_ptr<const CodeImage> CodeMap::kernel() const {
   return nullptr;
 }
 
+std::string CodeMap::function_name(u64 pc) const {
+  std::shared_ptr<const Snapshot> s;
+  {
+    MutexLock g(mu_);
+    s = current_;
+  }
+  if (s)
+    for (auto &img : s->images)
+      if (pc >= img->lo && pc < img->hi) {
+        const CodeImage::Func *f = img->function_at(pc);
+        return f ? pretty_function(img->name_of(*f)) : std::string();
+      }
+  return {};
+}
+
 std::string CodeMap::symbolize(u64 pc) const {
   std::shared_ptr<const Snapshot> s;
   {

@@ -139,6 +139,9 @@ public:
   // byte, "module`0x..." outside every function, "0x..." outside every
   // image (DTrace's forms).
   std::string symbolize(u64 pc) const EXCLUDES(mu_);
+  // The name of the function holding `pc` alone (no module, no offset), or
+  // "" if none.
+  std::string function_name(u64 pc) const EXCLUDES(mu_);
   // A stack walker (stack() in a running program) comes and goes: while
   // one is there, every image has its FDE table, built now for the
   // images there are and at load for modules loaded meanwhile.
