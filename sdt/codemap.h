@@ -22,6 +22,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -139,6 +140,9 @@ public:
   // byte, "module`0x..." outside every function, "0x..." outside every
   // image (DTrace's forms).
   std::string symbolize(u64 pc) const EXCLUDES(mu_);
+  // Any thread but probe context: the function of any image that holds
+  // `pc` (its address and size), or nothing.
+  std::optional<CodeImage::Func> function_at(u64 pc) const EXCLUDES(mu_);
   // A stack walker (stack() in a running program) comes and goes: while
   // one is there, every image has its FDE table, built now for the
   // images there are and at load for modules loaded meanwhile.
