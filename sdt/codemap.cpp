@@ -428,4 +428,20 @@ std::string CodeMap::symbolize(u64 pc) const {
   return strf("0x%llx", (unsigned long long)pc);
 }
 
+std::optional<CodeImage::Func> CodeMap::function_at(u64 pc) const {
+  std::shared_ptr<const Snapshot> s;
+  {
+    MutexLock g(mu_);
+    s = current_;
+  }
+  if (s)
+    for (auto &img : s->images)
+      if (pc >= img->lo && pc < img->hi) {
+        if (const CodeImage::Func *f = img->function_at(pc))
+          return *f;
+        return std::nullopt;
+      }
+  return std::nullopt;
+}
+
 } // namespace mk

@@ -22,6 +22,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -142,6 +143,9 @@ public:
   // The name of the function holding `pc` alone (no module, no offset), or
   // "" if none.
   std::string function_name(u64 pc) const EXCLUDES(mu_);
+  // Any thread but probe context: the function of any image that holds
+  // `pc` (its address and size), or nothing.
+  std::optional<CodeImage::Func> function_at(u64 pc) const EXCLUDES(mu_);
   // A stack walker (stack() in a running program) comes and goes: while
   // one is there, every image has its FDE table, built now for the
   // images there are and at load for modules loaded meanwhile.

@@ -31,7 +31,11 @@
 // taken over before the probe is disabled still returns through the
 // trampoline afterwards (it stays mapped as long as the kernel).
 // Entries whose frames a longjmp skipped are dropped when a shallower
-// frame returns or enters.  Return addresses read off the stack
+// frame returns or enters.  A return finds its entry by the stack pointer
+// it leaves, which on i386 depends on what its `ret $N` pops (a struct
+// returned in memory: 4); a function for which that cannot be read off its
+// code (it returns only through an indirect tail call, or never) keeps its
+// return probe, but its returns are not taken over: it never fires.  Return addresses read off the stack
 // (unwind.h, stack()) go through fbt_real_return().
 //
 // Breakpoint mode (the registry's PatchMode::Breakpoint) is FreeBSD fbt's
@@ -119,6 +123,9 @@ private:
   // runs between taking its table and the last probe's creation.
   Mutex pending_mu_;
   std::vector<Pending> pending_ GUARDED_BY(pending_mu_);
+  // What the function's returns pop above the return address
+  // (FbtFunc::ret_pop).
+  i16 find_ret_pop(const FbtFunc &f);
   // The function's stub, made on first use.  Probes' state (FbtFunc's
   // modes) changes with the registry's lock held; the stubs' memory has
   // its own lock.
