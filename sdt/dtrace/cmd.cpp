@@ -768,6 +768,9 @@ int Dtrace::enable(const Options &o) {
   co.code = &k_.probes().code();
   co.flowindent = o.flow;
   co.engine = o.engine;
+  co.retire = [&reg = k_.probes()](std::shared_ptr<const void> old) {
+    reg.retire(std::move(old));
+  };
 
   auto job = std::make_shared<Job>();
   job->descs = descs;
