@@ -299,6 +299,9 @@ struct KernelLinker::Load {
   std::unique_ptr<ModuleLoad> probes;
   std::optional<LinkedImage> linked;
   bool probes_provided = false;
+  // Why the kernel is tainted once this module's code runs (its signature
+  // was checked by no trusted key); empty: it is not.
+  std::string taint;
   void mark(const char *stage) {
     if (obs)
       obs->stage_done(stage);
@@ -367,6 +370,7 @@ Result<LinkerFile *> KernelLinker::load_file(const std::string &path,
       return undo(l, r.take_error());
   }
   read_where_it_runs(l);
+  taint(l);
   if (auto r = run_init(l); !r)
     return undo(l, r.take_error());
   LinkerFile *file = l.file;
@@ -387,7 +391,7 @@ Result<void> KernelLinker::read_and_check(Load &l) {
   // (read_object maps the file once and leaves the signature out of the
   // object), before anything is allocated for the module.
   auto objr = read_object(l.path, RelocTypes::Loadable,
-                          [&](const ObjectFile &o) { return check_signature(o); });
+                          [&](const ObjectFile &o) { return check_signature(o, l); });
   if (!objr)
     return objr.take_error();
   l.obj = std::make_shared<ObjectFile>(std::move(*objr));
@@ -428,11 +432,13 @@ Result<void> KernelLinker::read_and_check(Load &l) {
 }
 
 // Linux's policy (kernel/module/signing.c): a signature that is malformed
-// or does not verify is refused even without enforcement; an unsigned
-// module, or one signed by a key that is not trusted, is refused under
-// --sig-enforce and otherwise loads, the latter tainting the kernel (an
-// unsigned module loads silently, as before signatures existed here).
-Result<void> KernelLinker::check_signature(const ObjectFile &obj) {
+// or does not verify is refused even without enforcement, and so is one
+// that no trusted key can check when there is none to check it with; an
+// unsigned module, or one well-signed by a key that is not trusted, is
+// refused under --sig-enforce and otherwise loads, the latter tainting the
+// kernel once its code runs (an unsigned module loads silently, as before
+// signatures existed here).
+Result<void> KernelLinker::check_signature(const ObjectFile &obj, Load &l) {
   const AppendedSignature &sig = obj.signature;
   const bool enforce = k_.opts().sig_enforce;
   if (!sig.present) {
@@ -441,14 +447,12 @@ Result<void> KernelLinker::check_signature(const ObjectFile &obj) {
                               "enforced)");
     return {};
   }
+  // Whether or not a key can check it, it must be a signature (Linux
+  // parses the message before it looks for the key).
+  if (auto r = check_signature_form(obj.name, sig); !r)
+    return r;
   if (!verifier_) {
-    // Said once, as Linux says it: the taint is the kernel's, not the
-    // module's.
-    if (!tainted_)
-      k_.printf("%s: module verification failed: no trusted key to check "
-                "its signature - tainting kernel\n",
-                obj.name.c_str());
-    tainted_ = true;
+    l.taint = "no trusted key to check its signature";
     return {};
   }
   const SignatureVerifier::Verdict v = verifier_->verify(obj.data, sig);
@@ -460,13 +464,21 @@ Result<void> KernelLinker::check_signature(const ObjectFile &obj) {
   case SignatureVerifier::Outcome::UnknownKey:
     if (enforce)
       return error(obj.name + ": " + v.why + " (signatures are enforced)");
-    if (!tainted_)
-      k_.printf("%s: module verification failed: %s - tainting kernel\n",
-                obj.name.c_str(), v.why.c_str());
-    tainted_ = true;
+    l.taint = v.why;
     return {};
   }
   return {};
+}
+
+void KernelLinker::taint(Load &l) {
+  if (l.taint.empty())
+    return;
+  // Said once, as Linux says it: the taint is the kernel's, not the
+  // module's.
+  if (!tainted_)
+    k_.printf("%s: module verification failed: %s - tainting kernel\n",
+              l.fname.c_str(), l.taint.c_str());
+  tainted_ = true;
 }
 
 // MODULE_DEPEND: each dependency is found and loaded (or referenced, if

@@ -118,7 +118,10 @@ private:
                                  const std::vector<std::string> &params = {});
   // The load pipeline's stages, in order (load_file reads as the list).
   Result<void> read_and_check(Load &l);
-  Result<void> check_signature(const ObjectFile &obj);
+  Result<void> check_signature(const ObjectFile &obj, Load &l);
+  // A load about to run its code with a signature no trusted key checked
+  // taints the kernel (said once); a load refused before then does not.
+  void taint(Load &l);
   Result<void> load_dependencies(Load &l, std::vector<std::string> &chain);
   Result<void> link(Load &l);
   Result<void> link_linux(Load &l);

@@ -75,6 +75,16 @@ Result<CMS_SignerInfo *> parse_pkcs7(const std::string &name,
 
 } // namespace
 
+Result<void> check_signature_form(const std::string &name,
+                                  const AppendedSignature &sig) {
+  CmsPtr cms;
+  auto si = parse_pkcs7(name, sig, cms);
+  ERR_clear_error();
+  if (!si)
+    return si.take_error();
+  return {};
+}
+
 Result<SignatureInfo> describe_signature(const std::string &name,
                                          const AppendedSignature &sig) {
   CmsPtr cms;
@@ -201,6 +211,11 @@ SignatureVerifier::verify(const u8 *data, const AppendedSignature &sig) const {
 #else // no OpenSSL in this build (i386: see docs/robustness.md)
 
 bool signatures_supported() { return false; }
+
+Result<void> check_signature_form(const std::string &name,
+                                  const AppendedSignature &sig) {
+  return check_pkcs7_shape(name, sig);
+}
 
 Result<SignatureInfo> describe_signature(const std::string &name,
                                          const AppendedSignature &) {

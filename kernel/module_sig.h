@@ -25,6 +25,12 @@ Result<SignatureInfo> describe_signature(const std::string &name,
 // Whether this build can verify signatures at all.
 bool signatures_supported();
 
+// Whether `sig` is a well-formed signature at all (a detached PKCS#7
+// signedData with one signer; without OpenSSL, its DER outline): what is
+// checked when no trusted key could verify it.  The error names the file.
+Result<void> check_signature_form(const std::string &name,
+                                  const AppendedSignature &sig);
+
 class SignatureVerifier {
 public:
   // Trusted certificates, PEM or DER, each file one or more.

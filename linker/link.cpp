@@ -439,13 +439,21 @@ Result<void> relocate(const ObjectFile &obj, const LinkPlan &plan,
       if (plan.got_slot[i] >= 0)
         code::store(pl.got_mem + (u64)plan.got_slot[i] * gsz, gsz, values[i]);
 
-  // Which symbols the hooks claim (probe functions), decided once, not per
-  // relocation.
-  std::vector<u8> claimed(obj.symbols.size(), 0);
-  if (hooks)
-    for (size_t i = 1; i < obj.symbols.size(); i++)
-      claimed[i] = obj.symbols[i].shndx == SHN_UNDEF &&
-                   hooks->claims(obj.symbols[i]);
+  // Which symbols the fast paths leave to the general one, decided once,
+  // not per relocation: those the hooks claim (probe functions), and those
+  // defined in a section that is not loaded (no SHF_ALLOC: .comment, debug
+  // info), which have no address in the image.
+  enum : u8 { kPlain = 0, kClaimed = 1, kNotLoaded = 2 };
+  std::vector<u8> claimed(obj.symbols.size(), kPlain);
+  for (size_t i = 1; i < obj.symbols.size(); i++) {
+    const Symbol &s = obj.symbols[i];
+    if (s.shndx == SHN_UNDEF)
+      claimed[i] = hooks && hooks->claims(s) ? kClaimed : kPlain;
+    else if (s.shndx < obj.sections.size() && s.shndx != SHN_ABS &&
+             s.shndx != SHN_COMMON && !pl.sec_addr[s.shndx] &&
+             !pl.sec_mem[s.shndx])
+      claimed[i] = kNotLoaded;
+  }
   const RelocTable &kinds = arch.table();
   // The fast path for the common types, S + A and S + A - P (almost every
   // relocation of a module): no switch per entry, the range check as one
@@ -462,7 +470,7 @@ Result<void> relocate(const ObjectFile &obj, const LinkPlan &plan,
   auto general = [&](const RelocSection &rs, const Reloc &r, u8 *mem,
                      u64 base) -> Result<void> {
     const Section &target = obj.sections[rs.target];
-    if (claimed[r.sym]) {
+    if (claimed[r.sym] == kClaimed) {
       auto took = hooks->take(
           SiteContext{obj, rs.target, r, base + r.offset, mem, values[r.sym]});
       if (!took)
@@ -471,6 +479,17 @@ Result<void> relocate(const ObjectFile &obj, const LinkPlan &plan,
         return {};
     }
     const RelocHowto how = obj.howto(rs.target, r);
+    if (claimed[r.sym] == kNotLoaded && how.expr != RelExpr::None &&
+        how.expr != RelExpr::Size) {
+      const u32 where = obj.symbols[r.sym].shndx;
+      return error(strf("%s:(%s+0x%llx): relocation %s against %s: it is in "
+                        "section %s, which is not loaded (no SHF_ALLOC)",
+                        obj.name.c_str(), target.name.c_str(),
+                        (unsigned long long)r.offset,
+                        arch.type_name(r.type).c_str(),
+                        obj.symbol_label(r.sym).c_str(),
+                        obj.sections[where].name.c_str()));
+    }
     const u64 S = values[r.sym];
     const u64 A = (u64)r.addend;
     const u64 P = base + r.offset;

@@ -260,15 +260,15 @@ void publish_block_abi(const x86::TrampolinePlan &p) {
 
 void free_list(rcu_head *head) { ::operator delete((void *)head); }
 
-// A code map snapshot on its way to call_rcu (retire_snapshot()).
-struct RetiredSnapshot {
-  rcu_head head; // first: free_snapshot() is given its address
-  std::shared_ptr<const void> snapshot;
+// An object on its way to call_rcu (retire()).
+struct RetiredObject {
+  rcu_head head; // first: free_retired_object() is given its address
+  std::shared_ptr<const void> obj;
   std::atomic<u32> *in_flight; // the registry's count
 };
 
-void free_snapshot(rcu_head *head) {
-  auto *r = reinterpret_cast<RetiredSnapshot *>(head);
+void free_retired_object(rcu_head *head) {
+  auto *r = reinterpret_cast<RetiredObject *>(head);
   std::atomic<u32> *in_flight = r->in_flight;
   // The images only it held go with it, their object files too: traced
   // kernel code, run on liburcu's call_rcu thread, which liburcu
@@ -360,7 +360,7 @@ Result<bool> ModuleLoad::take(const SiteContext &c) {
 ProbeRegistry::ProbeRegistry(ModuleArena &arena, ConsoleWriter console)
     : arena_(arena), console_(std::move(console)),
       code_([this](std::shared_ptr<const void> s) {
-        retire_snapshot(std::move(s));
+        retire(std::move(s));
       }) {}
 
 ProbeRegistry::~ProbeRegistry() {
@@ -746,18 +746,18 @@ void ProbeRegistry::free_retired(std::vector<HandlerList *> &retired) {
   retired.clear();
 }
 
-void ProbeRegistry::retire_snapshot(std::shared_ptr<const void> snapshot) {
+void ProbeRegistry::retire(std::shared_ptr<const void> obj) {
   // Freed on liburcu's call_rcu thread once a grace period has passed: the
   // load or unload that replaced it does not wait for one, and a module
   // need not have probes (whose removal waits) for its image to go.  A
   // loader that outruns that thread waits for it now and then, so that
   // the images of unloaded modules waiting there stay few.
   probe_thread_register(); // call_rcu wants a registered thread
-  if (snapshots_in_flight_.fetch_add(1, std::memory_order_relaxed) >=
-      kSnapshotsInFlight)
+  if (retired_in_flight_.fetch_add(1, std::memory_order_relaxed) >=
+      kRetiredInFlight)
     drain_deferred_frees();
-  auto *r = new RetiredSnapshot{{}, std::move(snapshot), &snapshots_in_flight_};
-  urcu_memb_call_rcu(&r->head, free_snapshot);
+  auto *r = new RetiredObject{{}, std::move(obj), &retired_in_flight_};
+  urcu_memb_call_rcu(&r->head, free_retired_object);
 }
 
 void ProbeRegistry::retire_later(std::vector<HandlerList *> &retired) {

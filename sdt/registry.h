@@ -210,6 +210,11 @@ public:
   // detach retired, the code map's replaced snapshots with the images of
   // unloaded modules): what a memory measurement reads after.
   void drain_deferred_frees();
+  // Free `obj` once no handler that might still read it runs: after a grace
+  // period, on liburcu's call_rcu thread, without waiting for one here.
+  // What a consumer's firing path reads and it replaces (its tables, its
+  // compiled programs), and the code map's replaced snapshots.
+  void retire(std::shared_ptr<const void> obj);
 
   // ---- module handlers
   // Attach `h` to the probes `d` matches, and (retain) to every probe made
@@ -271,8 +276,6 @@ private:
   void join_retained(const void *owner) EXCLUDES(mu_);
   // Free lists after a grace period without waiting for it (call_rcu).
   void retire_later(std::vector<HandlerList *> &retired);
-  // The same for a snapshot the code map replaced (its Retire).
-  void retire_snapshot(std::shared_ptr<const void> snapshot);
   Probe *find(u32 id) const REQUIRES(mu_);
   ProbeInfo info(const Probe &p) const REQUIRES(mu_);
   u32 allocate_id() REQUIRES(mu_);
@@ -318,10 +321,10 @@ private:
 
   ModuleArena &arena_;
   ConsoleWriter console_;
-  // Snapshots handed to call_rcu and not yet freed; past the limit, the
-  // next one waits for them.
-  static constexpr u32 kSnapshotsInFlight = 64;
-  std::atomic<u32> snapshots_in_flight_{0};
+  // Objects handed to call_rcu by retire() and not yet freed; past the
+  // limit, the next one waits for them.
+  static constexpr u32 kRetiredInFlight = 64;
+  std::atomic<u32> retired_in_flight_{0};
   CodeMap code_;
   std::unique_ptr<PatchEngine> patcher_;
   std::unique_ptr<TrampolineArea> tramps_;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cctype>
 #include <cstring>
 #include <cxxabi.h>
 #include <elf.h>
@@ -216,6 +217,87 @@ std::string site_where(const ObjectFile &obj, u32 section, u64 off) {
               obj.sections[section].name.c_str(), (unsigned long long)off);
 }
 
+namespace {
+
+// Where the function's own name starts in a demangled `head` (what comes
+// before its parameter list): after the return type that template
+// functions carry ("void tv<int>", "decltype ({parm#1}.x) getx<S>"), which
+// ends at the last space outside brackets.  An operator's name holds
+// spaces and brackets of its own ("operator new", "operator unsigned
+// long", "operator><int>"): the scan starts before it.
+size_t name_start(std::string_view head) {
+  size_t end = head.size();
+  for (size_t at = head.rfind("operator"); at != std::string_view::npos;
+       at = at ? head.rfind("operator", at - 1) : std::string_view::npos) {
+    const size_t after = at + 8;
+    const bool word_start = at == 0 || head[at - 1] == ':' || head[at - 1] == ' ';
+    const bool word_end = after == head.size() ||
+                          !(std::isalnum((unsigned char)head[after]) ||
+                            head[after] == '_');
+    if (word_start && word_end) {
+      end = at;
+      break;
+    }
+  }
+  int depth = 0;
+  for (size_t i = end; i-- > 0;) {
+    const char c = head[i];
+    if (c == ')' || c == '>' || c == ']' || c == '}')
+      depth++;
+    else if (c == '(' || c == '<' || c == '[' || c == '{')
+      depth--;
+    else if (c == ' ' && depth == 0)
+      return i + 1;
+  }
+  return 0;
+}
+
+// The demangled name without its parameter list, qualifiers and return
+// type: "Shell::run_line", "tv<int>", "S::operator<".
+std::string function_part(std::string s) {
+  // The qualifiers after the parameters: "S::get() const &".
+  for (bool more = true; more;) {
+    more = false;
+    for (const char *q : {" const", " volatile", " &&", " &", " noexcept"}) {
+      const size_t n = std::strlen(q);
+      if (s.size() > n && s.compare(s.size() - n, n, q) == 0) {
+        s.resize(s.size() - n);
+        more = true;
+      }
+    }
+  }
+  // The parameter list is the last parenthesised group; before it, the
+  // return type (if any) and the name.
+  if (!s.empty() && s.back() == ')') {
+    int depth = 0;
+    for (size_t i = s.size(); i-- > 0;) {
+      if (s[i] == ')')
+        depth++;
+      else if (s[i] == '(' && --depth == 0) {
+        s.resize(i);
+        break;
+      }
+    }
+    s.erase(0, name_start(s));
+  }
+  // A function-local entity (a lambda's operator()) goes by the function
+  // it is in: cut at the first top-level '('.
+  int depth = 0;
+  for (size_t i = 0; i < s.size(); i++) {
+    if (s[i] == '<')
+      depth++;
+    else if (s[i] == '>')
+      depth--;
+    else if (s[i] == '(' && depth == 0 &&
+             s.compare(i, 12, "(anonymous n") != 0 &&
+             !(i >= 8 && s.compare(i - 8, 10, "operator()") == 0))
+      return s.substr(0, i);
+  }
+  return s;
+}
+
+} // namespace
+
 std::string pretty_function(std::string_view symbol) {
   std::string mangled(symbol);
   size_t dot = mangled.find('.');
@@ -234,18 +316,7 @@ std::string pretty_function(std::string_view symbol) {
   for (const char *ns : {"(anonymous namespace)::", "mk::"})
     for (size_t at; (at = s.find(ns)) != std::string::npos;)
       s.erase(at, std::strlen(ns));
-  // Cut the parameter list: the last top-level '('.
-  int depth = 0;
-  for (size_t i = 0; i < s.size(); i++) {
-    if (s[i] == '<')
-      depth++;
-    else if (s[i] == '>')
-      depth--;
-    else if (s[i] == '(' && depth == 0 && s.compare(i, 12, "(anonymous n") != 0 &&
-             !(i >= 8 && s.compare(i - 8, 10, "operator()") == 0))
-      return s.substr(0, i);
-  }
-  return s;
+  return function_part(std::move(s));
 }
 
 std::vector<std::string>

@@ -27,6 +27,8 @@
 
 #include <algorithm>
 #include <capstone/capstone.h>
+#include <cerrno>
+#include <climits>
 #include <condition_variable>
 #include <csignal>
 #include <cstring>
@@ -128,9 +130,14 @@ struct Options {
 
 Result<int> parse_id(const std::string &s) {
   char *end = nullptr;
-  long v = std::strtol(s.c_str(), &end, 10);
+  errno = 0;
+  const long long v = std::strtoll(s.c_str(), &end, 10);
   if (s.empty() || *end || v <= 0)
     return error("invalid enabling id '" + s + "'");
+  // strtoll saturates and the id is an int: no wrap to "enabling -1".
+  if (errno == ERANGE || v > INT_MAX)
+    return error("invalid enabling id '" + s + "': larger than any enabling "
+                 "id (" + std::to_string(INT_MAX) + ")");
   return (int)v;
 }
 
@@ -768,6 +775,9 @@ int Dtrace::enable(const Options &o) {
   co.code = &k_.probes().code();
   co.flowindent = o.flow;
   co.engine = o.engine;
+  co.retire = [&reg = k_.probes()](std::shared_ptr<const void> old) {
+    reg.retire(std::move(old));
+  };
 
   auto job = std::make_shared<Job>();
   job->descs = descs;

@@ -622,24 +622,58 @@ void Consumer::publish_table() {
     t->by_probe[id].n++;
   }
   table_.store(t.get(), std::memory_order_release);
-  tables_.push_back(std::move(t));
+  // The old table and the programs only it named are unreachable now for
+  // any firing that starts from here on.
+  if (table_owner_)
+    hand_back(std::move(table_owner_));
+  table_owner_ = std::move(t);
+  for (auto &bc : old_bclauses_)
+    hand_back(std::shared_ptr<const BpfClause>(std::move(bc)));
+  old_bclauses_.clear();
+}
+
+void Consumer::hand_back(std::shared_ptr<const void> old) {
+  if (opts_.retire)
+    opts_.retire(std::move(old));
+  else
+    kept_.push_back(std::move(old));
 }
 
 bool Consumer::add_probe(const ProbeInfo &p,
                          const std::vector<std::vector<ProbeDesc>> &descs) {
   MutexLock g(ecbs_mu_);
-  // Ids are reused: ECBs of an earlier probe with this id are for a probe
-  // that is gone.
   retired_.resize(ecbs_.size());
-  for (const EcbInfo &e : ecbs_)
-    if (e.probe.id == p.id)
-      retired_[e.epid - 1] = true;
-  bool added = false;
-  for (size_t c = 0; c < descs.size() && c < prog_->clauses.size(); c++) {
-    bool match = false;
+  // The same probe again (a module loaded again: the same id, the same
+  // names) takes back its ECB in each clause, so a load/unload cycle under
+  // a retained enabling changes nothing here; any other ECB of a reused id
+  // is for a probe that is gone.
+  auto same_probe = [&](const ProbeInfo &q) {
+    return q.id == p.id && q.provider == p.provider && q.module == p.module &&
+           q.function == p.function && q.name == p.name &&
+           q.argtypes == p.argtypes;
+  };
+  std::vector<bool> clause_has(prog_->clauses.size(), false);
+  std::vector<bool> wants(prog_->clauses.size(), false);
+  bool joined = false;
+  for (size_t c = 0; c < descs.size() && c < prog_->clauses.size(); c++)
     for (const ProbeDesc &d : descs[c])
-      match |= d.matches(p);
-    if (!match)
+      if (d.matches(p))
+        wants[c] = joined = true;
+  bool changed = false;
+  for (const EcbInfo &e : ecbs_) {
+    if (e.probe.id != p.id)
+      continue;
+    const bool keep = e.clause < wants.size() && wants[e.clause] &&
+                      !clause_has[e.clause] && same_probe(e.probe);
+    if (keep)
+      clause_has[e.clause] = true;
+    if (retired_[e.epid - 1] == keep) {
+      retired_[e.epid - 1] = !keep;
+      changed = true;
+    }
+  }
+  for (size_t c = 0; c < wants.size(); c++) {
+    if (!wants[c] || clause_has[c])
       continue;
     EcbInfo e;
     e.epid = (u32)ecbs_.size() + 1;
@@ -647,11 +681,12 @@ bool Consumer::add_probe(const ProbeInfo &p,
     e.probe = p;
     e.full = p.full();
     ecbs_.push_back(std::move(e));
-    added = true;
+    retired_.push_back(false);
+    changed = true;
   }
-  if (added)
+  if (changed)
     publish_table();
-  return added;
+  return joined;
 }
 
 const EcbInfo *Consumer::ecb(u32 epid) const {

@@ -160,8 +160,8 @@ private:
   u64 gen_; // identifies this consumer in the thread-local caches
 
   // Per probe id: its enabled clauses.  Rebuilt whole when a probe joins
-  // and published with one store; earlier tables stay until the consumer
-  // goes (a firing may still be reading one).
+  // and published with one store; a replaced table (a firing may still be
+  // reading it) goes to opts_.retire, which frees it after a grace period.
   struct ProbeEcbs {
     const EcbRt *ecbs = nullptr;
     u32 n = 0;
@@ -170,7 +170,11 @@ private:
     std::vector<EcbRt> rt;
     std::vector<ProbeEcbs> by_probe;
   };
-  std::vector<std::unique_ptr<Table>> tables_ GUARDED_BY(ecbs_mu_);
+  std::shared_ptr<Table> table_owner_ GUARDED_BY(ecbs_mu_); // table_'s
+  // What the firing path may still read once replaced: to opts_.retire,
+  // or (none given) kept here until the consumer goes.
+  void hand_back(std::shared_ptr<const void> old) REQUIRES(ecbs_mu_);
+  std::vector<std::shared_ptr<const void>> kept_ GUARDED_BY(ecbs_mu_);
   std::atomic<const Table *> table_{nullptr};
   std::vector<std::vector<u32>> agg_keys_; // per aggregation: key kinds
 
@@ -192,7 +196,9 @@ private:
   bpf::Env env_;
   std::vector<std::unique_ptr<bpf::Map>> maps_; // by BpfMapIndex
   // Per clause its current program (written under ecbs_mu_, before the
-  // table that names it is published); programs replaced stay until the end.
+  // table that names it is published); programs replaced wait in
+  // old_bclauses_ until a table without them is published, then go to
+  // hand_back() with the table that named them.
   std::vector<std::unique_ptr<BpfClause>> bclauses_;
   std::vector<std::unique_ptr<BpfClause>> old_bclauses_;
   BpfTarget target_;

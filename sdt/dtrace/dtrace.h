@@ -27,6 +27,7 @@
 
 #include <atomic>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -545,6 +546,10 @@ struct ConsumerOptions {
   u32 dynvars = 65536;           // D variables (dt_vars entries) at most
   u32 max_insns = 0;             // a clause's BPF instructions at most (0:
                                  // the engine's limit)
+  // Frees what the firing path may still be reading (a replaced ECB table,
+  // a clause's replaced program) once no firing can: the registry's
+  // retire().  Null: kept until the consumer goes.
+  std::function<void(std::shared_ptr<const void>)> retire;
 };
 
 class Consumer;

@@ -26,13 +26,18 @@
 // minikern is the slower one.
 //
 // Last, for each --memory LABEL:KO:N, what N cycles of KO leave behind
-// (memory_row()).
+// (memory_row()); --memory-traced LABEL:KO:N:COMMAND does the same with a
+// retained enabling running (`dtrace -q -Z -n PROGRAM &`, PROGRAM from
+// --enabling) that takes KO's probes at each load, and COMMAND (a shell
+// line that fires them) run between load and unload; then it stops the
+// enabling and reads what that gave back.
 //
 // Last of all, for each --pair LABEL:A:B, A's load+unload against B's,
 // both through minikern's loader (a Linux module against a minikern
 // module of its size).
 //
 // Usage: bench [--budget SECONDS] [--stages N] [--memory LABEL:KO:N]...
+//              [--memory-traced LABEL:KO:N:COMMAND]... [--enabling PROGRAM]
 //              [--pair LABEL:A:B]... [--loop SIDE N] LABEL:KO:SO ...
 //   --loop minikern|dlopen N runs only N cycles of one side per row, with no
 //   table, for `valgrind --tool=callgrind` (perf cannot name the kernel's
@@ -612,6 +617,7 @@ void print_stages(const std::vector<const Result *> &cols,
 struct MemSnap {
   double heap = 0, rss = 0, vm = 0;
   u64 arena = 0, ids = 0, probes = 0, mappings = 0;
+  u64 jit = 0; // anonymous executable mappings: the BPF JIT's code
 };
 
 MemSnap mem_snap(mk::Kernel &k) {
@@ -628,8 +634,18 @@ MemSnap mem_snap(mk::Kernel &k) {
   m.rss = (double)resident * (double)sysconf(_SC_PAGESIZE);
   m.vm = (double)pages * (double)sysconf(_SC_PAGESIZE);
   if (FILE *f = std::fopen("/proc/self/maps", "r")) {
-    for (int c; (c = std::fgetc(f)) != EOF;)
-      m.mappings += c == '\n';
+    char line[4096];
+    while (std::fgets(line, sizeof line, f)) {
+      m.mappings++;
+      unsigned long lo = 0, hi = 0, inode = 1;
+      char perms[8] = "";
+      int path_at = 0;
+      if (std::sscanf(line, "%lx-%lx %7s %*s %*s %lu %n", &lo, &hi, perms,
+                      &inode, &path_at) >= 4 &&
+          perms[2] == 'x' && inode == 0 &&
+          (line[path_at] == '\n' || line[path_at] == '\0'))
+        m.jit += hi - lo;
+    }
     std::fclose(f);
   }
   m.arena = k.arena().used();
@@ -638,34 +654,77 @@ MemSnap mem_snap(mk::Kernel &k) {
   return m;
 }
 
+// `enabling`: a D program to keep running (retained) through the cycles,
+// `command` a shell line run between each load and its unload ("": none).
 void memory_row(mk::Kernel &k, const std::string &label, const std::string &ko,
-                size_t n) {
-  MemSnap a, b;
+                size_t n, const std::string &enabling = "",
+                const std::string &command = "") {
+  MemSnap a, b, stopped;
+  int enabling_id = 0;
+  auto cycle = [&] {
+    mk::LinkerFile *f = mk_load(k, ko);
+    if (!command.empty() && !k.shell().run_line(command))
+      die("bench: " + command + ": failed");
+    mk_unload(k, f);
+  };
   {
     QuietStdout quiet;
+    if (!enabling.empty()) {
+      if (!k.shell().run_line("dtrace -q -Z -n '" + enabling + "' &"))
+        die("bench: dtrace -n '" + enabling + "': failed");
+      // Its id, from the probes it took at a load.
+      mk::LinkerFile *f = mk_load(k, ko);
+      for (const mk::ProbeInfo &p : k.probes().match(mk::ProbeDesc::parse(
+               enabling.substr(0, enabling.find_first_of(" /{")))))
+        for (const mk::HandlerInfo &h : k.probes().handlers(p.id))
+          if (h.dtrace)
+            enabling_id = h.enabling;
+      mk_unload(k, f);
+      if (!enabling_id)
+        die("bench: the enabling '" + enabling + "' took no probe of " + ko);
+    }
     for (int i = 0; i < 200; i++) // warm-up: caches, pools, first-use tables
-      mk_unload(k, mk_load(k, ko));
+      cycle();
     a = mem_snap(k);
     for (size_t i = 0; i < n; i++)
-      mk_unload(k, mk_load(k, ko));
+      cycle();
     b = mem_snap(k);
+    if (enabling_id) {
+      k.shell().run_line(mk::strf("dtrace -k %d", enabling_id));
+      stopped = mem_snap(k);
+    }
   }
-  std::printf("\nmemory left by load + unload of %s: %zu cycles after 200 of "
-              "warm-up\n\n",
-              label.c_str(), n);
-  std::printf("%-26s %14s %14s %16s\n", "", "before", "after",
-              "per cycle");
-  auto row = [&](const char *what, double x, double y, const char *unit) {
-    std::printf("%-26s %14.0f %14.0f %13.2f %s\n", what, x, y,
+  if (enabling.empty())
+    std::printf("\nmemory left by load + unload of %s: %zu cycles after 200 "
+                "of warm-up\n\n",
+                label.c_str(), n);
+  else
+    std::printf("\nmemory left by load + %s + unload of %s under the "
+                "retained enabling '%s': %zu cycles after 200 of warm-up; "
+                "then the enabling stopped\n\n",
+                command.c_str(), label.c_str(), enabling.c_str(), n);
+  std::printf("%-26s %14s %14s %16s%s\n", "", "before", "after", "per cycle",
+              enabling_id ? "   enabling stopped" : "");
+  auto row = [&](const char *what, double x, double y, double z,
+                 const char *unit) {
+    std::printf("%-26s %14.0f %14.0f %13.2f %s", what, x, y,
                 (y - x) / (double)n, unit);
+    if (enabling_id)
+      std::printf(" %18.0f", z);
+    std::printf("\n");
   };
-  row("C heap in use (bytes)", a.heap, b.heap, "B");
-  row("module arena in use", (double)a.arena, (double)b.arena, "B");
-  row("resident set (bytes)", a.rss, b.rss, "B");
-  row("address space (bytes)", a.vm, b.vm, "B");
-  row("mappings", (double)a.mappings, (double)b.mappings, "");
-  row("probes", (double)a.probes, (double)b.probes, "");
-  row("highest probe id", (double)a.ids, (double)b.ids, "");
+  row("C heap in use (bytes)", a.heap, b.heap, stopped.heap, "B");
+  row("module arena in use", (double)a.arena, (double)b.arena,
+      (double)stopped.arena, "B");
+  row("resident set (bytes)", a.rss, b.rss, stopped.rss, "B");
+  row("address space (bytes)", a.vm, b.vm, stopped.vm, "B");
+  row("JIT code (bytes)", (double)a.jit, (double)b.jit, (double)stopped.jit,
+      "B");
+  row("mappings", (double)a.mappings, (double)b.mappings,
+      (double)stopped.mappings, "");
+  row("probes", (double)a.probes, (double)b.probes, (double)stopped.probes, "");
+  row("highest probe id", (double)a.ids, (double)b.ids, (double)stopped.ids,
+      "");
 }
 
 void usage() {
@@ -676,6 +735,10 @@ void usage() {
                "  --stages  samples of the per-stage profile (default 30)\n"
                "  --memory  LABEL:KO:N: memory left by N cycles of KO (may be "
                "repeated)\n"
+               "  --memory-traced LABEL:KO:N:COMMAND: the same under the "
+               "retained enabling of --enabling, COMMAND run in each cycle\n"
+               "  --enabling PROGRAM: D for --memory-traced (default: "
+               "memdev:::write-done { @w = count(); })\n"
                "  --pair    LABEL:A:B: load+unload of A against B, both "
                "minikern's (at most 1.1x)\n"
                "  --loop    only run N cycles of SIDE (minikern or dlopen) per "
@@ -745,8 +808,11 @@ int main(int argc, char **argv) {
   struct MemRow {
     std::string label, ko;
     size_t n;
+    bool traced = false;
+    std::string command;
   };
-  std::vector<MemRow> mem_rows; // --memory LABEL:KO:N
+  std::vector<MemRow> mem_rows; // --memory LABEL:KO:N, --memory-traced
+  std::string enabling = "memdev:::write-done { @w = count(); }";
   std::vector<std::array<std::string, 3>> pairs; // --pair LABEL:A:B
   for (int i = 1; i < argc; i++) {
     std::string a = argv[i];
@@ -764,6 +830,20 @@ int main(int argc, char **argv) {
         usage();
       mem_rows.push_back({v.substr(0, c1), v.substr(c1 + 1, c2 - c1 - 1),
                           (size_t)std::atol(v.c_str() + c2 + 1)});
+    } else if (a == "--memory-traced" && i + 1 < argc) {
+      std::string v = argv[++i];
+      size_t c1 = v.find(':'), c2 = v.find(':', c1 + 1),
+             c3 = v.find(':', c2 + 1);
+      if (c1 == std::string::npos || c2 == std::string::npos ||
+          c3 == std::string::npos)
+        usage();
+      MemRow m{v.substr(0, c1), v.substr(c1 + 1, c2 - c1 - 1),
+               (size_t)std::atol(v.substr(c2 + 1, c3 - c2 - 1).c_str())};
+      m.traced = true;
+      m.command = v.substr(c3 + 1);
+      mem_rows.push_back(m);
+    } else if (a == "--enabling" && i + 1 < argc) {
+      enabling = argv[++i];
     } else if (a == "--budget" && i + 1 < argc) {
       budget = std::atof(argv[++i]);
     } else if (a == "--stages" && i + 1 < argc) {
@@ -856,7 +936,7 @@ int main(int argc, char **argv) {
   print_results(results);
   print_stages(cols, stages);
   for (const MemRow &m : mem_rows)
-    memory_row(k, m.label, m.ko, m.n);
+    memory_row(k, m.label, m.ko, m.n, m.traced ? enabling : "", m.command);
   for (const auto &p : pairs)
     pair_row(k, p[0], p[1], p[2], budget, 1.1);
   std::fflush(stdout);

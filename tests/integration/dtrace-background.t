@@ -39,6 +39,10 @@ minikern> dtrace -k 1
 dtrace: no background enabling 1 (dtrace -j lists them)
 minikern> dtrace -o 7
 dtrace: no background enabling 7 (dtrace -j lists them)
+minikern> dtrace -k 99999999999999999999
+dtrace: -k: invalid enabling id '99999999999999999999': larger than any enabling id (2147483647)
+minikern> dtrace -o 0
+dtrace: -o: invalid enabling id '0'
 minikern> dtrace -q -n 'dtt:::value { printf("%d\n", arg0); }' &
 dtrace: enabling 3 started in the background
 minikern> dtprobe value 5

@@ -3,11 +3,12 @@
 # through __ksymtab, and its init flips keys of both modules with
 # static_key_enable/disable and checks every static_branch_likely and
 # _unlikely site (each patched through the patch engine) reads as the key
-# says; its init fails if one does not.
+# says; its init fails if one does not.  The kernel is tainted (once) as
+# the first module's code is about to run: modprobe loads the base first.
 # arch: x86_64
 # args: -m $LINUX
 minikern> modprobe test_static_keys
-test_static_keys.ko: module verification failed: no trusted key to check its signature - tainting kernel
+test_static_key_base.ko: module verification failed: no trusted key to check its signature - tainting kernel
 minikern> lsmod
 Module                  Size  Used by
 test_static_keys       {{\d+}}  0

@@ -51,7 +51,7 @@ kldload: tampered.ko: bad module signature: the signature does not match the mod
 minikern> kldload $TMP/wrongkey.ko
 kldload: wrongkey.ko: signed by a key that is not trusted (signer someone else, key {{[0-9A-F:]+}}) (signatures are enforced)
 minikern> kldload $TMP/truncated.ko
-kldload: truncated.ko: bad module signature: not a PKCS#7 message (wrong tag)
+kldload: truncated.ko: malformed module signature: not a PKCS#7 message (wrong tag)
 minikern> kldload $TMP/cutmagic.ko
 kldload: cutmagic.ko: module is not signed (signatures are enforced)
 minikern> kldstat

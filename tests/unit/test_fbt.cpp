@@ -214,6 +214,34 @@ TEST_CASE("fbt site model: NOP areas and where a site sits") {
         "instruction nor after a frame-pointer prologue");
 }
 
+TEST_CASE("fbt: a C++ function's probe name is its own, not its return type") {
+  // Template functions carry their return type in the mangled name; the
+  // name was cut at the first '(' of the demangled text, so every
+  // function returning decltype(...) was one probe named "decltype " and
+  // every one returning decltype(auto) another named "decltype".
+  const std::pair<const char *, const char *> names[] = {
+      {"_Z4getxI1SEDtdtfp_1xET_", "getx<S>"}, // decltype ({parm#1}.x) getx<S>(S)
+      {"_Z2daIiEDcT_", "da<int>"},            // decltype(auto) da<int>(int)
+      {"_Z4callIZ3usevEUlvE_EDTclfp_EET_", "call<use()::{lambda()#1}>"},
+      {"_Z2tvIiEvT_", "tv<int>"},             // void tv<int>(int)
+      {"_Z2ulIiEmT_", "ul<int>"},             // unsigned long ul<int>(int)
+      {"_ZgtIiEbRK1ST_", "operator><int>"},   // bool operator><int>(S const&, int)
+      {"_ZNK1ScvmEv", "S::operator unsigned long"},
+      {"_ZNK1SltERKS_", "S::operator<"},
+      {"_ZNKR1S3getEv", "S::get"},            // S::get() const &
+      {"_Z5outeri", "outer"},
+      {"_Z5outeri.constprop.0", "outer"},
+      {"_ZN12_GLOBAL__N_14anonEi", "anon"},   // (anonymous namespace)::anon(int)
+      // A lambda goes by the function it is in, as before.
+      {"_ZZ5outeriENKUliE_clEi", "outer"},
+      {"memdev_write", "memdev_write"},
+  };
+  for (const auto &[mangled, want] : names) {
+    CAPTURE(mangled);
+    CHECK(mk::pretty_function(mangled) == want);
+  }
+}
+
 TEST_CASE("fbt: a module's function: entry arguments, return value, once each") {
   ModuleDir dir;
   dir.write("fm.ko", EntryObject("__fentry__", kCall, add_one()).b);

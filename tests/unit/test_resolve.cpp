@@ -279,3 +279,54 @@ TEST_CASE("resolve: what a module exports to its dependents") {
   CHECK(ex.count("hidden_fn") == 0);
   CHECK(ex.count("printf") == 0);
 }
+
+TEST_CASE("resolve: code or data aiming at a section that is not loaded is refused") {
+  // .comment has no SHF_ALLOC: it gets no address in the image, and its
+  // symbols' values are offsets into the file's section.  A relocation
+  // against one resolved to that small number (say 0x8) and the load went
+  // on: only pointers in metadata (linker sets, init arrays) were checked.
+  for (Target t : {Target::X86_64, Target::I386}) {
+    const bool is64 = t == Target::X86_64;
+    CAPTURE(is64);
+    ObjBuilder b(t);
+    u32 text = b.text(zeros(16));
+    u32 data = b.data(zeros(8), 4);
+    u32 comment = b.section(".comment", SHT_PROGBITS, SHF_MERGE | SHF_STRINGS,
+                            1, zeros(16));
+    u32 note = b.symbol("note", comment, 8, 4, STB_LOCAL, STT_OBJECT);
+    u32 sec = b.section_symbol(comment);
+    // A call into it from code: `call note`.
+    ObjBuilder c = b;
+    if (is64)
+      c.rela(text, 1, R_X86_64_PC32, note, -4);
+    else
+      c.rel(text, 1, R_386_PC32, note);
+    CHECK(message_of(link(c, kBase)) ==
+          std::string("t.o:(.text+0x1): relocation ") +
+              (is64 ? "R_X86_64_PC32" : "R_386_PC32") +
+              " against note: it is in section .comment, which is not "
+              "loaded (no SHF_ALLOC)");
+    // A pointer to it in data, against the section symbol.
+    ObjBuilder d = b;
+    if (is64)
+      d.rela(data, 0, R_X86_64_64, sec, 8);
+    else
+      d.rel(data, 0, R_386_32, sec);
+    CHECK(message_of(link(d, kBase)) ==
+          std::string("t.o:(.data+0x0): relocation ") +
+              (is64 ? "R_X86_64_64" : "R_386_32") +
+              " against .comment: it is in section .comment, which is not "
+              "loaded (no SHF_ALLOC)");
+    // Relocations of a section that is not loaded itself (debug info
+    // pointing at code, or at other debug info) are not applied at all.
+    ObjBuilder e = b;
+    if (is64) {
+      e.rela(comment, 0, R_X86_64_32, e.section_symbol(text), 0);
+      e.rela(comment, 4, R_X86_64_32, note, 0);
+    } else {
+      e.rel(comment, 0, R_386_32, e.section_symbol(text));
+      e.rel(comment, 4, R_386_32, note);
+    }
+    REQUIRE_OK(link(e, kBase));
+  }
+}
