@@ -144,10 +144,12 @@ Result<void> Lowering::run() {
   for (const dt::Insn &in : bc) {
     scratch |= ((in.op == OP_LDVAR || in.op == OP_STVAR) && in.imm) ||
                in.op == OP_STRARG || in.op == OP_STRINGOF || in.op == OP_STACK ||
+               (in.op == OP_VAR && (Builtin)in.a == Builtin::Execname) ||
                (in.op == OP_CALL && (builtin(in.c).flags & (BF_DST | BF_STATE)));
     // What reads r6: arguments, the probe's fields, a thread-local's key.
     ctx |= in.op == OP_ARG || in.op == OP_STRARG ||
-           (in.op == OP_VAR && (Builtin)in.a != Builtin::Timestamp &&
+           (in.op == OP_VAR && (Builtin)in.a <= Builtin::ProbeName &&
+            (Builtin)in.a != Builtin::Timestamp &&
             (Builtin)in.a != Builtin::WallTimestamp) ||
            ((in.op == OP_LDVAR || in.op == OP_STVAR) &&
             (VarScope)in.a == VarScope::Thread);
@@ -263,6 +265,27 @@ Result<void> Lowering::insn(const dt::Insn &in, size_t pc) {
       put(call(H_WALLTIMESTAMP));
       push(0);
       return {};
+    case Builtin::VTimestamp:
+      put(call(H_VTIMESTAMP));
+      push(0);
+      return {};
+    case Builtin::StackDepth:
+      put(call(H_STACKDEPTH));
+      push(0);
+      return {};
+    case Builtin::Caller:
+      put(call(H_CALLER));
+      push(0);
+      return {};
+    case Builtin::Execname: {
+      const u32 k = nscratch_++;
+      scratch_ptr(1, k);
+      put(mov64i(2, (i32)kStrSize));
+      put(call(H_EXECNAME));
+      scratch_ptr(1, k);
+      push(1);
+      return {};
+    }
     case Builtin::Cpu:
       put(ldx(kDW, 1, R_CTX, offsetof(FireCtx, cpu)));
       push(1);

@@ -48,6 +48,10 @@ enum BpfHelperId : u32 {
                     // 0, or 1 after a fault
   H_STRLEN,         // (string, strsize): strlen( ) natively, within its
                     // region
+  H_EXECNAME,       // (dst, size): execname copied to dst
+  H_VTIMESTAMP,     // (): the thread's CPU time, ns
+  H_STACKDEPTH,     // (): the frames stack( ) would walk
+  H_CALLER,         // (): the probed function's caller, or 0
 };
 
 // Map indices of the Env every clause of a consumer shares.

@@ -23,7 +23,11 @@ namespace mk::dt {
 
 namespace {
 
-bool is_int(Type t) { return t == Type::Int32 || t == Type::Int64; }
+bool is_int(Type t) {
+  return t == Type::Int32 || t == Type::Int64 || t == Type::UInt32 ||
+         t == Type::UInt64;
+}
+bool is_64(Type t) { return t == Type::Int64 || t == Type::UInt64; }
 
 const char *type_name(Type t) {
   switch (t) {
@@ -31,6 +35,8 @@ const char *type_name(Type t) {
   case Type::Int64: return "int64_t";
   case Type::String: return "string";
   case Type::Stack: return "stack";
+  case Type::UInt32: return "uint32_t";
+  case Type::UInt64: return "uint64_t";
   }
   return "?";
 }
@@ -108,6 +114,10 @@ private:
   Result<void> clause(size_t i);
   Result<Type> expr(const Expr &e);
   Result<Type> call(const Expr &e); // a built-in function (builtins.cpp)
+  // Store kids[1] into the variable kids[0]; with `value`, leave the
+  // expression's value (Expr::Assign) on the stack.
+  Result<Type> assign(const Expr &v, const Expr &x, int line, bool value,
+                      bool post = false, ExprOp op = X_ADD);
   Result<void> take_scratch(const Expr &e);
   Result<void> check_format(const Stmt &s, const Format &f,
                             const std::vector<Type> &args, bool printa,
@@ -206,6 +216,14 @@ Result<const VarDef *> Compiler::variable(const Expr &e) {
     return sem(e.near, e.line, "too many variables");
   VarDef d;
   d.name = e.name, d.scope = e.scope, d.keyed = keyed, d.number = n;
+  for (const VarDecl &v : ast_.decls) {
+    if (v.scope != e.scope || v.name != e.name)
+      continue;
+    d.typed = true;
+    d.type = value_type(v.type);
+    d.bits = v.type.string ? 64 : (u8)(v.type.bytes * 8);
+    d.is_signed = v.type.is_signed;
+  }
   defs.push_back(d);
   return &defs.back();
 }
@@ -253,7 +271,7 @@ Result<void> Compiler::store_type(std::vector<VarDef> &defs, size_t var,
     d.type = want, d.typed = true;
     return {};
   }
-  if (d.type != want)
+  if (is_int(d.type) != is_int(want))
     return sem(v.near, line,
                strf("%s holds %s; %s cannot be stored in it", v.near.c_str(),
                     d.type == Type::String ? "strings" : "integers",
@@ -428,11 +446,29 @@ Result<Type> Compiler::expr(const Expr &e) {
     return d.type;
   }
   case Expr::Var:
+    switch (e.builtin) {
+    case Builtin::Pid: emit(OP_PUSH, 0, 0, 0, getpid()); return Type::Int32;
+    case Builtin::Ppid: emit(OP_PUSH, 0, 0, 0, getppid()); return Type::Int32;
+    case Builtin::Uid: emit(OP_PUSH, 0, 0, 0, getuid()); return Type::UInt32;
+    case Builtin::Gid: emit(OP_PUSH, 0, 0, 0, getgid()); return Type::UInt32;
+    case Builtin::Ipl: emit(OP_PUSH, 0, 0, 0, 0); return Type::UInt32;
+    case Builtin::Errno: emit(OP_PUSH, 0, 0, 0, 0); return Type::Int32;
+    case Builtin::Execname:
+      MK_TRY(take_scratch(e)); // the name is copied in
+      break;
+    default:
+      break;
+    }
     emit(OP_VAR, (u8)e.builtin);
     switch (e.builtin) {
     case Builtin::Timestamp:
     case Builtin::WallTimestamp:
+    case Builtin::VTimestamp:
       return Type::Int64;
+    case Builtin::StackDepth:
+      return Type::UInt32;
+    case Builtin::Caller:
+      return Type::UInt64;
     case Builtin::Cpu:
     case Builtin::Id:
     case Builtin::Epid:
@@ -485,6 +521,53 @@ Result<Type> Compiler::expr(const Expr &e) {
   }
   case Expr::Call:
     return call(e);
+  case Expr::Assign:
+    return assign(*e.kids[0], *e.kids[1], e.line, true, e.ival != 0, e.op);
+  case Expr::Cast: {
+    auto t = expr(*e.kids[0]);
+    if (!t)
+      return t;
+    if (e.ctype.string) {
+      if (*t != Type::String)
+        return sem(e.near, e.line, "an integer cannot be cast to string; "
+                                   "use stringof( ) or lltostr( )");
+      return Type::String;
+    }
+    if (!is_int(*t))
+      return sem(e.near, e.line, strf("a %s cannot be cast to %s",
+                                      type_name(*t), e.ctype.name.c_str()));
+    if (e.ctype.bytes < 8)
+      emit(e.ctype.is_signed ? OP_SEXT : OP_ZEXT, (u8)(e.ctype.bytes * 8));
+    return value_type(e.ctype);
+  }
+  case Expr::SizeOf: {
+    // A string variable's size is strsize's (with its NUL, as in
+    // DTrace); a literal's is its own.
+    const i64 strsize =
+        prog_.pragmas.strsize ? prog_.pragmas.strsize : kDefaultStrSize;
+    i64 size = e.ctype.string ? strsize : e.ctype.bytes;
+    if (!e.kids.empty()) {
+      // The operand's type, from code compiled and thrown away (sizeof
+      // does not evaluate its operand).
+      std::vector<Insn> *code = code_;
+      std::vector<Insn> dry;
+      code_ = &dry;
+      const int sp = sp_, max_sp = max_sp_;
+      const u32 scratch = scratch_;
+      auto t = expr(*e.kids[0]);
+      code_ = code, sp_ = sp, max_sp_ = max_sp, scratch_ = scratch;
+      if (!t)
+        return t;
+      if (*t == Type::Stack)
+        return sem(e.near, e.line, "sizeof a stack( ) is not known");
+      size = e.kids[0]->kind == Expr::Str ? (i64)e.kids[0]->sval.size() + 1
+             : *t == Type::String         ? strsize
+             : is_64(*t)                  ? 8
+                                          : 4;
+    }
+    emit(OP_PUSH, 0, 0, 0, size);
+    return Type::UInt64; // size_t
+  }
   case Expr::Unary: {
     auto t = expr(*e.kids[0]);
     if (!t)
@@ -496,6 +579,8 @@ Result<Type> Compiler::expr(const Expr &e) {
       return Type::Int32;
     if (*t == Type::Int32)
       emit(OP_TRUNC32);
+    else if (*t == Type::UInt32)
+      emit(OP_ZEXT, 32);
     return *t;
   }
   case Expr::Ternary: {
@@ -524,7 +609,11 @@ Result<Type> Compiler::expr(const Expr &e) {
                                       type_name(*a), type_name(*b)));
     if (!is_int(*a))
       return Type::String;
-    return *a == Type::Int64 || *b == Type::Int64 ? Type::Int64 : Type::Int32;
+    if (is_64(*a) || is_64(*b))
+      return *a == Type::UInt64 || *b == Type::UInt64 ? Type::UInt64
+                                                      : Type::Int64;
+    return *a == Type::UInt32 || *b == Type::UInt32 ? Type::UInt32
+                                                    : Type::Int32;
   }
   case Expr::Binary:
     break;
@@ -600,10 +689,53 @@ Result<Type> Compiler::expr(const Expr &e) {
     return Type::Int32;
   default: break;
   }
-  if (*l == Type::Int64 || *r == Type::Int64)
-    return Type::Int64;
+  // C's usual arithmetic conversions, as far as these types go.
+  if (is_64(*l) || is_64(*r))
+    return *l == Type::UInt64 || *r == Type::UInt64 ? Type::UInt64
+                                                    : Type::Int64;
+  if (*l == Type::UInt32 || *r == Type::UInt32) {
+    emit(OP_ZEXT, 32);
+    return Type::UInt32;
+  }
   emit(OP_TRUNC32);
   return Type::Int32;
+}
+
+Result<Type> Compiler::assign(const Expr &v, const Expr &x, int line,
+                              bool value, bool post, ExprOp op) {
+  auto d = variable(v);
+  if (!d)
+    return d.take_error();
+  std::vector<VarDef> &defs = v.scope == VarScope::Clause ? locals_ : prog_.vars;
+  const size_t i = *d - defs.data();
+  if (v.kids.size())
+    MK_TRY(keys(defs, i, v));
+  auto t = expr(x);
+  if (!t)
+    return t;
+  MK_TRY(store_type(defs, i, v, *t, line));
+  if (defs[i].bits < 64) // a declared int wraps at its width
+    emit(defs[i].is_signed ? OP_SEXT : OP_ZEXT, defs[i].bits);
+  const bool keyed = !v.kids.empty();
+  if (value && !keyed)
+    emit(OP_DUP); // the value stored is the expression's
+  emit(OP_STVAR, (u8)v.scope, (u16)v.kids.size(), defs[i].number,
+       defs[i].wide() ? (i64)i + 1 : 0);
+  if (!value)
+    return *t;
+  if (keyed) {
+    // An element: read back what was stored (its keys computed again).
+    MK_TRY(keys(defs, i, v));
+    emit(OP_LDVAR, (u8)v.scope, (u16)v.kids.size(), defs[i].number,
+         defs[i].wide() ? (i64)i + 1 : 0);
+  }
+  if (post) { // x++ is worth x before: undo the step on the copy
+    emit(OP_PUSH, 0, 0, 0, 1);
+    emit(op == X_ADD ? OP_SUB : OP_ADD);
+    if (defs[i].bits < 64)
+      emit(defs[i].is_signed ? OP_SEXT : OP_ZEXT, defs[i].bits);
+  }
+  return defs[i].type;
 }
 
 // One more scratch buffer for the clause (a string copied in or made, a
@@ -785,7 +917,8 @@ Result<void> Compiler::clause(size_t ci) {
   }
   cc.records = c.stmts.empty();
   for (const Stmt &s : c.stmts)
-    if (s.kind != Stmt::Aggregate && s.kind != Stmt::Assign)
+    if (s.kind != Stmt::Aggregate && s.kind != Stmt::Assign &&
+        s.kind != Stmt::Eval)
       cc.records = true;
   u32 reserve_at = here();
   if (cc.records)
@@ -958,20 +1091,18 @@ Result<void> Compiler::clause(size_t ci) {
       // Recorded nothing: the drain side skips it like an aggregation.
       a.kind = Action::Aggregate;
       a.agg = ~0u;
-      const Expr &v = *s.args[0];
-      auto d = variable(v);
-      if (!d)
-        return d.take_error();
-      std::vector<VarDef> &defs = v.scope == VarScope::Clause ? locals_ : prog_.vars;
-      const size_t i = *d - defs.data();
-      if (v.kids.size())
-        MK_TRY(keys(defs, i, v));
-      auto t = expr(*s.args[1]);
+      auto t = assign(*s.args[0], *s.args[1], s.line, false);
       if (!t)
         return t.take_error();
-      MK_TRY(store_type(defs, i, v, *t, s.line));
-      emit(OP_STVAR, (u8)v.scope, (u16)v.kids.size(), defs[i].number,
-           defs[i].wide() ? (i64)i + 1 : 0);
+      break;
+    }
+    case Stmt::Eval: {
+      a.kind = Action::Aggregate; // records nothing, as an assignment
+      a.agg = ~0u;
+      auto t = expr(*s.args[0]);
+      if (!t)
+        return t.take_error();
+      emit(OP_POP);
       break;
     }
     case Stmt::Aggregate: {

@@ -290,6 +290,25 @@ u32 thread_id() {
   return t_tid;
 }
 
+// vtimestamp: the firing thread's CPU time.
+u64 thread_cpu_ns() {
+  timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return (u64)t.tv_sec * 1000000000 + (u64)t.tv_nsec;
+}
+
+// stackdepth and caller: from the walk stack( ) makes, without keeping it.
+u64 stack_depth(const CodeMap *code) {
+  const ProbeFrame *pf = probe_frame();
+  u64 pcs[kMaxStackFrames];
+  return code && pf ? unwind(*code, *pf, pcs, kMaxStackFrames) : 0;
+}
+u64 stack_caller(const CodeMap *code) {
+  const ProbeFrame *pf = probe_frame();
+  u64 pcs[2];
+  return code && pf && unwind(*code, *pf, pcs, 2) == 2 ? pcs[1] : 0;
+}
+
 } // namespace
 
 // The helpers clauses call by id (bpfgen.h), on the lane of the run.
@@ -335,6 +354,19 @@ struct BpfRuntime {
   }
   static u64 timestamp(u64, u64, u64, u64, u64, RunCtx *rc) {
     return stamp(lane(rc));
+  }
+  static u64 execname(u64 dst, u64 size, u64, u64, u64, RunCtx *) {
+    std::snprintf((char *)(uintptr_t)dst, size, "%s", current_execname());
+    return 0;
+  }
+  static u64 vtimestamp(u64, u64, u64, u64, u64, RunCtx *) {
+    return thread_cpu_ns();
+  }
+  static u64 stackdepth(u64, u64, u64, u64, u64, RunCtx *rc) {
+    return stack_depth(lane(rc).c->opts_.code);
+  }
+  static u64 caller(u64, u64, u64, u64, u64, RunCtx *rc) {
+    return stack_caller(lane(rc).c->opts_.code);
   }
   static u64 walltimestamp(u64, u64, u64, u64, u64, RunCtx *) {
     timespec t;
@@ -541,6 +573,10 @@ struct BpfRuntime {
         h(H_SPECULATION, "dt_speculation", speculation, {}),
         h(H_SPEC, "dt_spec", spec, {S, S, S}),
         h(H_STRLEN, "dt_strlen_native", strlen_h, {A, S}),
+        h(H_EXECNAME, "dt_execname", execname, {ArgType::MemW, ArgType::Size}),
+        h(H_VTIMESTAMP, "dt_vtimestamp", vtimestamp, {}),
+        h(H_STACKDEPTH, "dt_stackdepth", stackdepth, {}),
+        h(H_CALLER, "dt_caller", caller, {}),
     };
   }
 };
@@ -989,7 +1025,16 @@ void Consumer::fire_slow(const ProbeEcbs &pe, u32 probe, const uintptr_t *args) 
         continue;
       }
     run(e, ts, args, probe, 0);
+    if (exited_here(Active))
+      break;
   }
+}
+
+// Whether a clause just ran exit( ): the probe's later clauses do not run,
+// as in DTrace, once tracing is no longer active.
+bool Consumer::exited_here(u32 before) const {
+  return before == Active &&
+         activity_.load(std::memory_order_relaxed) != Active;
 }
 
 void Consumer::fire_bpf_slow(const ProbeEcbs &pe, u32 probe,
@@ -1001,8 +1046,11 @@ void Consumer::fire_bpf_slow(const ProbeEcbs &pe, u32 probe,
     unclaimed_drops_[cpu].fetch_add(pe.n, std::memory_order_relaxed);
     return;
   }
-  for (u32 i = 0; i < pe.n; i++)
+  for (u32 i = 0; i < pe.n; i++) {
     run_bpf(pe.ecbs[i], ts, args, probe, 0);
+    if (exited_here(Active))
+      break;
+  }
 }
 
 void Consumer::fire_special(u32 probe) {
@@ -1016,8 +1064,12 @@ void Consumer::fire_special(u32 probe) {
     return;
   }
   const ProbeEcbs &pe = t->by_probe[probe];
-  for (u32 i = 0; i < pe.n; i++)
+  const u32 before = activity_.load(std::memory_order_relaxed);
+  for (u32 i = 0; i < pe.n; i++) {
     run(pe.ecbs[i], ts, args, probe, 0);
+    if (exited_here(before))
+      break;
+  }
 }
 
 u32 Consumer::speculation() {
@@ -1280,6 +1332,15 @@ op_var:
   case Builtin::Tid:
     st[sp++] = thread_id();
     break;
+  case Builtin::Execname: {
+    char *dst = ts->scratch[depth][nscratch++];
+    std::snprintf(dst, kStrSize, "%s", current_execname());
+    st[sp++] = (i64)(uintptr_t)dst;
+    break;
+  }
+  case Builtin::VTimestamp: st[sp++] = (i64)thread_cpu_ns(); break;
+  case Builtin::StackDepth: st[sp++] = (i64)stack_depth(opts_.code); break;
+  case Builtin::Caller: st[sp++] = (i64)stack_caller(opts_.code); break;
   default:
     st[sp++] = (i64)(uintptr_t)e.pstr[in->a - (u8)Builtin::ProbeProv];
   }
@@ -1774,6 +1835,10 @@ void Consumer::process(const u8 *rec, u32 state, std::string &out) {
         out += quiet ? v.s : strf("  %-33s", v.s.c_str());
       else if (v.type == Type::Int32)
         out += strf(quiet ? "%d" : " %8d", (int)v.i);
+      else if (v.type == Type::UInt32)
+        out += strf(quiet ? "%u" : " %8u", (unsigned)v.i);
+      else if (v.type == Type::UInt64)
+        out += strf(quiet ? "%llu" : " %16llu", (unsigned long long)v.i);
       else
         out += strf(quiet ? "%lld" : " %16lld", (long long)v.i);
       break;

@@ -161,7 +161,9 @@ std::string format(const Format &f, const std::vector<Value> &args) {
       out += vfmt((spec + "s").c_str(), v.s.c_str());
       continue;
     }
-    int size = c.size ? c.size : v.type == Type::Int32 ? 4 : 8;
+    int size = c.size                                           ? c.size
+               : v.type == Type::Int32 || v.type == Type::UInt32 ? 4
+                                                                 : 8;
     i64 sv = v.i;
     u64 uv = (u64)v.i;
     switch (size) {
@@ -435,6 +437,10 @@ std::string key_text(const Value &k) {
     return vfmt("  %-50s", k.s.c_str());
   if (k.type == Type::Int32)
     return vfmt(" %8d", (int)k.i);
+  if (k.type == Type::UInt32)
+    return vfmt(" %8u", (unsigned)k.i);
+  if (k.type == Type::UInt64)
+    return vfmt(" %16llu", (unsigned long long)k.i);
   return vfmt(" %16lld", (long long)k.i);
 }
 

@@ -1,6 +1,7 @@
 # Enabling probes with D clauses: the default CPU/ID/FUNCTION:NAME line,
 # trace(), printf(), stringof(), predicates, several clauses and -n
-# options, BEGIN and END, -q, exit() and its status, -c to run a command.
+# options, BEGIN and END, -q, exit() and its status (its firing's later
+# clauses do not run), -c to run a command.
 # status: 1
 minikern> kldload dtrace_probes
 minikern> dtrace -n dtt:::tick -c 'dtprobe tick 2'
@@ -39,7 +40,6 @@ minikern> dtrace -q -n 'dtt:::value /arg0 == 3/ { printf("exiting\n"); exit(4); 
 1
 2
 exiting
-3
 minikern> dtrace -q -n 'BEGIN { trace(5); exit(0); }'
 5
 minikern> kldunload dtrace_probes
