@@ -23,9 +23,11 @@ namespace mk::dt {
 
 namespace {
 
-bool is_int(Type t) {
-  return t == Type::Int32 || t == Type::Int64 || t == Type::UInt32 ||
-         t == Type::UInt64;
+bool is_int(Type t) { return t != Type::String && t != Type::Stack; }
+// 1- and 2-byte values, which C promotes to int before it computes.
+bool is_small(Type t) {
+  return t == Type::Int8 || t == Type::Int16 || t == Type::UInt8 ||
+         t == Type::UInt16;
 }
 bool is_64(Type t) { return t == Type::Int64 || t == Type::UInt64; }
 
@@ -37,6 +39,10 @@ const char *type_name(Type t) {
   case Type::Stack: return "stack";
   case Type::UInt32: return "uint32_t";
   case Type::UInt64: return "uint64_t";
+  case Type::Int8: return "int8_t";
+  case Type::Int16: return "int16_t";
+  case Type::UInt8: return "uint8_t";
+  case Type::UInt16: return "uint16_t";
   }
   return "?";
 }
@@ -577,9 +583,11 @@ Result<Type> Compiler::expr(const Expr &e) {
     emit(e.op == X_NEG ? OP_NEG : e.op == X_BNOT ? OP_BNOT : OP_LNOT);
     if (e.op == X_LNOT)
       return Type::Int32;
-    if (*t == Type::Int32)
+    if (*t == Type::Int32 || is_small(*t)) {
       emit(OP_TRUNC32);
-    else if (*t == Type::UInt32)
+      return Type::Int32;
+    }
+    if (*t == Type::UInt32)
       emit(OP_ZEXT, 32);
     return *t;
   }

@@ -1833,14 +1833,8 @@ void Consumer::process(const u8 *rec, u32 state, std::string &out) {
         out += v.s;
       else if (v.type == Type::String)
         out += quiet ? v.s : strf("  %-33s", v.s.c_str());
-      else if (v.type == Type::Int32)
-        out += strf(quiet ? "%d" : " %8d", (int)v.i);
-      else if (v.type == Type::UInt32)
-        out += strf(quiet ? "%u" : " %8u", (unsigned)v.i);
-      else if (v.type == Type::UInt64)
-        out += strf(quiet ? "%llu" : " %16llu", (unsigned long long)v.i);
       else
-        out += strf(quiet ? "%lld" : " %16lld", (long long)v.i);
+        out += trace_int(v, quiet);
       break;
     }
     case Action::Printf: {

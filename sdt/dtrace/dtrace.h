@@ -55,10 +55,13 @@ constexpr u32 kMaxStackFrames = 31; // a stack and its count fill a scratch
 
 // ---- types and the syntax tree --------------------------------------------------
 
-// D values: 4- and 8-byte integers, signed or not (how trace() and default
-// printing size and show them; narrower C types are held widened), strings,
-// and kernel stacks (stack( ): traced, or an aggregation key).
-enum class Type : u8 { Int32, Int64, String, Stack, UInt32, UInt64 };
+// D values: integers of 1, 2, 4 and 8 bytes, signed or not (how trace()
+// and default printing size and show them; every one is held widened to
+// 64 bits), strings, and kernel stacks (stack( ): traced, or an
+// aggregation key).
+enum class Type : u8 {
+  Int32, Int64, String, Stack, UInt32, UInt64, Int8, Int16, UInt8, UInt16
+};
 
 // A C type a declaration, a cast or sizeof names: an integer of 1, 2, 4 or
 // 8 bytes, signed or not, or D's string.
@@ -476,6 +479,9 @@ Flow flow_of(const std::string &probe_name);
 std::string flow_header(); // "CPU FUNCTION\n"
 std::string flow_prefix(int cpu, int indent, Flow flow, const std::string &func,
                         const std::string &name);
+// trace( )'s text of an integer: as DTrace prints one of its type, or
+// bare with -q.
+std::string trace_int(const Value &v, bool quiet);
 // A stack as stack( ) prints it: a newline, then each frame's name
 // ("module`function+0x1a") on a line of its own, indented.
 std::string stack_text(const std::vector<std::string> &frames);

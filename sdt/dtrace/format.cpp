@@ -2,7 +2,8 @@
 //
 //   default record line   "%3d %6d %32s " (CPU, ID, FUNCTION:NAME), then the
 //                         traced data, then "\n"
-//   trace(int)            " %16lld" (8-byte) or " %8d" (4-byte)
+//   trace(int)            " %19lld" / " %20llu" (8-byte), " %10d" (4-byte),
+//                         " %5d" (2-byte), " %3d" (1-byte)
 //   trace(string)         "  %-33s"
 //   aggregation rows      keys " %16lld" / " %8d" / "  %-50s", then the value
 //                         " %16lld", or for quantize/lquantize a histogram:
@@ -161,9 +162,9 @@ std::string format(const Format &f, const std::vector<Value> &args) {
       out += vfmt((spec + "s").c_str(), v.s.c_str());
       continue;
     }
-    int size = c.size                                           ? c.size
-               : v.type == Type::Int32 || v.type == Type::UInt32 ? 4
-                                                                 : 8;
+    int size = c.size ? c.size
+               : v.type == Type::Int64 || v.type == Type::UInt64 ? 8
+                                                                 : 4;
     i64 sv = v.i;
     u64 uv = (u64)v.i;
     switch (size) {
@@ -435,9 +436,9 @@ std::string key_text(const Value &k) {
     return k.s; // its lines, as DTrace prints a stack key
   if (k.type == Type::String)
     return vfmt("  %-50s", k.s.c_str());
-  if (k.type == Type::Int32)
+  if (k.type == Type::Int32 || k.type == Type::Int16 || k.type == Type::Int8)
     return vfmt(" %8d", (int)k.i);
-  if (k.type == Type::UInt32)
+  if (k.type == Type::UInt32 || k.type == Type::UInt16 || k.type == Type::UInt8)
     return vfmt(" %8u", (unsigned)k.i);
   if (k.type == Type::UInt64)
     return vfmt(" %16llu", (unsigned long long)k.i);
@@ -635,6 +636,25 @@ std::string printa_format(AggTable t, const Format &f, const AggSort &sort) {
 std::string printa_format(const AggDef &a, const Format &f,
                           std::vector<AggRow> rows) {
   return printa_format(single(a, std::move(rows)), f);
+}
+
+std::string trace_int(const Value &v, bool quiet) {
+  // As wide as the type's widest value: 3, 5, 10, 19 or 20 digits.
+  const bool is_signed = v.type == Type::Int8 || v.type == Type::Int16 ||
+                         v.type == Type::Int32 || v.type == Type::Int64;
+  int width;
+  u64 u = (u64)v.i;
+  switch (v.type) {
+  case Type::Int8: case Type::UInt8: width = 3, u = (u8)u; break;
+  case Type::Int16: case Type::UInt16: width = 5, u = (u16)u; break;
+  case Type::Int32: case Type::UInt32: width = 10, u = (u32)u; break;
+  default: width = is_signed ? 19 : 20;
+  }
+  if (quiet)
+    width = 0;
+  return is_signed ? vfmt(quiet ? "%*lld" : " %*lld", width, (long long)v.i)
+                   : vfmt(quiet ? "%*llu" : " %*llu", width,
+                          (unsigned long long)u);
 }
 
 } // namespace mk::dt

@@ -50,11 +50,12 @@ const char *agg_fn_name(AggFn f) {
 Type value_type(const CType &t) {
   if (t.string)
     return Type::String;
-  if (t.bytes == 8)
-    return t.is_signed ? Type::Int64 : Type::UInt64;
-  if (t.bytes == 4 && !t.is_signed)
-    return Type::UInt32;
-  return Type::Int32; // 1- and 2-byte values fit an int either way
+  switch (t.bytes) {
+  case 1: return t.is_signed ? Type::Int8 : Type::UInt8;
+  case 2: return t.is_signed ? Type::Int16 : Type::UInt16;
+  case 4: return t.is_signed ? Type::Int32 : Type::UInt32;
+  default: return t.is_signed ? Type::Int64 : Type::UInt64;
+  }
 }
 
 namespace {

@@ -12,9 +12,9 @@ CPU     ID                    FUNCTION:NAME
 minikern> dtrace -n 'dtt:::tick { trace(arg0); trace(stringof(arg1)); trace(arg0 > 0); }' -c 'dtprobe tick 3'
 dtrace: description 'dtt:::tick ' matched 1 probe
 CPU     ID                    FUNCTION:NAME
-  0 {{ *[0-9]+}}                    dtt_tick:tick                 0  tick                                     0
-  0 {{ *[0-9]+}}                    dtt_tick:tick                 1  tick                                     1
-  0 {{ *[0-9]+}}                    dtt_tick:tick                 2  tick                                     1
+  0 {{ *[0-9]+}}                    dtt_tick:tick                    0  tick                                       0
+  0 {{ *[0-9]+}}                    dtt_tick:tick                    1  tick                                       1
+  0 {{ *[0-9]+}}                    dtt_tick:tick                    2  tick                                       1
 minikern> dtrace -q -n 'dtt:::tick /arg0 % 2 == 1/ { printf("%d squared is %d\n", arg0, arg2); }' -c 'dtprobe tick 6'
 1 squared is 1
 3 squared is 9
