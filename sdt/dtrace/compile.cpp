@@ -274,7 +274,8 @@ Result<void> Compiler::store_type(std::vector<VarDef> &defs, size_t var,
     return sem(v.near, line, "a stack( ) cannot be stored in a variable");
   const Type want = is_int(t) ? Type::Int64 : Type::String;
   if (!d.typed) {
-    d.type = want, d.typed = true;
+    // The first store fixes the type, as in DTrace: x = 1 makes an int.
+    d.type = is_small(t) ? Type::Int32 : t, d.typed = true;
     return {};
   }
   if (is_int(d.type) != is_int(want))
@@ -310,7 +311,7 @@ void Compiler::infer_var_types() {
         std::vector<VarDef> &defs =
             s.args[0]->scope == VarScope::Clause ? locals_ : prog_.vars;
         VarDef &v = defs[*d - defs.data()];
-        v.type = is_int(*t) ? Type::Int64 : Type::String, v.typed = true;
+        v.type = is_small(*t) ? Type::Int32 : *t, v.typed = true;
       }
     }
   }
@@ -432,6 +433,8 @@ Result<Type> Compiler::expr(const Expr &e) {
   switch (e.kind) {
   case Expr::Int:
     emit(OP_PUSH, 0, 0, 0, e.ival);
+    if (e.ctype.name == "constant") // as written: typed by C's rules
+      return value_type(e.ctype);
     return e.ival >= INT32_MIN && e.ival <= INT32_MAX ? Type::Int32 : Type::Int64;
   case Expr::Str:
     prog_.strings.push_back(e.sval.substr(0, prog_.str_chars()));

@@ -123,6 +123,7 @@ struct Token {
   std::string sval; // string literal, escapes resolved; T_AGG/T_IDENT name
   int line = 1;
   bool pred_end = false; // a '/' that closes a predicate
+  Type int_type = Type::Int32; // T_INT: the constant's C type
 };
 
 class Parser {
@@ -382,8 +383,21 @@ Result<Token> Parser::lex() {
       }
       any = true;
     }
-    while (i < s_.size() && strchr("uUlL", s_[i]))
-      i++; // suffixes: every integer is 64-bit here
+    // C's type of an integer constant: its suffixes (u, l, ll), then the
+    // first of int, unsigned (not for decimal), long ... that holds it.
+    int longs = 0;
+    bool unsign = false;
+    while (i < s_.size() && strchr("uUlL", s_[i])) {
+      unsign |= s_[i] == 'u' || s_[i] == 'U';
+      longs += s_[i] == 'l' || s_[i] == 'L';
+      i++;
+    }
+    const bool decimal = base == 10;
+    t.int_type = longs || v > 0xffffffffull || (decimal && !unsign && v > INT32_MAX)
+                     ? (unsign || v > (unsigned long long)INT64_MAX ? Type::UInt64
+                                                                    : Type::Int64)
+                 : unsign || v > INT32_MAX ? Type::UInt32
+                                           : Type::Int32;
     if (i < s_.size() && (isalpha((unsigned char)s_[i]) || s_[i] == '_')) {
       any = false;
       while (i < s_.size() && (isalnum((unsigned char)s_[i]) || s_[i] == '_'))
@@ -1366,6 +1380,9 @@ Result<ExprPtr> Parser::primary() {
   case T_INT: {
     auto e = node(Expr::Int, t);
     e->ival = t.ival;
+    e->ctype.name = "constant";
+    e->ctype.bytes = t.int_type == Type::Int32 || t.int_type == Type::UInt32 ? 4 : 8;
+    e->ctype.is_signed = t.int_type == Type::Int32 || t.int_type == Type::Int64;
     MK_TRY(advance());
     return e;
   }
