@@ -962,7 +962,9 @@ Result<void> Compiler::clause(size_t ci) {
     if ((s.kind == Stmt::Commit || s.kind == Stmt::Discard) && recorded)
       return sem(s.near, s.line, "commit( ) and discard( ) may not follow "
                                  "data-recording actions");
-    if (speculates && !records_data)
+    // Assignments are no actions: they may go anywhere in the clause.
+    const bool action = s.kind != Stmt::Assign && s.kind != Stmt::Eval;
+    if (speculates && !records_data && action)
       return sem(s.near, s.line, "only data-recording actions (trace, printf, "
                                  "printa) may follow speculate( )");
     recorded |= records_data;
