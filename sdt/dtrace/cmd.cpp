@@ -218,6 +218,12 @@ Result<Options> parse_options(const Args &a) {
           o.destructive = true;
         } else if (name == "cpp") {
           o.cpp = true;
+        } else if (name == "stdc") {
+          // The C dialect cpp is asked for: K&R (s) has no __STDC__.
+          if (arg != "a" && arg != "c" && arg != "s" && arg != "t")
+            return error("-x stdc: '" + arg + "' is not a, c, s or t");
+          if (arg == "s")
+            o.cpp_args.push_back("-traditional-cpp");
         } else if (name == "define" || name == "undef" ||
                    name == "incdir") {
           o.cpp_args.push_back(
@@ -247,7 +253,7 @@ Result<Options> parse_options(const Args &a) {
                        "aggsize, strsize, engine, aggsortkey, aggsortrev, "
                        "aggsortpos, aggsortkeypos, nspec, specsize, "
                        "defaultargs, destructive, cpp, define, undef, "
-                       "incdir)");
+                       "incdir, stdc)");
         }
         break;
       }

@@ -151,7 +151,9 @@ std::string format(const Format &f, const std::vector<Value> &args) {
     std::string spec = "%" + flags;
     if (width >= 0)
       spec += std::to_string(width);
-    if (prec >= 0 && c.conv != 'c' && c.conv != 'p')
+    // A string's precision 0 is none, as DTrace's printf has it.
+    if (prec >= 0 && c.conv != 'c' && c.conv != 'p' &&
+        !(prec == 0 && c.conv == 's'))
       spec += "." + std::to_string(prec);
     if (v.type == Type::String || v.type == Type::Stack) {
       // A string or a stack (or, in printa, a histogram for %@).
