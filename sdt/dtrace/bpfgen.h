@@ -40,7 +40,7 @@ enum BpfHelperId : u32 {
   H_COMMIT,         // ()
   H_EXIT,           // (status)
   H_AGG_KEY,        // (value, kind 0 int / 1 string / 2 stack, stable)
-  H_AGG,            // (aggregation, value): the keys given since the last
+  H_AGG,            // (aggregation, value, weight): the keys given since the last
   H_STACK,          // (dst, size, frames)
   H_DYNDROP,        // (): a variable could not be stored
   H_SPECULATION,    // (): a free speculation's id, 0 if none

@@ -340,6 +340,7 @@ Result<void> Compiler::define_aggs() {
         if (!hi)
           return hi.take_error();
         i64 step = 1;
+        d.weighted = s.args.size() > 4;
         if (s.args.size() > 3) {
           auto st = constant(*s.args[3]);
           if (!st)
@@ -361,6 +362,7 @@ Result<void> Compiler::define_aggs() {
         d.lq_base = *lo, d.lq_limit = *hi, d.lq_step = step;
         d.nvals = (u32)levels + 2;
       } else if (s.fn == AggFn::LLQuantize) {
+        d.weighted = s.args.size() > 5;
         i64 v[4];
         for (int i = 0; i < 4; i++) {
           auto c = constant(*s.args[1 + i]);
@@ -393,6 +395,7 @@ Result<void> Compiler::define_aggs() {
                                           "(at most 65535)", d.nvals));
       } else if (s.fn == AggFn::Quantize) {
         d.nvals = kQuantBuckets;
+        d.weighted = s.args.size() > 1;
       } else if (s.fn == AggFn::Avg) {
         d.nvals = 2; // count, total
       } else if (s.fn == AggFn::Stddev) {
@@ -407,6 +410,7 @@ Result<void> Compiler::define_aggs() {
         continue;
       }
       AggDef &old = prog_.aggs[it->second];
+      old.weighted |= d.weighted;
       std::string at = "@" + s.agg;
       if (old.fn != d.fn)
         return sem(at, s.line, strf("@%s is used with %s( ) and with %s( )",
@@ -1168,7 +1172,26 @@ Result<void> Compiler::clause(size_t ci) {
         return sem(s.near, s.line,
                    strf("%s( ) needs an integer value, not a string",
                         agg_fn_name(s.fn)));
+      if (d.weighted) {
+        // The weight: the histogram's last argument, else 1.
+        const size_t at = s.fn == AggFn::Quantize    ? 1
+                          : s.fn == AggFn::LQuantize ? 4
+                                                     : 5;
+        if (s.args.size() > at) {
+          auto w = expr(*s.args[at]);
+          if (!w)
+            return w.take_error();
+          if (!is_int(*w))
+            return sem(s.near, s.line,
+                       strf("%s( ) needs an integer weight, not a string",
+                            agg_fn_name(s.fn)));
+        } else {
+          emit(OP_PUSH, 0, 0, 0, 1);
+        }
+      }
       emit(OP_AGG, (u8)id, (u16)keys.size(), stable);
+      if (d.weighted)
+        sp_--; // the weight, which stack_effect( ) does not count
       break;
     }
     }

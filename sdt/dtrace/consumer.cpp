@@ -237,7 +237,8 @@ const char *fault_text(u32 f) {
 }
 
 // One update of an aggregation's values.
-inline void agg_apply(const AggDef &d, i64 *v, i64 val) {
+// A histogram's bucket gains `weight` (quantize(v, w)); the rest ignore it.
+inline void agg_apply(const AggDef &d, i64 *v, i64 val, i64 weight = 1) {
   switch (d.fn) {
   case AggFn::Count: wr(v, rd(v) + 1); break;
   case AggFn::Sum: wr(v, add(rd(v), val)); break;
@@ -258,12 +259,12 @@ inline void agg_apply(const AggDef &d, i64 *v, i64 val) {
   }
   case AggFn::LLQuantize: {
     const u32 b = llquantize_bucket(d, val);
-    wr(&v[b], rd(&v[b]) + 1);
+    wr(&v[b], add(rd(&v[b]), weight));
     break;
   }
   case AggFn::Quantize: {
     int b = quantize_bucket(val);
-    wr(&v[b], rd(&v[b]) + 1);
+    wr(&v[b], add(rd(&v[b]), weight));
     break;
   }
   case AggFn::LQuantize: {
@@ -271,7 +272,7 @@ inline void agg_apply(const AggDef &d, i64 *v, i64 val) {
     i64 b = val < d.lq_base ? 0
           : val >= d.lq_base + levels * d.lq_step ? levels + 1
           : 1 + (val - d.lq_base) / d.lq_step;
-    wr(&v[b], rd(&v[b]) + 1);
+    wr(&v[b], add(rd(&v[b]), weight));
     break;
   }
   }
@@ -509,7 +510,7 @@ struct BpfRuntime {
     }
     return 0;
   }
-  static u64 agg(u64 agg, u64 val, u64, u64, u64, RunCtx *rc) {
+  static u64 agg(u64 agg, u64 val, u64 weight, u64, u64, RunCtx *rc) {
     BpfLane &l = lane(rc);
     Consumer &c = *l.c;
     ThreadState *ts = l.ts;
@@ -523,7 +524,7 @@ struct BpfRuntime {
     }
     l.keylen = 0;
     if (v)
-      agg_apply(c.prog_->aggs[agg], v, (i64)val);
+      agg_apply(c.prog_->aggs[agg], v, (i64)val, (i64)weight);
     return 0;
   }
   static u64 stack(u64 dst, u64, u64 n, u64, u64, RunCtx *rc) {
@@ -567,7 +568,7 @@ struct BpfRuntime {
         h(H_COMMIT, "dt_commit", commit, {}),
         h(H_EXIT, "dt_exit", exit, {S}),
         h(H_AGG_KEY, "dt_agg_key", agg_key, {A, S, S}),
-        h(H_AGG, "dt_agg", agg, {S, S}),
+        h(H_AGG, "dt_agg", agg, {S, S, S}),
         h(H_STACK, "dt_stack", stack, {ArgType::MemW, ArgType::Size, S}),
         h(H_DYNDROP, "dt_dyndrop", dyndrop, {}),
         h(H_SPECULATION, "dt_speculation", speculation, {}),
@@ -1521,6 +1522,7 @@ op_count0: {
 }
 op_agg: {
   const AggDef &d = prog_->aggs[in->a];
+  const i64 weight = d.weighted ? st[--sp] : 1;
   i64 val = d.fn == AggFn::Count ? 1 : st[--sp];
   sp -= in->b;
   i64 *v;
@@ -1564,7 +1566,7 @@ op_agg: {
     v = agg_lookup(ts, in->a, key, len);
   }
   if (v)
-    agg_apply(d, v, val);
+    agg_apply(d, v, val, weight);
   NEXT;
 }
 op_commit: {

@@ -352,7 +352,8 @@ enum Op : u8 {
   OP_REC_INT,  // pop into the record
   OP_REC_STR,  // pop a string into the record
   OP_EXIT,     // pop the status into the record; stop tracing
-  OP_AGG,      // a = aggregation, b = keys on the stack (value above them),
+  OP_AGG,      // a = aggregation, b = keys on the stack (value above them,
+               // then the weight if the aggregation is weighted),
                // c = the string keys whose memory lives as long as the
                // program (literals, probe names): a bit per key
   OP_COUNT0,   // a = aggregation: a keyless count(), the fast path
@@ -387,6 +388,10 @@ struct AggDef {
   i64 llq_factor = 0, llq_low = 0, llq_high = 0, llq_steps = 0; // llquantize
   u32 nvals = 1; // i64 values per entry
   int line = 0;  // of first use
+  // A histogram some use of which gives a weight (quantize(v, w)): each
+  // of its updates then carries one (1 where none is given), below the
+  // value on OP_AGG's stack.
+  bool weighted = false;
 };
 
 // What a record's data holds, action by action, for the drain side.

@@ -849,10 +849,10 @@ Result<void> Parser::stmt(ClauseAst &c) {
       size_t lo, hi;
     } fns[] = {{"count", AggFn::Count, 0, 0},      {"sum", AggFn::Sum, 1, 1},
                {"min", AggFn::Min, 1, 1},          {"max", AggFn::Max, 1, 1},
-               {"avg", AggFn::Avg, 1, 1},          {"quantize", AggFn::Quantize, 1, 1},
-               {"lquantize", AggFn::LQuantize, 3, 4},
+               {"avg", AggFn::Avg, 1, 1},          {"quantize", AggFn::Quantize, 1, 2},
+               {"lquantize", AggFn::LQuantize, 3, 5},
                {"stddev", AggFn::Stddev, 1, 1},
-               {"llquantize", AggFn::LLQuantize, 5, 5}};
+               {"llquantize", AggFn::LLQuantize, 5, 6}};
     const auto *f = std::find_if(std::begin(fns), std::end(fns),
                                  [&](auto &x) { return fn.sval == x.name; });
     if (f == std::end(fns))

@@ -1,7 +1,8 @@
 # The D a DTrace user writes beyond actions: declarations of C integer
 # types and strings (a declared int wraps at 32 bits), inline, casts,
 # sizeof, ++/-- and assignments inside expressions, -C (cpp with -D),
-# macro arguments ($1, $$1), the built-in variables this kernel can give
+# macro arguments ($1, $$1), histograms with a weight (quantize(v, w)),
+# the built-in variables this kernel can give
 # (execname: the command a thread runs), and one-line errors for the rest.
 # status: 1
 # setup: printf 'int n;\nuint8_t small;\nself uint64_t big;\ninline int LIMIT = 3;\n\nBEGIN\n{\n\tn = 0x7fffffff;\n\tn++;\n\tsmall = 255;\n\tsmall += 2;\n\tself->big = -1;\n\tprintf("%%d %%d %%u %%d\\n", n, small, self->big, LIMIT * 2);\n\texit(0);\n}\n' > decls.d
@@ -28,6 +29,15 @@ minikern> dtrace -q -x defaultargs -s $TMP/args.d apples
 apples has 0
 minikern> dtrace -q -n 'BEGIN { printf("%s %d %d %d\n", execname, pid != 0, vtimestamp > 0, errno); exit(0); }'
 dtrace 1 1 0
+minikern> dtrace -q -n 'BEGIN { @q = lquantize(2, 0, 4, 1, 7); @q = lquantize(3, 0, 4); exit(0); }'
+
+
+           value  ------------- Distribution ------------- count    
+               1 |                                         0        
+               2 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@      7        
+               3 |@@@@@                                    1        
+            >= 4 |                                         0        
+
 minikern> kldload memdev
 minikern> dtrace -q -n 'memdev:::write-done { printf("%s %d\n", execname, stackdepth > 0); }' -c 'memdev write hi'
 memdev 1
