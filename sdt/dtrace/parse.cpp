@@ -1082,9 +1082,14 @@ Result<void> Parser::decl(ProgramAst &prog) {
     scope = tok_.sval == "self" ? VarScope::Thread : VarScope::Clause;
     MK_TRY(advance());
   }
-  if (!is(T_IDENT) || !type_start(tok_.sval))
+  Result<CType> t = CType{4, true, false, "int"};
+  // `self x;` with no type declares an int, as in DTrace.
+  const bool bare = scope != VarScope::Global && !is_inline && is(T_IDENT) &&
+                    !type_start(tok_.sval) && !inlines_.count(tok_.sval);
+  if (!bare && (!is(T_IDENT) || !type_start(tok_.sval)))
     return err_at(tok_, "expected a type (int, uint64_t, string ...)");
-  auto t = ctype();
+  if (!bare)
+    t = ctype();
   if (!t)
     return t.take_error();
   for (;;) {
@@ -1587,11 +1592,17 @@ Result<ProgramAst> Parser::run() {
     const std::string w = peek_word(p_, &after);
     static const char *const starts[] = {"extern", "static", "inline",
                                          "typedef", "translator", "provider"};
+    size_t after2 = 0;
+    const std::string w2 = peek_word(after, &after2);
+    while (after2 < s_.size() && isspace((unsigned char)s_[after2]))
+      after2++;
     bool is_decl = type_start(w) ||
                    std::find(std::begin(starts), std::end(starts), w) !=
                        std::end(starts) ||
                    ((w == "self" || w == "this") &&
-                    type_start(peek_word(after)));
+                    (type_start(w2) ||
+                     (!w2.empty() && after2 < s_.size() &&
+                      strchr(";,", s_[after2]))));
     // A word that is also a probe description is one when a description's
     // punctuation follows it (a provider named "int" is not likely).
     if (is_decl && (after < s_.size() && strchr(":{/,", s_[after])))
