@@ -1485,6 +1485,19 @@ Result<ExprPtr> Parser::primary() {
     e->ival = 0;
     return e;
   }
+  // The fault kinds an ERROR clause finds in arg4, by DTrace's names and
+  // numbers (the consumer reports BADADDR, ILLOP and DIVZERO).
+  static const char *const faults[] = {
+      "DTRACEFLT_UNKNOWN",   "DTRACEFLT_BADADDR", "DTRACEFLT_BADALIGN",
+      "DTRACEFLT_ILLOP",     "DTRACEFLT_DIVZERO", "DTRACEFLT_NOSCRATCH",
+      "DTRACEFLT_KPRIV",     "DTRACEFLT_UPRIV",   "DTRACEFLT_TUPOFLOW",
+      "DTRACEFLT_BADSTACK"};
+  for (size_t i = 0; i < std::size(faults); i++)
+    if (n == faults[i]) {
+      auto e = node(Expr::Int, t);
+      e->ival = (i64)i;
+      return e;
+    }
   if (n == "args") {
     if (!is(T_LBRACK))
       return err_at(t, "expected args[N]");

@@ -42,6 +42,9 @@ minikern> kldload memdev
 minikern> dtrace -q -n 'memdev:::write-done { printf("%s %d\n", execname, stackdepth > 0); }' -c 'memdev write hi'
 memdev 1
 minikern> dtrace -q -n 'BEGIN { exit(0); } BEGIN { printf("not reached\n"); }'
+minikern> dtrace -q -n 'BEGIN { i = 0; j = 1 / i; } ERROR { printf("%d %d\n", arg4 == DTRACEFLT_DIVZERO, DTRACEFLT_BADADDR); exit(0); }'
+dtrace: error on enabled probe ID 1 (ID 1: dtrace:::BEGIN): divide-by-zero in action #2
+1 1
 minikern> dtrace -q -s $TMP/struct.d
 dtrace: $TMP/struct.d:1: syntax error near "struct": struct declarations are not supported: D here has variables of C's integer types and strings
 minikern> dtrace -q -n 'int *p; BEGIN { exit(0); }'
