@@ -212,6 +212,9 @@ Result<Options> parse_options(const Args &a) {
           o.has_xopts = true;
         } else if (name == "quiet") {
           o.quiet = true;
+        } else if (name == "rawbytes") {
+          o.xopts.rawbytes = true;
+          o.has_xopts = true;
         } else if (name == "defaultargs") {
           o.macros.defaults = true;
         } else if (name == "destructive") {
@@ -318,6 +321,7 @@ struct Source {
 // The set_option( ) options `from` set, over `to`.
 void merge_options(Pragmas &to, const Pragmas &from) {
   const Pragmas none;
+  to.rawbytes |= from.rawbytes;
   to.aggsortkey |= from.aggsortkey;
   to.aggsortrev |= from.aggsortrev;
   if (from.aggsortpos != none.aggsortpos)
@@ -435,6 +439,8 @@ Result<ProgramAst> gather(Kernel &k, const Options &o, std::vector<Source> &src)
     for (auto &d : p.decls)
       all.decls.push_back(std::move(d));
     all.pragmas.quiet |= p.pragmas.quiet;
+    all.pragmas.rawbytes |= p.pragmas.rawbytes;
+    all.pragmas.destructive |= p.pragmas.destructive;
     if (p.pragmas.bufsize)
       all.pragmas.bufsize = p.pragmas.bufsize;
     if (p.pragmas.aggsize)

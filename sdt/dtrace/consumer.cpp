@@ -1833,6 +1833,8 @@ void Consumer::process(const u8 *rec, u32 state, std::string &out) {
       Value v = value(a.types[0]);
       if (v.type == Type::Stack)
         out += v.s;
+      else if (v.type == Type::String && prog_->pragmas.rawbytes)
+        out += raw_bytes(v.s, prog_->str_chars() + 1);
       else if (v.type == Type::String)
         out += quiet ? v.s : strf("  %-33s", v.s.c_str());
       else

@@ -188,6 +188,7 @@ struct Pragmas {
   u64 specsize = 0;       // bytes each (0: not set, bufsize's default)
   u32 strsize = 0; // 0: not set
   bool destructive = false; // destructive actions allowed (-w)
+  bool rawbytes = false;    // trace( ) of a string dumps its bytes
 };
 
 // Set one of the options that both `#pragma D option` and `-x` name:
@@ -484,6 +485,9 @@ Flow flow_of(const std::string &probe_name);
 std::string flow_header(); // "CPU FUNCTION\n"
 std::string flow_prefix(int cpu, int indent, Flow flow, const std::string &func,
                         const std::string &name);
+// The rawbytes option's trace( ) of a string: its first `n` bytes (NULs
+// after its end) as a hex dump, 16 to a row, as DTrace prints one.
+std::string raw_bytes(const std::string &s, size_t n);
 // trace( )'s text of an integer: as DTrace prints one of its type, or
 // bare with -q.
 std::string trace_int(const Value &v, bool quiet);

@@ -640,6 +640,24 @@ std::string printa_format(const AggDef &a, const Format &f,
   return printa_format(single(a, std::move(rows)), f);
 }
 
+std::string raw_bytes(const std::string &s, size_t n) {
+  std::string out = "\n" + std::string(11, ' ');
+  for (int i = 0; i < 16; i++)
+    out += vfmt("  %x", i);
+  out += "  0123456789abcdef\n";
+  for (size_t row = 0; row < n; row += 16) {
+    std::string hex, text;
+    for (size_t i = row; i < row + 16 && i < n; i++) {
+      const unsigned char c = i < s.size() ? (unsigned char)s[i] : 0;
+      hex += vfmt("%02x ", c);
+      text += c >= ' ' && c < 0x7f ? (char)c : '.';
+    }
+    out += vfmt("%10zx: ", row) + hex +
+           std::string(3 * (16 - text.size()), ' ') + " " + text + "\n";
+  }
+  return out;
+}
+
 std::string trace_int(const Value &v, bool quiet) {
   // As wide as the type's widest value: 3, 5, 10, 19 or 20 digits.
   const bool is_signed = v.type == Type::Int8 || v.type == Type::Int16 ||

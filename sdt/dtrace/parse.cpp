@@ -661,6 +661,8 @@ Result<void> Parser::pragma() {
     ; // accepted, fixed here: the consumer drains every 50 ms
   else if (opt == "destructive")
     pragmas_.destructive = true;
+  else if (opt == "rawbytes")
+    pragmas_.rawbytes = true;
   else if (opt == "bufpolicy") {
     if (val != "switch")
       return error(where + "bufpolicy=" + val + " is not supported: buffers "
