@@ -1543,7 +1543,7 @@ Result<ExprPtr> Parser::primary() {
       return e;
     }
   auto v = variable(t);
-  if (v && (*v)->scope == VarScope::Global)
+  if (v && (*v)->scope == VarScope::Global && (*v)->name == t.sval)
     global_reads_.push_back(t);
   if (v && (is(T_INC) || is(T_DEC))) { // x++, x--
     Token op = tok_;
@@ -1568,9 +1568,30 @@ Result<ExprPtr> Parser::variable(const Token &t) {
     e->name = tok_.sval;
     e->near = n + "->" + tok_.sval;
     MK_TRY(advance());
+    if (is(T_LBRACK) && e->scope == VarScope::Thread) {
+      // self->a[k] is a global array keyed by the thread first: a[tid, k].
+      auto tid = node(Expr::Var, t);
+      tid->builtin = Builtin::Tid;
+      e->kids.push_back(std::move(tid));
+      e->scope = VarScope::Global;
+      e->name = e->near; // "self->a": apart from a global a
+      MK_TRY(advance());
+      for (;;) {
+        auto k = expr();
+        if (!k)
+          return k;
+        e->kids.push_back(std::move(*k));
+        if (!is(T_COMMA))
+          break;
+        MK_TRY(advance());
+      }
+      MK_TRY(expect(T_RBRACK, "']'"));
+      MK_TRY(deepen(*e, t));
+      return e;
+    }
     if (is(T_LBRACK))
-      return err_at(tok_, "associative arrays are global here (" + e->near +
-                              "[...] is not supported)");
+      return err_at(tok_, "associative arrays are global or self-> here (" +
+                              e->near + "[...] is not supported)");
     return e;
   }
   auto e = node(Expr::Variable, t);

@@ -13,6 +13,10 @@ minikern> dtrace -q -s $TMP/decls.d
 -2147483648 1 18446744073709551615 6
 minikern> dtrace -q -n 'BEGIN { x = 5; y = x++; z = ++x; a["k"] = 3; b = a["k"]--; i = j = 7; i *= 3; j <<= 2; printf("%d %d %d %d %d %d %d %d\n", x, y, z, b, a["k"], i, j, (k = 4) + 1); exit(0); }'
 7 5 7 3 2 21 28 5
+minikern> dtrace -q -n 'BEGIN { self->a[1] = 5; a[1] = 7; self->a[1]++; printf("%d %d %d\n", self->a[1], a[1], self->a[9]); exit(0); }'
+6 7 0
+minikern> dtrace -q -n 'BEGIN { this->a[1] = 5; }'
+dtrace: syntax error near "[": associative arrays are global or self-> here (this->a[...] is not supported)
 minikern> dtrace -q -n 'BEGIN { printf("%d %d %d %u %d %d\n", (char)300, (uint8_t)-1, (int)4294967295, (uint64_t)-1, sizeof(int), sizeof "abc"); exit(0); }'
 44 255 -1 18446744073709551615 4 4
 minikern> dtrace -q -C -s $TMP/cpp.d
