@@ -4,6 +4,7 @@
 #include "kernel.h"
 
 #include "../sdt/registry.h"
+#include "kern_panic.h"
 
 #include <sys/sdt.h>
 #include <sys/shell.h>
@@ -20,6 +21,8 @@ SDT_PROBE_DEFINE2(kernel, kern, shell, command__done, "char *", "int");
 namespace mk {
 
 namespace {
+
+thread_local const char *t_command = nullptr; // the command running here
 
 // Split a line into commands at ';' outside quotes.
 std::vector<std::string> split_commands(const std::string &line) {
@@ -221,6 +224,13 @@ std::vector<const Shell::Command *> Shell::list() const {
   return v;
 }
 
+const char *current_execname() {
+  if (t_command)
+    return t_command;
+  const char *t = panic_thread_name();
+  return t && *t ? t : "kernel";
+}
+
 bool Shell::run_line(const std::string &line) {
   // The thread that reads lines is the shell's: profile's timers target it
   // from now on, and it takes their signal only while a command runs.
@@ -257,7 +267,10 @@ bool Shell::run_line(const std::string &line) {
     {
       WatchdogBusy busy(watched_);
       SamplingScope sampled(sampling);
+      const char *outer = t_command; // dtrace -c runs one inside another
+      t_command = name.c_str();
       rc = fn(k_, *words);
+      t_command = outer;
     }
     SDT_PROBE2(kernel, kern, shell, command__done, name.c_str(), rc);
     if (rc != 0)

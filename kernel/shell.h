@@ -25,6 +25,11 @@ namespace mk {
 class Kernel;
 struct LinkerFile;
 
+// What D's execname names on the calling thread: the shell command it
+// runs (a command is this kernel's process), else the kernel thread's
+// name ("cpu0", "kthread:NAME", "shell").
+const char *current_execname();
+
 class Shell {
 public:
   using Handler = std::function<int(Kernel &, std::vector<std::string> &)>;

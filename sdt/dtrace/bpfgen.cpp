@@ -57,7 +57,8 @@ int depth_effect(const Insn &in, const Program &p) {
   case OP_RESERVE: case OP_COUNT0: case OP_COMMIT: case OP_RET:
     return 0;
   case OP_AGG:
-    return -(int)in.b - (p.aggs[in.a].fn == AggFn::Count ? 0 : 1);
+    return -(int)in.b - (p.aggs[in.a].fn == AggFn::Count ? 0 : 1) -
+           (p.aggs[in.a].weighted ? 1 : 0);
   case OP_LDVAR:
   case OP_CALL:
     return 1 - (int)in.b;
@@ -144,10 +145,12 @@ Result<void> Lowering::run() {
   for (const dt::Insn &in : bc) {
     scratch |= ((in.op == OP_LDVAR || in.op == OP_STVAR) && in.imm) ||
                in.op == OP_STRARG || in.op == OP_STRINGOF || in.op == OP_STACK ||
+               (in.op == OP_VAR && (Builtin)in.a == Builtin::Execname) ||
                (in.op == OP_CALL && (builtin(in.c).flags & (BF_DST | BF_STATE)));
     // What reads r6: arguments, the probe's fields, a thread-local's key.
     ctx |= in.op == OP_ARG || in.op == OP_STRARG ||
-           (in.op == OP_VAR && (Builtin)in.a != Builtin::Timestamp &&
+           (in.op == OP_VAR && (Builtin)in.a <= Builtin::ProbeName &&
+            (Builtin)in.a != Builtin::Timestamp &&
             (Builtin)in.a != Builtin::WallTimestamp) ||
            ((in.op == OP_LDVAR || in.op == OP_STVAR) &&
             (VarScope)in.a == VarScope::Thread);
@@ -263,6 +266,27 @@ Result<void> Lowering::insn(const dt::Insn &in, size_t pc) {
       put(call(H_WALLTIMESTAMP));
       push(0);
       return {};
+    case Builtin::VTimestamp:
+      put(call(H_VTIMESTAMP));
+      push(0);
+      return {};
+    case Builtin::StackDepth:
+      put(call(H_STACKDEPTH));
+      push(0);
+      return {};
+    case Builtin::Caller:
+      put(call(H_CALLER));
+      push(0);
+      return {};
+    case Builtin::Execname: {
+      const u32 k = nscratch_++;
+      scratch_ptr(1, k);
+      put(mov64i(2, (i32)kStrSize));
+      put(call(H_EXECNAME));
+      scratch_ptr(1, k);
+      push(1);
+      return {};
+    }
     case Builtin::Cpu:
       put(ldx(kDW, 1, R_CTX, offsetof(FireCtx, cpu)));
       push(1);
@@ -480,7 +504,7 @@ Result<void> Lowering::insn(const dt::Insn &in, size_t pc) {
   case OP_AGG: {
     const AggDef &d = p_.aggs[in.a];
     const bool has_val = d.fn != AggFn::Count;
-    const int base = sp_ - in.b - (has_val ? 1 : 0);
+    const int base = sp_ - in.b - (has_val ? 1 : 0) - (d.weighted ? 1 : 0);
     for (u32 k = 0; k < in.b; k++) {
       const Type t = d.keys[k];
       put(ldx(kDW, 1, 10, slot(base + (int)k)));
@@ -490,9 +514,13 @@ Result<void> Lowering::insn(const dt::Insn &in, size_t pc) {
     }
     put(mov64i(1, in.a));
     if (has_val)
-      put(ldx(kDW, 2, 10, slot(sp_ - 1)));
+      put(ldx(kDW, 2, 10, slot(base + (int)in.b)));
     else
       put(mov64i(2, 1));
+    if (d.weighted)
+      put(ldx(kDW, 3, 10, slot(base + (int)in.b + 1)));
+    else
+      put(mov64i(3, 1));
     put(call(H_AGG));
     return {};
   }

@@ -40,7 +40,7 @@ enum BpfHelperId : u32 {
   H_COMMIT,         // ()
   H_EXIT,           // (status)
   H_AGG_KEY,        // (value, kind 0 int / 1 string / 2 stack, stable)
-  H_AGG,            // (aggregation, value): the keys given since the last
+  H_AGG,            // (aggregation, value, weight): the keys given since the last
   H_STACK,          // (dst, size, frames)
   H_DYNDROP,        // (): a variable could not be stored
   H_SPECULATION,    // (): a free speculation's id, 0 if none
@@ -48,6 +48,10 @@ enum BpfHelperId : u32 {
                     // 0, or 1 after a fault
   H_STRLEN,         // (string, strsize): strlen( ) natively, within its
                     // region
+  H_EXECNAME,       // (dst, size): execname copied to dst
+  H_VTIMESTAMP,     // (): the thread's CPU time, ns
+  H_STACKDEPTH,     // (): the frames stack( ) would walk
+  H_CALLER,         // (): the probed function's caller, or 0
 };
 
 // Map indices of the Env every clause of a consumer shares.

@@ -39,6 +39,7 @@
 #include <set>
 #include <sstream>
 #include <thread>
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace mk::dt {
@@ -48,8 +49,9 @@ namespace {
 using Args = std::vector<std::string>;
 
 const char *kUsage =
-    "usage: dtrace [-FlqSvZ] [-b size] [-x opt[=val]] [-n desc] [-s file] "
-    "[-P prov] [-m mod] [-f func] [-i id] [-c cmd] [&] | -j | -o id | -k id";
+    "usage: dtrace [-CeFlqSvwZ] [-b size] [-x opt[=val]] [-D name[=def]] "
+    "[-U name] [-I dir] [-n desc] [-s file [arg ...]] [-P prov] [-m mod] "
+    "[-f func] [-i id] [-c cmd] [&] | -j | -o id | -k id";
 
 // ---- sinks ----------------------------------------------------------------------------
 
@@ -126,6 +128,11 @@ struct Options {
   u32 strsize = 0;
   DEngine engine = DEngine::Bpf;
   int read_id = 0, kill_id = 0;
+  bool cpp = false;                  // -C: scripts go through cpp first
+  std::vector<std::string> cpp_args; // -D, -U, -I, as cpp takes them
+  bool compile_only = false;         // -e: stop after compiling
+  bool destructive = false;          // -w
+  MacroArgs macros;                  // the words after the options
 };
 
 Result<int> parse_id(const std::string &s) {
@@ -150,12 +157,19 @@ Result<Options> parse_options(const Args &a) {
   }
   for (size_t i = 1; i < n; i++) {
     const std::string &w = a[i];
-    if (w.size() < 2 || w[0] != '-')
-      return error("unexpected argument '" + w + "' (" + kUsage + ")");
+    if (w.size() < 2 || w[0] != '-') {
+      // The first word that is no option starts the macro arguments
+      // ($1, $2 ...), as in `dtrace -s script.d 10 foo`.
+      o.macros.args.assign(a.begin() + i, a.begin() + n);
+      break;
+    }
     for (size_t j = 1; j < w.size(); j++) {
       char c = w[j];
-      if (strchr("FlqSvZj", c)) {
+      if (strchr("FlqSvZjCew", c)) {
         switch (c) {
+        case 'C': o.cpp = true; break;
+        case 'e': o.compile_only = true; break;
+        case 'w': o.destructive = true; break;
         case 'F': o.flow = true; break;
         case 'l': o.list = true; break;
         case 'q': o.quiet = true; break;
@@ -166,7 +180,7 @@ Result<Options> parse_options(const Args &a) {
         }
         continue;
       }
-      if (!strchr("nsPmficbxok", c))
+      if (!strchr("nsPmficbxokDUI", c))
         return error(strf("illegal option -- %c (%s)", c, kUsage));
       std::string val;
       if (j + 1 < w.size())
@@ -176,6 +190,11 @@ Result<Options> parse_options(const Args &a) {
       else
         return error(strf("option requires an argument -- %c (%s)", c, kUsage));
       switch (c) {
+      case 'D':
+      case 'U':
+      case 'I':
+        o.cpp_args.push_back(std::string("-") + c + val);
+        break;
       case 'c':
         if (o.has_cmd)
           return error("only one -c command may be given");
@@ -200,6 +219,25 @@ Result<Options> parse_options(const Args &a) {
           o.has_xopts = true;
         } else if (name == "quiet") {
           o.quiet = true;
+        } else if (name == "rawbytes") {
+          o.xopts.rawbytes = true;
+          o.has_xopts = true;
+        } else if (name == "defaultargs") {
+          o.macros.defaults = true;
+        } else if (name == "destructive") {
+          o.destructive = true;
+        } else if (name == "cpp") {
+          o.cpp = true;
+        } else if (name == "stdc") {
+          // The C dialect cpp is asked for: K&R (s) has no __STDC__.
+          if (arg != "a" && arg != "c" && arg != "s" && arg != "t")
+            return error("-x stdc: '" + arg + "' is not a, c, s or t");
+          if (arg == "s")
+            o.cpp_args.push_back("-traditional-cpp");
+        } else if (name == "define" || name == "undef" ||
+                   name == "incdir") {
+          o.cpp_args.push_back(
+              (name == "define" ? "-D" : name == "undef" ? "-U" : "-I") + arg);
         } else if (name == "bufsize" || name == "aggsize") {
           auto v = parse_size(arg);
           if (!v)
@@ -223,7 +261,9 @@ Result<Options> parse_options(const Args &a) {
         } else {
           return error("-x " + name + ": unsupported option (quiet, bufsize, "
                        "aggsize, strsize, engine, aggsortkey, aggsortrev, "
-                       "aggsortpos, aggsortkeypos, nspec, specsize)");
+                       "aggsortpos, aggsortkeypos, nspec, specsize, "
+                       "defaultargs, destructive, cpp, define, undef, "
+                       "incdir, stdc)");
         }
         break;
       }
@@ -288,6 +328,7 @@ struct Source {
 // The set_option( ) options `from` set, over `to`.
 void merge_options(Pragmas &to, const Pragmas &from) {
   const Pragmas none;
+  to.rawbytes |= from.rawbytes;
   to.aggsortkey |= from.aggsortkey;
   to.aggsortrev |= from.aggsortrev;
   if (from.aggsortpos != none.aggsortpos)
@@ -300,13 +341,65 @@ void merge_options(Pragmas &to, const Pragmas &from) {
     to.specsize = from.specsize;
 }
 
+// -C: the script through the C preprocessor (cpp, as DTrace runs it),
+// with -D/-U/-I.  Its line markers keep messages on the script's lines;
+// its own errors go to stderr as it prints them.
+Result<std::string> preprocess(const std::string &path,
+                               const std::vector<std::string> &defs) {
+  std::vector<std::string> argv{"cpp", "-E", "-D__SUNW_D=1",
+                                "-D__SUNW_D_64=1"};
+  argv.insert(argv.end(), defs.begin(), defs.end());
+  argv.push_back(path);
+  int fds[2];
+  if (pipe(fds) != 0)
+    return error(std::string("cpp: pipe: ") + std::strerror(errno));
+  std::vector<char *> cargv;
+  for (std::string &a : argv)
+    cargv.push_back(a.data());
+  cargv.push_back(nullptr);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  pid_t pid = fork();
+  if (pid < 0)
+    return error(std::string("cpp: fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    dup2(fds[1], 1);
+    close(fds[0]);
+    close(fds[1]);
+    execvp("cpp", cargv.data());
+    _exit(127);
+  }
+  close(fds[1]);
+  std::string out;
+  char buf[4096];
+  for (ssize_t r; (r = ::read(fds[0], buf, sizeof buf)) != 0;) {
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r < 0)
+      break;
+    out.append(buf, (size_t)r);
+  }
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    return error("failed to preprocess " + path +
+                 (WIFEXITED(status) && WEXITSTATUS(status) == 127
+                      ? std::string(": cpp could not be run")
+                      : std::string(": cpp failed")));
+  return out;
+}
+
 Result<ProgramAst> gather(Kernel &k, const Options &o, std::vector<Source> &src) {
   ProgramAst all;
   for (const Spec &s : o.specs) {
     ProgramAst p;
     Source so;
     if (s.kind == 'n') {
-      auto r = parse(s.arg);
+      MacroArgs macros = o.macros;
+      macros.args.insert(macros.args.begin(), "dtrace");
+      auto r = parse(s.arg, "", macros);
       if (!r)
         return r.take_error();
       p = std::move(*r);
@@ -318,7 +411,19 @@ Result<ProgramAst> gather(Kernel &k, const Options &o, std::vector<Source> &src)
         return error("failed to open " + s.arg + ": " + std::strerror(errno));
       std::stringstream ss;
       ss << f.rdbuf();
-      auto r = parse(ss.str(), s.arg);
+      std::string text = ss.str();
+      if (o.cpp) {
+        auto t = preprocess(s.arg, o.cpp_args);
+        if (!t)
+          return t.take_error();
+        text = std::move(*t);
+      }
+      MacroArgs macros = o.macros;
+      if (macros.args.empty())
+        macros.args.push_back(s.arg);
+      else
+        macros.args.insert(macros.args.begin(), s.arg);
+      auto r = parse(text, s.arg, macros);
       if (!r)
         return r.take_error();
       p = std::move(*r);
@@ -338,7 +443,11 @@ Result<ProgramAst> gather(Kernel &k, const Options &o, std::vector<Source> &src)
     so.count = p.clauses.size();
     for (auto &c : p.clauses)
       all.clauses.push_back(std::move(c));
+    for (auto &d : p.decls)
+      all.decls.push_back(std::move(d));
     all.pragmas.quiet |= p.pragmas.quiet;
+    all.pragmas.rawbytes |= p.pragmas.rawbytes;
+    all.pragmas.destructive |= p.pragmas.destructive;
     if (p.pragmas.bufsize)
       all.pragmas.bufsize = p.pragmas.bufsize;
     if (p.pragmas.aggsize)
@@ -749,6 +858,8 @@ int Dtrace::enable(const Options &o) {
   auto prog = compile(*ast, *matched);
   if (!prog)
     return fail(prog.error().message);
+  if (o.compile_only)
+    return 0;
   std::vector<EcbInfo> ecbs;
   for (size_t c = 0; c < matched->size(); c++)
     for (const ProbeInfo &p : (*matched)[c]) {

@@ -23,7 +23,13 @@ namespace mk::dt {
 
 namespace {
 
-bool is_int(Type t) { return t == Type::Int32 || t == Type::Int64; }
+bool is_int(Type t) { return t != Type::String && t != Type::Stack; }
+// 1- and 2-byte values, which C promotes to int before it computes.
+bool is_small(Type t) {
+  return t == Type::Int8 || t == Type::Int16 || t == Type::UInt8 ||
+         t == Type::UInt16;
+}
+bool is_64(Type t) { return t == Type::Int64 || t == Type::UInt64; }
 
 const char *type_name(Type t) {
   switch (t) {
@@ -31,6 +37,12 @@ const char *type_name(Type t) {
   case Type::Int64: return "int64_t";
   case Type::String: return "string";
   case Type::Stack: return "stack";
+  case Type::UInt32: return "uint32_t";
+  case Type::UInt64: return "uint64_t";
+  case Type::Int8: return "int8_t";
+  case Type::Int16: return "int16_t";
+  case Type::UInt8: return "uint8_t";
+  case Type::UInt16: return "uint16_t";
   }
   return "?";
 }
@@ -108,6 +120,10 @@ private:
   Result<void> clause(size_t i);
   Result<Type> expr(const Expr &e);
   Result<Type> call(const Expr &e); // a built-in function (builtins.cpp)
+  // Store kids[1] into the variable kids[0]; with `value`, leave the
+  // expression's value (Expr::Assign) on the stack.
+  Result<Type> assign(const Expr &v, const Expr &x, int line, bool value,
+                      bool post = false, ExprOp op = X_ADD);
   Result<void> take_scratch(const Expr &e);
   Result<void> check_format(const Stmt &s, const Format &f,
                             const std::vector<Type> &args, bool printa,
@@ -206,6 +222,14 @@ Result<const VarDef *> Compiler::variable(const Expr &e) {
     return sem(e.near, e.line, "too many variables");
   VarDef d;
   d.name = e.name, d.scope = e.scope, d.keyed = keyed, d.number = n;
+  for (const VarDecl &v : ast_.decls) {
+    if (v.scope != e.scope || v.name != e.name)
+      continue;
+    d.typed = true;
+    d.type = value_type(v.type);
+    d.bits = v.type.string ? 64 : (u8)(v.type.bytes * 8);
+    d.is_signed = v.type.is_signed;
+  }
   defs.push_back(d);
   return &defs.back();
 }
@@ -250,10 +274,11 @@ Result<void> Compiler::store_type(std::vector<VarDef> &defs, size_t var,
     return sem(v.near, line, "a stack( ) cannot be stored in a variable");
   const Type want = is_int(t) ? Type::Int64 : Type::String;
   if (!d.typed) {
-    d.type = want, d.typed = true;
+    // The first store fixes the type, as in DTrace: x = 1 makes an int.
+    d.type = is_small(t) ? Type::Int32 : t, d.typed = true;
     return {};
   }
-  if (d.type != want)
+  if (is_int(d.type) != is_int(want))
     return sem(v.near, line,
                strf("%s holds %s; %s cannot be stored in it", v.near.c_str(),
                     d.type == Type::String ? "strings" : "integers",
@@ -286,7 +311,7 @@ void Compiler::infer_var_types() {
         std::vector<VarDef> &defs =
             s.args[0]->scope == VarScope::Clause ? locals_ : prog_.vars;
         VarDef &v = defs[*d - defs.data()];
-        v.type = is_int(*t) ? Type::Int64 : Type::String, v.typed = true;
+        v.type = is_small(*t) ? Type::Int32 : *t, v.typed = true;
       }
     }
   }
@@ -315,6 +340,7 @@ Result<void> Compiler::define_aggs() {
         if (!hi)
           return hi.take_error();
         i64 step = 1;
+        d.weighted = s.args.size() > 4;
         if (s.args.size() > 3) {
           auto st = constant(*s.args[3]);
           if (!st)
@@ -336,6 +362,7 @@ Result<void> Compiler::define_aggs() {
         d.lq_base = *lo, d.lq_limit = *hi, d.lq_step = step;
         d.nvals = (u32)levels + 2;
       } else if (s.fn == AggFn::LLQuantize) {
+        d.weighted = s.args.size() > 5;
         i64 v[4];
         for (int i = 0; i < 4; i++) {
           auto c = constant(*s.args[1 + i]);
@@ -368,6 +395,7 @@ Result<void> Compiler::define_aggs() {
                                           "(at most 65535)", d.nvals));
       } else if (s.fn == AggFn::Quantize) {
         d.nvals = kQuantBuckets;
+        d.weighted = s.args.size() > 1;
       } else if (s.fn == AggFn::Avg) {
         d.nvals = 2; // count, total
       } else if (s.fn == AggFn::Stddev) {
@@ -382,6 +410,7 @@ Result<void> Compiler::define_aggs() {
         continue;
       }
       AggDef &old = prog_.aggs[it->second];
+      old.weighted |= d.weighted;
       std::string at = "@" + s.agg;
       if (old.fn != d.fn)
         return sem(at, s.line, strf("@%s is used with %s( ) and with %s( )",
@@ -408,6 +437,8 @@ Result<Type> Compiler::expr(const Expr &e) {
   switch (e.kind) {
   case Expr::Int:
     emit(OP_PUSH, 0, 0, 0, e.ival);
+    if (e.ctype.name == "constant") // as written: typed by C's rules
+      return value_type(e.ctype);
     return e.ival >= INT32_MIN && e.ival <= INT32_MAX ? Type::Int32 : Type::Int64;
   case Expr::Str:
     prog_.strings.push_back(e.sval.substr(0, prog_.str_chars()));
@@ -428,11 +459,29 @@ Result<Type> Compiler::expr(const Expr &e) {
     return d.type;
   }
   case Expr::Var:
+    switch (e.builtin) {
+    case Builtin::Pid: emit(OP_PUSH, 0, 0, 0, getpid()); return Type::Int32;
+    case Builtin::Ppid: emit(OP_PUSH, 0, 0, 0, getppid()); return Type::Int32;
+    case Builtin::Uid: emit(OP_PUSH, 0, 0, 0, getuid()); return Type::UInt32;
+    case Builtin::Gid: emit(OP_PUSH, 0, 0, 0, getgid()); return Type::UInt32;
+    case Builtin::Ipl: emit(OP_PUSH, 0, 0, 0, 0); return Type::UInt32;
+    case Builtin::Errno: emit(OP_PUSH, 0, 0, 0, 0); return Type::Int32;
+    case Builtin::Execname:
+      MK_TRY(take_scratch(e)); // the name is copied in
+      break;
+    default:
+      break;
+    }
     emit(OP_VAR, (u8)e.builtin);
     switch (e.builtin) {
     case Builtin::Timestamp:
     case Builtin::WallTimestamp:
+    case Builtin::VTimestamp:
       return Type::Int64;
+    case Builtin::StackDepth:
+      return Type::UInt32;
+    case Builtin::Caller:
+      return Type::UInt64;
     case Builtin::Cpu:
     case Builtin::Id:
     case Builtin::Epid:
@@ -485,6 +534,53 @@ Result<Type> Compiler::expr(const Expr &e) {
   }
   case Expr::Call:
     return call(e);
+  case Expr::Assign:
+    return assign(*e.kids[0], *e.kids[1], e.line, true, e.ival != 0, e.op);
+  case Expr::Cast: {
+    auto t = expr(*e.kids[0]);
+    if (!t)
+      return t;
+    if (e.ctype.string) {
+      if (*t != Type::String)
+        return sem(e.near, e.line, "an integer cannot be cast to string; "
+                                   "use stringof( ) or lltostr( )");
+      return Type::String;
+    }
+    if (!is_int(*t))
+      return sem(e.near, e.line, strf("a %s cannot be cast to %s",
+                                      type_name(*t), e.ctype.name.c_str()));
+    if (e.ctype.bytes < 8)
+      emit(e.ctype.is_signed ? OP_SEXT : OP_ZEXT, (u8)(e.ctype.bytes * 8));
+    return value_type(e.ctype);
+  }
+  case Expr::SizeOf: {
+    // A string variable's size is strsize's (with its NUL, as in
+    // DTrace); a literal's is its own.
+    const i64 strsize =
+        prog_.pragmas.strsize ? prog_.pragmas.strsize : kDefaultStrSize;
+    i64 size = e.ctype.string ? strsize : e.ctype.bytes;
+    if (!e.kids.empty()) {
+      // The operand's type, from code compiled and thrown away (sizeof
+      // does not evaluate its operand).
+      std::vector<Insn> *code = code_;
+      std::vector<Insn> dry;
+      code_ = &dry;
+      const int sp = sp_, max_sp = max_sp_;
+      const u32 scratch = scratch_;
+      auto t = expr(*e.kids[0]);
+      code_ = code, sp_ = sp, max_sp_ = max_sp, scratch_ = scratch;
+      if (!t)
+        return t;
+      if (*t == Type::Stack)
+        return sem(e.near, e.line, "sizeof a stack( ) is not known");
+      size = e.kids[0]->kind == Expr::Str ? (i64)e.kids[0]->sval.size() + 1
+             : *t == Type::String         ? strsize
+             : is_64(*t)                  ? 8
+                                          : 4;
+    }
+    emit(OP_PUSH, 0, 0, 0, size);
+    return Type::UInt64; // size_t
+  }
   case Expr::Unary: {
     auto t = expr(*e.kids[0]);
     if (!t)
@@ -494,8 +590,12 @@ Result<Type> Compiler::expr(const Expr &e) {
     emit(e.op == X_NEG ? OP_NEG : e.op == X_BNOT ? OP_BNOT : OP_LNOT);
     if (e.op == X_LNOT)
       return Type::Int32;
-    if (*t == Type::Int32)
+    if (*t == Type::Int32 || is_small(*t)) {
       emit(OP_TRUNC32);
+      return Type::Int32;
+    }
+    if (*t == Type::UInt32)
+      emit(OP_ZEXT, 32);
     return *t;
   }
   case Expr::Ternary: {
@@ -524,7 +624,11 @@ Result<Type> Compiler::expr(const Expr &e) {
                                       type_name(*a), type_name(*b)));
     if (!is_int(*a))
       return Type::String;
-    return *a == Type::Int64 || *b == Type::Int64 ? Type::Int64 : Type::Int32;
+    if (is_64(*a) || is_64(*b))
+      return *a == Type::UInt64 || *b == Type::UInt64 ? Type::UInt64
+                                                      : Type::Int64;
+    return *a == Type::UInt32 || *b == Type::UInt32 ? Type::UInt32
+                                                    : Type::Int32;
   }
   case Expr::Binary:
     break;
@@ -600,10 +704,53 @@ Result<Type> Compiler::expr(const Expr &e) {
     return Type::Int32;
   default: break;
   }
-  if (*l == Type::Int64 || *r == Type::Int64)
-    return Type::Int64;
+  // C's usual arithmetic conversions, as far as these types go.
+  if (is_64(*l) || is_64(*r))
+    return *l == Type::UInt64 || *r == Type::UInt64 ? Type::UInt64
+                                                    : Type::Int64;
+  if (*l == Type::UInt32 || *r == Type::UInt32) {
+    emit(OP_ZEXT, 32);
+    return Type::UInt32;
+  }
   emit(OP_TRUNC32);
   return Type::Int32;
+}
+
+Result<Type> Compiler::assign(const Expr &v, const Expr &x, int line,
+                              bool value, bool post, ExprOp op) {
+  auto d = variable(v);
+  if (!d)
+    return d.take_error();
+  std::vector<VarDef> &defs = v.scope == VarScope::Clause ? locals_ : prog_.vars;
+  const size_t i = *d - defs.data();
+  if (v.kids.size())
+    MK_TRY(keys(defs, i, v));
+  auto t = expr(x);
+  if (!t)
+    return t;
+  MK_TRY(store_type(defs, i, v, *t, line));
+  if (defs[i].bits < 64) // a declared int wraps at its width
+    emit(defs[i].is_signed ? OP_SEXT : OP_ZEXT, defs[i].bits);
+  const bool keyed = !v.kids.empty();
+  if (value && !keyed)
+    emit(OP_DUP); // the value stored is the expression's
+  emit(OP_STVAR, (u8)v.scope, (u16)v.kids.size(), defs[i].number,
+       defs[i].wide() ? (i64)i + 1 : 0);
+  if (!value)
+    return *t;
+  if (keyed) {
+    // An element: read back what was stored (its keys computed again).
+    MK_TRY(keys(defs, i, v));
+    emit(OP_LDVAR, (u8)v.scope, (u16)v.kids.size(), defs[i].number,
+         defs[i].wide() ? (i64)i + 1 : 0);
+  }
+  if (post) { // x++ is worth x before: undo the step on the copy
+    emit(OP_PUSH, 0, 0, 0, 1);
+    emit(op == X_ADD ? OP_SUB : OP_ADD);
+    if (defs[i].bits < 64)
+      emit(defs[i].is_signed ? OP_SEXT : OP_ZEXT, defs[i].bits);
+  }
+  return defs[i].type;
 }
 
 // One more scratch buffer for the clause (a string copied in or made, a
@@ -785,7 +932,8 @@ Result<void> Compiler::clause(size_t ci) {
   }
   cc.records = c.stmts.empty();
   for (const Stmt &s : c.stmts)
-    if (s.kind != Stmt::Aggregate && s.kind != Stmt::Assign)
+    if (s.kind != Stmt::Aggregate && s.kind != Stmt::Assign &&
+        s.kind != Stmt::Eval)
       cc.records = true;
   u32 reserve_at = here();
   if (cc.records)
@@ -818,7 +966,9 @@ Result<void> Compiler::clause(size_t ci) {
     if ((s.kind == Stmt::Commit || s.kind == Stmt::Discard) && recorded)
       return sem(s.near, s.line, "commit( ) and discard( ) may not follow "
                                  "data-recording actions");
-    if (speculates && !records_data)
+    // Assignments are no actions: they may go anywhere in the clause.
+    const bool action = s.kind != Stmt::Assign && s.kind != Stmt::Eval;
+    if (speculates && !records_data && action)
       return sem(s.near, s.line, "only data-recording actions (trace, printf, "
                                  "printa) may follow speculate( )");
     recorded |= records_data;
@@ -958,20 +1108,18 @@ Result<void> Compiler::clause(size_t ci) {
       // Recorded nothing: the drain side skips it like an aggregation.
       a.kind = Action::Aggregate;
       a.agg = ~0u;
-      const Expr &v = *s.args[0];
-      auto d = variable(v);
-      if (!d)
-        return d.take_error();
-      std::vector<VarDef> &defs = v.scope == VarScope::Clause ? locals_ : prog_.vars;
-      const size_t i = *d - defs.data();
-      if (v.kids.size())
-        MK_TRY(keys(defs, i, v));
-      auto t = expr(*s.args[1]);
+      auto t = assign(*s.args[0], *s.args[1], s.line, false);
       if (!t)
         return t.take_error();
-      MK_TRY(store_type(defs, i, v, *t, s.line));
-      emit(OP_STVAR, (u8)v.scope, (u16)v.kids.size(), defs[i].number,
-           defs[i].wide() ? (i64)i + 1 : 0);
+      break;
+    }
+    case Stmt::Eval: {
+      a.kind = Action::Aggregate; // records nothing, as an assignment
+      a.agg = ~0u;
+      auto t = expr(*s.args[0]);
+      if (!t)
+        return t.take_error();
+      emit(OP_POP);
       break;
     }
     case Stmt::Aggregate: {
@@ -1024,7 +1172,26 @@ Result<void> Compiler::clause(size_t ci) {
         return sem(s.near, s.line,
                    strf("%s( ) needs an integer value, not a string",
                         agg_fn_name(s.fn)));
+      if (d.weighted) {
+        // The weight: the histogram's last argument, else 1.
+        const size_t at = s.fn == AggFn::Quantize    ? 1
+                          : s.fn == AggFn::LQuantize ? 4
+                                                     : 5;
+        if (s.args.size() > at) {
+          auto w = expr(*s.args[at]);
+          if (!w)
+            return w.take_error();
+          if (!is_int(*w))
+            return sem(s.near, s.line,
+                       strf("%s( ) needs an integer weight, not a string",
+                            agg_fn_name(s.fn)));
+        } else {
+          emit(OP_PUSH, 0, 0, 0, 1);
+        }
+      }
       emit(OP_AGG, (u8)id, (u16)keys.size(), stable);
+      if (d.weighted)
+        sp_--; // the weight, which stack_effect( ) does not count
       break;
     }
     }

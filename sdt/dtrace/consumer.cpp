@@ -237,7 +237,8 @@ const char *fault_text(u32 f) {
 }
 
 // One update of an aggregation's values.
-inline void agg_apply(const AggDef &d, i64 *v, i64 val) {
+// A histogram's bucket gains `weight` (quantize(v, w)); the rest ignore it.
+inline void agg_apply(const AggDef &d, i64 *v, i64 val, i64 weight = 1) {
   switch (d.fn) {
   case AggFn::Count: wr(v, rd(v) + 1); break;
   case AggFn::Sum: wr(v, add(rd(v), val)); break;
@@ -258,12 +259,12 @@ inline void agg_apply(const AggDef &d, i64 *v, i64 val) {
   }
   case AggFn::LLQuantize: {
     const u32 b = llquantize_bucket(d, val);
-    wr(&v[b], rd(&v[b]) + 1);
+    wr(&v[b], add(rd(&v[b]), weight));
     break;
   }
   case AggFn::Quantize: {
     int b = quantize_bucket(val);
-    wr(&v[b], rd(&v[b]) + 1);
+    wr(&v[b], add(rd(&v[b]), weight));
     break;
   }
   case AggFn::LQuantize: {
@@ -271,7 +272,7 @@ inline void agg_apply(const AggDef &d, i64 *v, i64 val) {
     i64 b = val < d.lq_base ? 0
           : val >= d.lq_base + levels * d.lq_step ? levels + 1
           : 1 + (val - d.lq_base) / d.lq_step;
-    wr(&v[b], rd(&v[b]) + 1);
+    wr(&v[b], add(rd(&v[b]), weight));
     break;
   }
   }
@@ -288,6 +289,25 @@ u32 thread_id() {
   if (!t_tid)
     t_tid = (u32)syscall(SYS_gettid);
   return t_tid;
+}
+
+// vtimestamp: the firing thread's CPU time.
+u64 thread_cpu_ns() {
+  timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return (u64)t.tv_sec * 1000000000 + (u64)t.tv_nsec;
+}
+
+// stackdepth and caller: from the walk stack( ) makes, without keeping it.
+u64 stack_depth(const CodeMap *code) {
+  const ProbeFrame *pf = probe_frame();
+  u64 pcs[kMaxStackFrames];
+  return code && pf ? unwind(*code, *pf, pcs, kMaxStackFrames) : 0;
+}
+u64 stack_caller(const CodeMap *code) {
+  const ProbeFrame *pf = probe_frame();
+  u64 pcs[2];
+  return code && pf && unwind(*code, *pf, pcs, 2) == 2 ? pcs[1] : 0;
 }
 
 } // namespace
@@ -335,6 +355,19 @@ struct BpfRuntime {
   }
   static u64 timestamp(u64, u64, u64, u64, u64, RunCtx *rc) {
     return stamp(lane(rc));
+  }
+  static u64 execname(u64 dst, u64 size, u64, u64, u64, RunCtx *) {
+    std::snprintf((char *)(uintptr_t)dst, size, "%s", current_execname());
+    return 0;
+  }
+  static u64 vtimestamp(u64, u64, u64, u64, u64, RunCtx *) {
+    return thread_cpu_ns();
+  }
+  static u64 stackdepth(u64, u64, u64, u64, u64, RunCtx *rc) {
+    return stack_depth(lane(rc).c->opts_.code);
+  }
+  static u64 caller(u64, u64, u64, u64, u64, RunCtx *rc) {
+    return stack_caller(lane(rc).c->opts_.code);
   }
   static u64 walltimestamp(u64, u64, u64, u64, u64, RunCtx *) {
     timespec t;
@@ -477,7 +510,7 @@ struct BpfRuntime {
     }
     return 0;
   }
-  static u64 agg(u64 agg, u64 val, u64, u64, u64, RunCtx *rc) {
+  static u64 agg(u64 agg, u64 val, u64 weight, u64, u64, RunCtx *rc) {
     BpfLane &l = lane(rc);
     Consumer &c = *l.c;
     ThreadState *ts = l.ts;
@@ -491,7 +524,7 @@ struct BpfRuntime {
     }
     l.keylen = 0;
     if (v)
-      agg_apply(c.prog_->aggs[agg], v, (i64)val);
+      agg_apply(c.prog_->aggs[agg], v, (i64)val, (i64)weight);
     return 0;
   }
   static u64 stack(u64 dst, u64, u64 n, u64, u64, RunCtx *rc) {
@@ -535,12 +568,16 @@ struct BpfRuntime {
         h(H_COMMIT, "dt_commit", commit, {}),
         h(H_EXIT, "dt_exit", exit, {S}),
         h(H_AGG_KEY, "dt_agg_key", agg_key, {A, S, S}),
-        h(H_AGG, "dt_agg", agg, {S, S}),
+        h(H_AGG, "dt_agg", agg, {S, S, S}),
         h(H_STACK, "dt_stack", stack, {ArgType::MemW, ArgType::Size, S}),
         h(H_DYNDROP, "dt_dyndrop", dyndrop, {}),
         h(H_SPECULATION, "dt_speculation", speculation, {}),
         h(H_SPEC, "dt_spec", spec, {S, S, S}),
         h(H_STRLEN, "dt_strlen_native", strlen_h, {A, S}),
+        h(H_EXECNAME, "dt_execname", execname, {ArgType::MemW, ArgType::Size}),
+        h(H_VTIMESTAMP, "dt_vtimestamp", vtimestamp, {}),
+        h(H_STACKDEPTH, "dt_stackdepth", stackdepth, {}),
+        h(H_CALLER, "dt_caller", caller, {}),
     };
   }
 };
@@ -1024,7 +1061,16 @@ void Consumer::fire_slow(const ProbeEcbs &pe, u32 probe, const uintptr_t *args) 
         continue;
       }
     run(e, ts, args, probe, 0);
+    if (exited_here(Active))
+      break;
   }
+}
+
+// Whether a clause just ran exit( ): the probe's later clauses do not run,
+// as in DTrace, once tracing is no longer active.
+bool Consumer::exited_here(u32 before) const {
+  return before == Active &&
+         activity_.load(std::memory_order_relaxed) != Active;
 }
 
 void Consumer::fire_bpf_slow(const ProbeEcbs &pe, u32 probe,
@@ -1036,8 +1082,11 @@ void Consumer::fire_bpf_slow(const ProbeEcbs &pe, u32 probe,
     unclaimed_drops_[cpu].fetch_add(pe.n, std::memory_order_relaxed);
     return;
   }
-  for (u32 i = 0; i < pe.n; i++)
+  for (u32 i = 0; i < pe.n; i++) {
     run_bpf(pe.ecbs[i], ts, args, probe, 0);
+    if (exited_here(Active))
+      break;
+  }
 }
 
 void Consumer::fire_special(u32 probe) {
@@ -1051,8 +1100,12 @@ void Consumer::fire_special(u32 probe) {
     return;
   }
   const ProbeEcbs &pe = t->by_probe[probe];
-  for (u32 i = 0; i < pe.n; i++)
+  const u32 before = activity_.load(std::memory_order_relaxed);
+  for (u32 i = 0; i < pe.n; i++) {
     run(pe.ecbs[i], ts, args, probe, 0);
+    if (exited_here(before))
+      break;
+  }
 }
 
 u32 Consumer::speculation() {
@@ -1315,6 +1368,15 @@ op_var:
   case Builtin::Tid:
     st[sp++] = thread_id();
     break;
+  case Builtin::Execname: {
+    char *dst = ts->scratch[depth][nscratch++];
+    std::snprintf(dst, kStrSize, "%s", current_execname());
+    st[sp++] = (i64)(uintptr_t)dst;
+    break;
+  }
+  case Builtin::VTimestamp: st[sp++] = (i64)thread_cpu_ns(); break;
+  case Builtin::StackDepth: st[sp++] = (i64)stack_depth(opts_.code); break;
+  case Builtin::Caller: st[sp++] = (i64)stack_caller(opts_.code); break;
   default:
     st[sp++] = (i64)(uintptr_t)e.pstr[in->a - (u8)Builtin::ProbeProv];
   }
@@ -1495,6 +1557,7 @@ op_count0: {
 }
 op_agg: {
   const AggDef &d = prog_->aggs[in->a];
+  const i64 weight = d.weighted ? st[--sp] : 1;
   i64 val = d.fn == AggFn::Count ? 1 : st[--sp];
   sp -= in->b;
   i64 *v;
@@ -1538,7 +1601,7 @@ op_agg: {
     v = agg_lookup(ts, in->a, key, len);
   }
   if (v)
-    agg_apply(d, v, val);
+    agg_apply(d, v, val, weight);
   NEXT;
 }
 op_commit: {
@@ -1805,12 +1868,12 @@ void Consumer::process(const u8 *rec, u32 state, std::string &out) {
       Value v = value(a.types[0]);
       if (v.type == Type::Stack)
         out += v.s;
+      else if (v.type == Type::String && prog_->pragmas.rawbytes)
+        out += raw_bytes(v.s, prog_->str_chars() + 1);
       else if (v.type == Type::String)
         out += quiet ? v.s : strf("  %-33s", v.s.c_str());
-      else if (v.type == Type::Int32)
-        out += strf(quiet ? "%d" : " %8d", (int)v.i);
       else
-        out += strf(quiet ? "%lld" : " %16lld", (long long)v.i);
+        out += trace_int(v, quiet);
       break;
     }
     case Action::Printf: {

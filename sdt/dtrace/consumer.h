@@ -97,6 +97,7 @@ private:
   friend void consumer_fire(void *, u32, const uintptr_t *);
   friend struct BpfRuntime;
   enum Activity : u32 { Active, Exiting, Stopped };
+  bool exited_here(u32 before) const;
   struct ProbeEcbs;
   ThreadState *thread_state();
   ThreadState *claim();

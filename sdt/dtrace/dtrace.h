@@ -47,7 +47,7 @@ constexpr u32 kDefaultStrSize = 256; // the strsize option's default, DTrace's
 constexpr u32 kMaxKeys = 8;       // aggregation key components
 constexpr u32 kMaxAggs = 64;      // aggregations in one program
 constexpr u32 kStackDepth = 32;   // interpreter value stack
-constexpr u32 kMaxScratch = 8;    // strings copied in by one clause
+constexpr u32 kMaxScratch = 32;   // strings made or copied in by one clause
 constexpr int kQuantBuckets = 127; // DTrace's quantize(): -2^62 .. 2^62
 constexpr int kQuantZero = 63;    // the bucket of 0
 constexpr u32 kStackFrames = 20;  // stack( ) without a count, as DTrace's
@@ -56,14 +56,38 @@ constexpr u32 kMaxStackFrames = 31; // a stack and its count fill a scratch
 
 // ---- types and the syntax tree --------------------------------------------------
 
-// D values: 4- and 8-byte integers (how trace() and default printing size
-// them), strings, and kernel stacks (stack( ): traced, or an aggregation
-// key).
-enum class Type : u8 { Int32, Int64, String, Stack };
+// D values: integers of 1, 2, 4 and 8 bytes, signed or not (how trace()
+// and default printing size and show them; every one is held widened to
+// 64 bits), strings, and kernel stacks (stack( ): traced, or an
+// aggregation key).
+enum class Type : u8 {
+  Int32, Int64, String, Stack, UInt32, UInt64, Int8, Int16, UInt8, UInt16
+};
+
+// A C type a declaration, a cast or sizeof names: an integer of 1, 2, 4 or
+// 8 bytes, signed or not, or D's string.
+struct CType {
+  u8 bytes = 8;
+  bool is_signed = true;
+  bool string = false;
+  std::string name; // as written, for messages
+};
+// The Type a value of C type `t` has once loaded (widened).
+Type value_type(const CType &t);
 
 enum class Builtin : u8 {
   Timestamp, WallTimestamp, Cpu, Id, Epid, Tid,
   ProbeProv, ProbeMod, ProbeFunc, ProbeName,
+  // Asked of the consumer at run time.
+  Execname,   // the shell command the thread runs, or the kernel thread
+  VTimestamp, // the thread's CPU time, ns
+  StackDepth, // the frames stack( ) would walk
+  Caller,     // the PC stack( )'s second frame names (the probed
+              // function's caller), 0 if none
+  // The same on every thread of this one-process kernel: constants.
+  Pid, Ppid, Uid, Gid,
+  Ipl,   // 0: probes fire in threads, never at interrupt level
+  Errno, // 0: there are no system calls to fail
 };
 
 // Operators of Unary and Binary expressions.
@@ -94,6 +118,11 @@ struct Expr {
     Call,    // name(kids...): a built-in function (builtins.cpp)
     Variable, // a D variable: scope, name; kids: the key components of
               // an associative array element (name[k1, k2])
+    Cast,     // (ctype) kids[0]
+    SizeOf,   // sizeof(ctype) (no kids) or sizeof(kids[0])
+    Assign,   // kids[0] (a Variable) = kids[1], as an expression: its
+              // value is what was stored; ival = 1 for x++ / x-- (the
+              // value before), with op X_ADD / X_SUB saying which
   } kind;
   ExprOp op = X_ADD; // Unary, Binary
   i64 ival = 0;
@@ -101,6 +130,7 @@ struct Expr {
   Builtin builtin = Builtin::Timestamp;
   VarScope scope = VarScope::Global; // Variable
   std::string name;
+  CType ctype; // Cast, SizeOf
   std::vector<ExprPtr> kids;
   std::string near; // source text for error messages
   int line = 1;
@@ -122,6 +152,8 @@ struct Stmt {
     Trace, Printf, Printa, Exit, Aggregate, Assign,
     Normalize, Denormalize, Trunc, Clear, // agg (args: the factor or count)
     Speculate, Commit, Discard,           // args[0]: the speculation
+    Eval,                                 // args[0] evaluated for its
+                                          // effect (++x; a = b = 0)
   } kind;
   std::vector<ExprPtr> args; // trace/exit: 1; printf: after the format;
                              // aggregate: the function's arguments;
@@ -156,6 +188,8 @@ struct Pragmas {
   u32 nspec = 1;          // speculation buffers
   u64 specsize = 0;       // bytes each (0: not set, bufsize's default)
   u32 strsize = 0; // 0: not set
+  bool destructive = false; // destructive actions allowed (-w)
+  bool rawbytes = false;    // trace( ) of a string dumps its bytes
 };
 
 // Set one of the options that both `#pragma D option` and `-x` name:
@@ -164,14 +198,34 @@ struct Pragmas {
 Result<bool> set_option(Pragmas &p, const std::string &name,
                         const std::string &value);
 
+// A declaration of a D variable's type: `int x;`, `self uint8_t y;`,
+// `this string s;`.
+struct VarDecl {
+  VarScope scope = VarScope::Global;
+  std::string name;
+  CType type;
+  int line = 1;
+};
+
 struct ProgramAst {
   std::vector<ClauseAst> clauses;
+  std::vector<VarDecl> decls;
   Pragmas pragmas;
+};
+
+// What a script's text may refer to besides itself: its macro arguments
+// ($0 is the script, $1... the words after dtrace's options; $$N is one
+// as a string), and whether an argument not given is 0 / "" (the
+// defaultargs option) rather than an error.
+struct MacroArgs {
+  std::vector<std::string> args; // args[0]: $0
+  bool defaults = false;
 };
 
 // Parse D source.  `file` names a script for messages ("" for -n text).
 // Messages are without the "dtrace: " prefix.
-Result<ProgramAst> parse(const std::string &text, const std::string &file = "");
+Result<ProgramAst> parse(const std::string &text, const std::string &file = "",
+                         const MacroArgs &macros = {});
 
 // A buffer size option's value (-b, -x bufsize=, #pragma D option
 // bufsize=): bytes, or with a k, m or g suffix, within 4k..1g.
@@ -300,7 +354,8 @@ enum Op : u8 {
   OP_REC_INT,  // pop into the record
   OP_REC_STR,  // pop a string into the record
   OP_EXIT,     // pop the status into the record; stop tracing
-  OP_AGG,      // a = aggregation, b = keys on the stack (value above them),
+  OP_AGG,      // a = aggregation, b = keys on the stack (value above them,
+               // then the weight if the aggregation is weighted),
                // c = the string keys whose memory lives as long as the
                // program (literals, probe names): a bit per key
   OP_COUNT0,   // a = aggregation: a keyless count(), the fast path
@@ -335,6 +390,10 @@ struct AggDef {
   i64 llq_factor = 0, llq_low = 0, llq_high = 0, llq_steps = 0; // llquantize
   u32 nvals = 1; // i64 values per entry
   int line = 0;  // of first use
+  // A histogram some use of which gives a weight (quantize(v, w)): each
+  // of its updates then carries one (1 where none is given), below the
+  // value on OP_AGG's stack.
+  bool weighted = false;
 };
 
 // What a record's data holds, action by action, for the drain side.
@@ -374,6 +433,8 @@ struct VarDef {
   bool typed = false;
   std::vector<Type> keys;   // an associative array's key components,
                             // fixed by the first use
+  u8 bits = 64;             // declared narrower: stores wrap to this width
+  bool is_signed = true;
   // Whether it lives in dt_wvars (a string value, or keys other than one
   // integer) rather than dt_vars.
   // this-> variables hold a string's address in their slot.
@@ -425,6 +486,12 @@ Flow flow_of(const std::string &probe_name);
 std::string flow_header(); // "CPU FUNCTION\n"
 std::string flow_prefix(int cpu, int indent, Flow flow, const std::string &func,
                         const std::string &name);
+// The rawbytes option's trace( ) of a string: its first `n` bytes (NULs
+// after its end) as a hex dump, 16 to a row, as DTrace prints one.
+std::string raw_bytes(const std::string &s, size_t n);
+// trace( )'s text of an integer: as DTrace prints one of its type, or
+// bare with -q.
+std::string trace_int(const Value &v, bool quiet);
 // A stack as stack( ) prints it: a newline, then each frame's name
 // ("module`function+0x1a") on a line of its own, indented.
 std::string stack_text(const std::vector<std::string> &frames);

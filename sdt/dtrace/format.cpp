@@ -2,7 +2,8 @@
 //
 //   default record line   "%3d %6d %32s " (CPU, ID, FUNCTION:NAME), then the
 //                         traced data, then "\n"
-//   trace(int)            " %16lld" (8-byte) or " %8d" (4-byte)
+//   trace(int)            " %19lld" / " %20llu" (8-byte), " %10d" (4-byte),
+//                         " %5d" (2-byte), " %3d" (1-byte)
 //   trace(string)         "  %-33s"
 //   aggregation rows      keys " %16lld" / " %8d" / "  %-50s", then the value
 //                         " %16lld", or for quantize/lquantize a histogram:
@@ -150,7 +151,9 @@ std::string format(const Format &f, const std::vector<Value> &args) {
     std::string spec = "%" + flags;
     if (width >= 0)
       spec += std::to_string(width);
-    if (prec >= 0 && c.conv != 'c' && c.conv != 'p')
+    // A string's precision 0 is none, as DTrace's printf has it.
+    if (prec >= 0 && c.conv != 'c' && c.conv != 'p' &&
+        !(prec == 0 && c.conv == 's'))
       spec += "." + std::to_string(prec);
     if (v.type == Type::String || v.type == Type::Stack) {
       // A string or a stack (or, in printa, a histogram for %@).
@@ -161,7 +164,9 @@ std::string format(const Format &f, const std::vector<Value> &args) {
       out += vfmt((spec + "s").c_str(), v.s.c_str());
       continue;
     }
-    int size = c.size ? c.size : v.type == Type::Int32 ? 4 : 8;
+    int size = c.size ? c.size
+               : v.type == Type::Int64 || v.type == Type::UInt64 ? 8
+                                                                 : 4;
     i64 sv = v.i;
     u64 uv = (u64)v.i;
     switch (size) {
@@ -433,8 +438,12 @@ std::string key_text(const Value &k) {
     return k.s; // its lines, as DTrace prints a stack key
   if (k.type == Type::String)
     return vfmt("  %-50s", k.s.c_str());
-  if (k.type == Type::Int32)
+  if (k.type == Type::Int32 || k.type == Type::Int16 || k.type == Type::Int8)
     return vfmt(" %8d", (int)k.i);
+  if (k.type == Type::UInt32 || k.type == Type::UInt16 || k.type == Type::UInt8)
+    return vfmt(" %8u", (unsigned)k.i);
+  if (k.type == Type::UInt64)
+    return vfmt(" %16llu", (unsigned long long)k.i);
   return vfmt(" %16lld", (long long)k.i);
 }
 
@@ -629,6 +638,43 @@ std::string printa_format(AggTable t, const Format &f, const AggSort &sort) {
 std::string printa_format(const AggDef &a, const Format &f,
                           std::vector<AggRow> rows) {
   return printa_format(single(a, std::move(rows)), f);
+}
+
+std::string raw_bytes(const std::string &s, size_t n) {
+  std::string out = "\n" + std::string(11, ' ');
+  for (int i = 0; i < 16; i++)
+    out += vfmt("  %x", i);
+  out += "  0123456789abcdef\n";
+  for (size_t row = 0; row < n; row += 16) {
+    std::string hex, text;
+    for (size_t i = row; i < row + 16 && i < n; i++) {
+      const unsigned char c = i < s.size() ? (unsigned char)s[i] : 0;
+      hex += vfmt("%02x ", c);
+      text += c >= ' ' && c < 0x7f ? (char)c : '.';
+    }
+    out += vfmt("%10zx: ", row) + hex +
+           std::string(3 * (16 - text.size()), ' ') + " " + text + "\n";
+  }
+  return out;
+}
+
+std::string trace_int(const Value &v, bool quiet) {
+  // As wide as the type's widest value: 3, 5, 10, 19 or 20 digits.
+  const bool is_signed = v.type == Type::Int8 || v.type == Type::Int16 ||
+                         v.type == Type::Int32 || v.type == Type::Int64;
+  int width;
+  u64 u = (u64)v.i;
+  switch (v.type) {
+  case Type::Int8: case Type::UInt8: width = 3, u = (u8)u; break;
+  case Type::Int16: case Type::UInt16: width = 5, u = (u16)u; break;
+  case Type::Int32: case Type::UInt32: width = 10, u = (u32)u; break;
+  default: width = is_signed ? 19 : 20;
+  }
+  if (quiet)
+    width = 0;
+  return is_signed ? vfmt(quiet ? "%*lld" : " %*lld", width, (long long)v.i)
+                   : vfmt(quiet ? "%*llu" : " %*llu", width,
+                          (unsigned long long)u);
 }
 
 } // namespace mk::dt

@@ -21,6 +21,7 @@
 // (dtrace -n 'BEGIN').
 #include "dtrace.h"
 
+#include <map>
 #include <set>
 
 #include <algorithm>
@@ -46,7 +47,56 @@ const char *agg_fn_name(AggFn f) {
   return "?";
 }
 
+Type value_type(const CType &t) {
+  if (t.string)
+    return Type::String;
+  switch (t.bytes) {
+  case 1: return t.is_signed ? Type::Int8 : Type::UInt8;
+  case 2: return t.is_signed ? Type::Int16 : Type::UInt16;
+  case 4: return t.is_signed ? Type::Int32 : Type::UInt32;
+  default: return t.is_signed ? Type::Int64 : Type::UInt64;
+  }
+}
+
 namespace {
+
+// C's integer type names a script may use beyond the keywords (char,
+// short, int, long, signed, unsigned), with their size and sign in this
+// kernel's data model.
+const struct {
+  const char *name;
+  u8 bytes;
+  bool is_signed;
+} kTypedefs[] = {
+    {"int8_t", 1, true},      {"int16_t", 2, true},     {"int32_t", 4, true},
+    {"int64_t", 8, true},     {"uint8_t", 1, false},    {"uint16_t", 2, false},
+    {"uint32_t", 4, false},   {"uint64_t", 8, false},   {"uchar_t", 1, false},
+    {"ushort_t", 2, false},   {"uint_t", 4, false},
+    {"ulong_t", sizeof(long), false}, {"longlong_t", 8, true},
+    {"u_longlong_t", 8, false}, {"size_t", sizeof(void *), false},
+    {"ssize_t", sizeof(void *), true}, {"uintptr_t", sizeof(void *), false},
+    {"intptr_t", sizeof(void *), true}, {"ptrdiff_t", sizeof(void *), true},
+    {"off_t", 8, true},       {"pid_t", 4, true},       {"uid_t", 4, false},
+    {"gid_t", 4, false},      {"id_t", 4, true},        {"hrtime_t", 8, true},
+    {"processorid_t", 4, true}, {"bool", 1, false},     {"_Bool", 1, false},
+};
+
+bool type_keyword(const std::string &w) {
+  return w == "char" || w == "short" || w == "int" || w == "long" ||
+         w == "signed" || w == "unsigned" || w == "const" || w == "volatile";
+}
+
+// Words that start a type: the keywords, the names above, D's string, and
+// the C types D here has no values of (refused with a message).
+bool type_start(const std::string &w) {
+  if (type_keyword(w) || w == "string")
+    return true;
+  for (const auto &t : kTypedefs)
+    if (w == t.name)
+      return true;
+  return w == "struct" || w == "union" || w == "enum" || w == "void" ||
+         w == "float" || w == "double";
+}
 
 enum Tok {
   T_EOF, T_INT, T_STR, T_IDENT, T_AGG, // '@' name
@@ -57,7 +107,14 @@ enum Tok {
   T_AMP, T_PIPE, T_CARET, T_ANDAND, T_OROR, T_XORXOR,
   T_BANG, T_TILDE,
   T_ARROW, T_INC, T_DEC, T_ADDEQ, T_SUBEQ, // -> ++ -- += -=
+  T_MULEQ, T_DIVEQ, T_MODEQ, T_ANDEQ, T_OREQ, T_XOREQ, T_SHLEQ, T_SHREQ,
 };
+
+// The assignment operators: '=' and the compound ones.
+bool assign_op(Tok t) {
+  return t == T_ASSIGN || t == T_ADDEQ || t == T_SUBEQ || (t >= T_MULEQ &&
+                                                          t <= T_SHREQ);
+}
 
 struct Token {
   Tok kind = T_EOF;
@@ -66,12 +123,14 @@ struct Token {
   std::string sval; // string literal, escapes resolved; T_AGG/T_IDENT name
   int line = 1;
   bool pred_end = false; // a '/' that closes a predicate
+  Type int_type = Type::Int32; // T_INT: the constant's C type
 };
 
 class Parser {
 public:
-  Parser(const std::string &text, const std::string &file)
-      : s_(text), file_(file) {}
+  Parser(const std::string &text, const std::string &file,
+         const MacroArgs &macros)
+      : s_(text), file_(file), macros_(macros) {}
 
   Result<ProgramAst> run();
 
@@ -119,6 +178,33 @@ private:
   Result<void> clause(ProgramAst &prog);
   Result<std::string> desc();
   Result<void> stmt(ClauseAst &c);
+  // An expression used as a statement (x++; a[k] = b = 0); an
+  // assignment at its top is an assignment statement.
+  Result<void> expr_stmt(ClauseAst &c, Stmt &s);
+  // `v` op= `value` as an expression (op: the assignment operator's
+  // token); `post` for v++ and v--, whose value is v's before.
+  Result<ExprPtr> make_assign(ExprPtr v, const Token &op, ExprPtr value,
+                              bool post);
+  // A C type at tok_ (type_start( ) said one begins), through its last
+  // word.
+  Result<CType> ctype();
+  // A top-level declaration: `[self|this] type name {, name};` or
+  // `inline type name = expr;`.
+  Result<void> decl(ProgramAst &prog);
+  // The word at p_ (raw), and the one after it.
+  std::string peek_word(size_t at, size_t *end = nullptr) const;
+  std::map<std::string, std::pair<CType, ExprPtr>> inlines_;
+  std::map<std::string, VarDecl> declared_; // "scope:name"
+  // Where the lexer is, to look ahead and come back.
+  struct Mark {
+    size_t p;
+    int line, paren;
+    Token tok;
+  };
+  Mark mark() const { return Mark{p_, line_, paren_, tok_}; }
+  void reset(const Mark &m) {
+    p_ = m.p, line_ = m.line, paren_ = m.paren, tok_ = m.tok;
+  }
   Result<ExprPtr> expr();
   Result<ExprPtr> ternary();
   Result<ExprPtr> binary(int level);
@@ -145,6 +231,7 @@ private:
 
   const std::string &s_;
   std::string file_;
+  const MacroArgs &macros_;
   size_t p_ = 0;
   int line_ = 1;
   Token tok_;
@@ -296,8 +383,21 @@ Result<Token> Parser::lex() {
       }
       any = true;
     }
-    while (i < s_.size() && strchr("uUlL", s_[i]))
-      i++; // suffixes: every integer is 64-bit here
+    // C's type of an integer constant: its suffixes (u, l, ll), then the
+    // first of int, unsigned (not for decimal), long ... that holds it.
+    int longs = 0;
+    bool unsign = false;
+    while (i < s_.size() && strchr("uUlL", s_[i])) {
+      unsign |= s_[i] == 'u' || s_[i] == 'U';
+      longs += s_[i] == 'l' || s_[i] == 'L';
+      i++;
+    }
+    const bool decimal = base == 10;
+    t.int_type = longs || v > 0xffffffffull || (decimal && !unsign && v > INT32_MAX)
+                     ? (unsign || v > (unsigned long long)INT64_MAX ? Type::UInt64
+                                                                    : Type::Int64)
+                 : unsign || v > INT32_MAX ? Type::UInt32
+                                           : Type::Int32;
     if (i < s_.size() && (isalpha((unsigned char)s_[i]) || s_[i] == '_')) {
       any = false;
       while (i < s_.size() && (isalnum((unsigned char)s_[i]) || s_[i] == '_'))
@@ -320,6 +420,64 @@ Result<Token> Parser::lex() {
     t.kind = T_IDENT;
     t.text = t.sval = s_.substr(start, i - start);
     p_ = i;
+    return t;
+  }
+  if (c == '$') {
+    // A macro argument: $N is an integer or a name as its text reads,
+    // $$N a string.
+    size_t i = p_ + 1;
+    const bool str = ch(1) == '$';
+    if (str)
+      i++;
+    size_t digits = i;
+    while (i < s_.size() && isdigit((unsigned char)s_[i]))
+      i++;
+    t.text = s_.substr(start, std::max(i, digits + 1) - start);
+    if (i == digits) {
+      while (i < s_.size() && (isalnum((unsigned char)s_[i]) || s_[i] == '_'))
+        i++;
+      t.text = s_.substr(start, i - start);
+      return lex_err("syntax error near \"" + t.text +
+                     "\": unknown macro variable (only $0..$N, $$0..$$N)");
+    }
+    p_ = i;
+    const size_t n = strtoul(s_.c_str() + digits, nullptr, 10);
+    std::string v;
+    if (n < macros_.args.size())
+      v = macros_.args[n];
+    else if (!macros_.defaults)
+      return lex_err("macro argument " + t.text + " is not defined (" +
+                     strf("%zu given", macros_.args.empty()
+                                           ? (size_t)0
+                                           : macros_.args.size() - 1) +
+                     "; -x defaultargs makes it 0 or \"\")");
+    if (str) {
+      t.kind = T_STR;
+      t.sval = v;
+      return t;
+    }
+    if (v.empty()) { // not given, with defaultargs
+      t.kind = T_INT;
+      return t;
+    }
+    char *end = nullptr;
+    errno = 0;
+    const bool neg = v[0] == '-';
+    unsigned long long x = strtoull(v.c_str() + neg, &end, 0);
+    if (*end == 0 && isdigit((unsigned char)v[neg]) && errno == 0) {
+      t.kind = T_INT;
+      t.ival = neg ? (i64)(0 - (u64)x) : (i64)x;
+      return t;
+    }
+    bool ident = isalpha((unsigned char)v[0]) || v[0] == '_';
+    for (char d : v)
+      ident &= isalnum((unsigned char)d) || d == '_' || d == '`';
+    if (!ident)
+      return lex_err("macro argument " + t.text + " (\"" + v +
+                     "\") is neither a number nor a name; use $" + t.text +
+                     " for a string");
+    t.kind = T_IDENT;
+    t.sval = v;
     return t;
   }
   if (c == '@') {
@@ -371,6 +529,14 @@ Result<Token> Parser::lex() {
     return t;
   }
   auto two = [&](char a, char b) { return c == a && ch(1) == b; };
+  if (two('<', '<') && ch(2) == '=') return one(T_SHLEQ, 3);
+  if (two('>', '>') && ch(2) == '=') return one(T_SHREQ, 3);
+  if (two('*', '=')) return one(T_MULEQ, 2);
+  if (two('/', '=') && !in_pred_) return one(T_DIVEQ, 2);
+  if (two('%', '=')) return one(T_MODEQ, 2);
+  if (two('&', '=')) return one(T_ANDEQ, 2);
+  if (two('|', '=')) return one(T_OREQ, 2);
+  if (two('^', '=')) return one(T_XOREQ, 2);
   if (two('-', '>')) return one(T_ARROW, 2);
   if (two('+', '+')) return one(T_INC, 2);
   if (two('-', '-')) return one(T_DEC, 2);
@@ -438,8 +604,23 @@ Result<void> Parser::pragma() {
   std::string where = file_.empty() ? "" : strf("%s:%d: ", file_.c_str(), line_);
   if (line.rfind("#!", 0) == 0)
     return {}; // #!/usr/sbin/dtrace -s
+  // The C preprocessor's line markers (-C): # N "file" flags.
+  if (int n = 0, used = 0;
+      sscanf(line.c_str(), "# %d %n", &n, &used) == 1 && used > 0 && n >= 0) {
+    line_ = n - 1; // the marker's own newline comes next
+    return {};
+  }
   char word[3][64] = {};
   int n = sscanf(line.c_str(), "#pragma %63s %63s %63s", word[0], word[1], word[2]);
+  static const char *const cpp_words[] = {"define", "undef", "include",
+                                          "if", "ifdef", "ifndef", "elif",
+                                          "else", "endif", "error", "line"};
+  char directive[16] = {};
+  if (sscanf(line.c_str(), "# %15[a-z]", directive) == 1)
+    for (const char *w : cpp_words)
+      if (strcmp(directive, w) == 0)
+        return error(where + "syntax error near \"" + line + "\": #" + w +
+                     " is for the C preprocessor: run dtrace with -C");
   if (n < 1)
     return error(where + "syntax error near \"" + line + "\": expected #pragma");
   if (strcmp(word[0], "D") != 0)
@@ -475,9 +656,18 @@ Result<void> Parser::pragma() {
     if (!v)
       return error(where + "invalid value for option strsize: " + v.error().message);
     pragmas_.strsize = *v;
-  } else if (opt == "switchrate" || opt == "dynvarsize")
-    ; // accepted, fixed here
-  else
+  } else if (opt == "switchrate" || opt == "dynvarsize" ||
+             opt == "aggrate" || opt == "statusrate" || opt == "cleanrate")
+    ; // accepted, fixed here: the consumer drains every 50 ms
+  else if (opt == "destructive")
+    pragmas_.destructive = true;
+  else if (opt == "rawbytes")
+    pragmas_.rawbytes = true;
+  else if (opt == "bufpolicy") {
+    if (val != "switch")
+      return error(where + "bufpolicy=" + val + " is not supported: buffers "
+                   "here are drained as they fill (switch)");
+  } else
     return error(where + "unsupported option \"" + opt + "\" in #pragma D option");
   return {};
 }
@@ -661,10 +851,10 @@ Result<void> Parser::stmt(ClauseAst &c) {
       size_t lo, hi;
     } fns[] = {{"count", AggFn::Count, 0, 0},      {"sum", AggFn::Sum, 1, 1},
                {"min", AggFn::Min, 1, 1},          {"max", AggFn::Max, 1, 1},
-               {"avg", AggFn::Avg, 1, 1},          {"quantize", AggFn::Quantize, 1, 1},
-               {"lquantize", AggFn::LQuantize, 3, 4},
+               {"avg", AggFn::Avg, 1, 1},          {"quantize", AggFn::Quantize, 1, 2},
+               {"lquantize", AggFn::LQuantize, 3, 5},
                {"stddev", AggFn::Stddev, 1, 1},
-               {"llquantize", AggFn::LLQuantize, 5, 5}};
+               {"llquantize", AggFn::LLQuantize, 5, 6}};
     const auto *f = std::find_if(std::begin(fns), std::end(fns),
                                  [&](auto &x) { return fn.sval == x.name; });
     if (f == std::end(fns))
@@ -687,53 +877,16 @@ Result<void> Parser::stmt(ClauseAst &c) {
     return {};
   }
   if (!is(T_IDENT))
-    return err_at(tok_, "expected an action (trace, printf, printa, exit) or "
-                        "an aggregation");
+    return expr_stmt(c, s); // ++x, (x = 1), 3++ (refused there)
+  // An identifier followed by '(' is an action, or a function whose value
+  // is thrown away; anything else starts an expression.
+  const Mark at = mark();
   Token name = tok_;
   MK_TRY(advance());
-  if (!is(T_LPAREN) && (is(T_ARROW) || is(T_LBRACK) || is(T_ASSIGN) ||
-                        is(T_ADDEQ) || is(T_SUBEQ) || is(T_INC) || is(T_DEC))) {
-    // An assignment: v = e, v += e, v -= e, v++, v--.
-    auto v = variable(name);
-    if (!v)
-      return v.take_error();
-    Token op = tok_;
-    ExprPtr value;
-    if (is(T_INC) || is(T_DEC)) {
-      MK_TRY(advance());
-      auto one = node(Expr::Int, op);
-      one->ival = 1;
-      value = node(Expr::Binary, op);
-      value->op = op.kind == T_INC ? X_ADD : X_SUB;
-      value->kids.push_back(copy_expr(**v));
-      value->kids.push_back(std::move(one));
-    } else {
-      if (!is(T_ASSIGN) && !is(T_ADDEQ) && !is(T_SUBEQ))
-        return err_at(tok_, "expected '=', '+=', '-=', '++' or '--' after " +
-                                (*v)->near);
-      MK_TRY(advance());
-      auto e = expr();
-      if (!e)
-        return e.take_error();
-      if (op.kind == T_ASSIGN) {
-        value = std::move(*e);
-      } else {
-        value = node(Expr::Binary, op);
-        value->op = op.kind == T_ADDEQ ? X_ADD : X_SUB;
-        value->kids.push_back(copy_expr(**v));
-        value->kids.push_back(std::move(*e));
-      }
-    }
-    if ((*v)->scope == VarScope::Global) {
-      global_writes_.insert((*v)->name);
-      if (op.kind != T_ASSIGN)
-        global_reads_.push_back(name);
-    }
-    s.kind = Stmt::Assign;
-    s.args.push_back(std::move(*v));
-    s.args.push_back(std::move(value));
-    c.stmts.push_back(std::move(s));
-    return {};
+  if (!is(T_LPAREN) ||
+      (find_builtin(name.sval) && name.sval != "stack")) {
+    reset(at);
+    return expr_stmt(c, s);
   }
   if (!is(T_LPAREN))
     return err_at(name, "expected an action (trace, printf, printa, exit) or "
@@ -861,6 +1014,188 @@ Result<void> Parser::stmt(ClauseAst &c) {
                       "commit, discard)");
 }
 
+Result<CType> Parser::ctype() {
+  CType t;
+  Token first = tok_;
+  const std::string w = tok_.sval;
+  if (w == "struct" || w == "union" || w == "enum" || w == "void" ||
+      w == "float" || w == "double")
+    return err_at(tok_, "type " + w + " is not supported: D here has C's "
+                        "integer types and string");
+  for (const auto &d : kTypedefs)
+    if (w == d.name) {
+      t.bytes = d.bytes, t.is_signed = d.is_signed, t.name = w;
+      MK_TRY(advance());
+      return t;
+    }
+  if (w == "string") {
+    t.string = true, t.name = w;
+    MK_TRY(advance());
+    return t;
+  }
+  int longs = 0, shorts = 0, chars = 0, ints = 0, sign = 0, unsign = 0;
+  while (is(T_IDENT) && type_keyword(tok_.sval)) {
+    const std::string &k = tok_.sval;
+    longs += k == "long", shorts += k == "short", chars += k == "char";
+    ints += k == "int", sign += k == "signed", unsign += k == "unsigned";
+    t.name += (t.name.empty() ? "" : " ") + k;
+    MK_TRY(advance());
+  }
+  if (longs > 2 || shorts > 1 || chars > 1 || ints > 1 || sign + unsign > 1 ||
+      (chars + shorts + (longs > 0) > 1))
+    return err_at(first, "\"" + t.name + "\" is not a C type");
+  t.is_signed = !unsign;
+  t.bytes = chars ? 1 : shorts ? 2 : longs == 2 ? 8 : longs ? sizeof(long) : 4;
+  if (t.name.empty() || (!longs && !shorts && !chars && !ints && !sign &&
+                         !unsign))
+    return err_at(first, "expected a type");
+  return t;
+}
+
+std::string Parser::peek_word(size_t at, size_t *end) const {
+  while (at < s_.size() && isspace((unsigned char)s_[at]))
+    at++;
+  size_t i = at;
+  while (i < s_.size() && (isalnum((unsigned char)s_[i]) || s_[i] == '_'))
+    i++;
+  if (end)
+    *end = i;
+  return s_.substr(at, i - at);
+}
+
+Result<void> Parser::decl(ProgramAst &prog) {
+  MK_TRY(advance());
+  const std::string w = tok_.sval;
+  if (w == "typedef" || w == "translator" || w == "provider" ||
+      ((w == "struct" || w == "union" || w == "enum") &&
+       peek_word(p_).size() && s_.find('{', p_) < s_.find(';', p_)))
+    return err_at(tok_, w + " declarations are not supported: D here has "
+                        "variables of C's integer types and strings");
+  if (is(T_IDENT) && (tok_.sval == "extern" || tok_.sval == "static"))
+    MK_TRY(advance());
+  const bool is_inline = is(T_IDENT) && tok_.sval == "inline";
+  if (is_inline)
+    MK_TRY(advance());
+  VarScope scope = VarScope::Global;
+  if (is(T_IDENT) && (tok_.sval == "self" || tok_.sval == "this")) {
+    if (is_inline)
+      return err_at(tok_, "an inline is global; it cannot be " + tok_.sval +
+                              "->");
+    scope = tok_.sval == "self" ? VarScope::Thread : VarScope::Clause;
+    MK_TRY(advance());
+  }
+  Result<CType> t = CType{4, true, false, "int"};
+  // `self x;` with no type declares an int, as in DTrace.
+  const bool bare = scope != VarScope::Global && !is_inline && is(T_IDENT) &&
+                    !type_start(tok_.sval) && !inlines_.count(tok_.sval);
+  if (!bare && (!is(T_IDENT) || !type_start(tok_.sval)))
+    return err_at(tok_, "expected a type (int, uint64_t, string ...)");
+  if (!bare)
+    t = ctype();
+  if (!t)
+    return t.take_error();
+  for (;;) {
+    if (is(T_STAR))
+      return err_at(tok_, "pointer types are not supported: D here has C's "
+                          "integer types and string");
+    if (!is(T_IDENT))
+      return err_at(tok_, "expected a variable name");
+    Token name = tok_;
+    MK_TRY(advance());
+    if (is(T_LBRACK))
+      return err_at(tok_, "arrays of fixed size are not supported; use an "
+                          "associative array (" + name.sval + "[key])");
+    const std::string key =
+        std::to_string((int)scope) + ":" + name.sval;
+    if (is_inline) {
+      if (!is(T_ASSIGN))
+        return err_at(tok_, "expected '=' and the inline's value");
+      MK_TRY(advance());
+      auto e = expr();
+      if (!e)
+        return e.take_error();
+      if (inlines_.count(name.sval) || declared_.count(key))
+        return err_at(name, "identifier redeclared: " + name.sval);
+      inlines_[name.sval] = {*t, std::move(*e)};
+    } else {
+      VarDecl d;
+      d.scope = scope, d.name = name.sval, d.type = *t, d.line = name.line;
+      auto old = declared_.find(key);
+      if (old != declared_.end()) {
+        const CType &o = old->second.type;
+        if (o.string != t->string || o.bytes != t->bytes ||
+            o.is_signed != t->is_signed)
+          return err_at(name, "identifier redeclared with another type: " +
+                                  name.sval + " (" + o.name + ", then " +
+                                  t->name + ")");
+      } else {
+        declared_[key] = d;
+        prog.decls.push_back(d);
+      }
+      if (scope == VarScope::Global)
+        global_writes_.insert(name.sval); // declared: 0 until set
+    }
+    if (is(T_COMMA)) {
+      MK_TRY(advance());
+      continue;
+    }
+    if (!is(T_SEMI))
+      return err_at(tok_, "expected ';' after a declaration");
+    // The ';' ends it; what follows is lexed raw, as a clause's start.
+    return {};
+  }
+}
+
+Result<void> Parser::expr_stmt(ClauseAst &c, Stmt &s) {
+  auto e = expr();
+  if (!e)
+    return e.take_error();
+  if ((*e)->kind == Expr::Assign) {
+    s.kind = Stmt::Assign;
+    s.args.push_back(std::move((*e)->kids[0]));
+    s.args.push_back(std::move((*e)->kids[1]));
+  } else {
+    s.kind = Stmt::Eval;
+    s.args.push_back(std::move(*e));
+  }
+  c.stmts.push_back(std::move(s));
+  return {};
+}
+
+Result<ExprPtr> Parser::make_assign(ExprPtr v, const Token &op, ExprPtr value,
+                                    bool post) {
+  if (v->kind != Expr::Variable)
+    return err_at(op, "operator " + op.text + " needs a variable on its left "
+                      "(x, self->x, this->x, a[key])");
+  static const struct {
+    Tok t;
+    ExprOp op;
+  } compound[] = {{T_ADDEQ, X_ADD}, {T_SUBEQ, X_SUB}, {T_MULEQ, X_MUL},
+                  {T_DIVEQ, X_DIV}, {T_MODEQ, X_MOD}, {T_ANDEQ, X_BAND},
+                  {T_OREQ, X_BOR},  {T_XOREQ, X_BXOR}, {T_SHLEQ, X_SHL},
+                  {T_SHREQ, X_SHR}, {T_INC, X_ADD},   {T_DEC, X_SUB}};
+  auto e = node(Expr::Assign, op);
+  for (const auto &c : compound) {
+    if (c.t != op.kind)
+      continue;
+    // v op= x is v = v op x, v's keys computed again.
+    auto b = node(Expr::Binary, op);
+    b->op = c.op;
+    b->kids.push_back(copy_expr(*v));
+    b->kids.push_back(std::move(value));
+    MK_TRY(deepen(*b, op));
+    value = std::move(b);
+    e->op = c.op;
+  }
+  if (v->scope == VarScope::Global)
+    global_writes_.insert(v->name);
+  e->ival = post;
+  e->kids.push_back(std::move(v));
+  e->kids.push_back(std::move(value));
+  MK_TRY(deepen(*e, op));
+  return e;
+}
+
 // A deep copy, for x += e (x = x + e).
 static ExprPtr copy_expr(const Expr &e) {
   auto c = std::make_unique<Expr>();
@@ -871,6 +1206,7 @@ static ExprPtr copy_expr(const Expr &e) {
   c->builtin = e.builtin;
   c->scope = e.scope;
   c->name = e.name;
+  c->ctype = e.ctype;
   c->near = e.near;
   c->line = e.line;
   for (const ExprPtr &k : e.kids)
@@ -881,7 +1217,16 @@ static ExprPtr copy_expr(const Expr &e) {
 Result<ExprPtr> Parser::expr() {
   Nest n(nest_);
   MK_TRY(check_nest());
-  return ternary();
+  auto l = ternary();
+  if (!l || !assign_op(tok_.kind))
+    return l;
+  // Assignments group to the right: a = b = 0.
+  Token op = tok_;
+  MK_TRY(advance());
+  auto r = expr();
+  if (!r)
+    return r;
+  return make_assign(std::move(*l), op, std::move(*r), false);
 }
 
 Result<ExprPtr> Parser::ternary() {
@@ -972,6 +1317,44 @@ Result<ExprPtr> Parser::binary(int level) {
 }
 
 Result<ExprPtr> Parser::unary() {
+  if (is(T_INC) || is(T_DEC)) { // ++x, --x
+    Nest n(nest_);
+    MK_TRY(check_nest());
+    Token op = tok_;
+    MK_TRY(advance());
+    auto k = unary();
+    if (!k)
+      return k;
+    auto one = node(Expr::Int, op);
+    one->ival = 1;
+    return make_assign(std::move(*k), op, std::move(one), false);
+  }
+  if (is(T_LPAREN)) { // a cast: (type) operand
+    const Mark m = mark();
+    Token lp = tok_;
+    MK_TRY(advance());
+    if (is(T_IDENT) && type_start(tok_.sval) && !inlines_.count(tok_.sval)) {
+      Nest n(nest_);
+      MK_TRY(check_nest());
+      auto t = ctype();
+      if (!t)
+        return t.take_error();
+      if (is(T_STAR))
+        return err_at(tok_, "pointer types are not supported: D here has "
+                            "C's integer types and string");
+      MK_TRY(expect(T_RPAREN, "')' after the type of a cast"));
+      auto k = unary();
+      if (!k)
+        return k;
+      auto e = node(Expr::Cast, lp);
+      e->near = "(" + t->name + ")";
+      e->ctype = *t;
+      e->kids.push_back(std::move(*k));
+      MK_TRY(deepen(*e, lp));
+      return e;
+    }
+    reset(m);
+  }
   if (is(T_BANG) || is(T_MINUS) || is(T_TILDE) || is(T_PLUS)) {
     Nest n(nest_);
     MK_TRY(check_nest());
@@ -988,7 +1371,14 @@ Result<ExprPtr> Parser::unary() {
     MK_TRY(deepen(*e, op));
     return e;
   }
-  return primary();
+  auto p = primary();
+  if (p && (is(T_INC) || is(T_DEC))) { // a variable's were taken there
+    Token op = tok_;
+    auto one = node(Expr::Int, op);
+    one->ival = 1;
+    return make_assign(std::move(*p), op, std::move(one), true);
+  }
+  return p;
 }
 
 Result<ExprPtr> Parser::primary() {
@@ -997,6 +1387,9 @@ Result<ExprPtr> Parser::primary() {
   case T_INT: {
     auto e = node(Expr::Int, t);
     e->ival = t.ival;
+    e->ctype.name = "constant";
+    e->ctype.bytes = t.int_type == Type::Int32 || t.int_type == Type::UInt32 ? 4 : 8;
+    e->ctype.is_signed = t.int_type == Type::Int32 || t.int_type == Type::Int64;
     MK_TRY(advance());
     return e;
   }
@@ -1023,6 +1416,39 @@ Result<ExprPtr> Parser::primary() {
   }
   MK_TRY(advance());
   const std::string &n = t.sval;
+  if (n == "sizeof") {
+    auto e = node(Expr::SizeOf, t);
+    if (is(T_LPAREN)) {
+      const Mark m = mark();
+      MK_TRY(advance());
+      if (is(T_IDENT) && type_start(tok_.sval)) {
+        auto ct = ctype();
+        if (!ct)
+          return ct.take_error();
+        if (is(T_STAR))
+          return err_at(tok_, "pointer types are not supported: D here has "
+                              "C's integer types and string");
+        MK_TRY(expect(T_RPAREN, "')'"));
+        e->ctype = *ct;
+        return e;
+      }
+      reset(m);
+    }
+    auto k = unary();
+    if (!k)
+      return k;
+    e->kids.push_back(std::move(*k));
+    MK_TRY(deepen(*e, t));
+    return e;
+  }
+  if (auto in = inlines_.find(n); in != inlines_.end()) {
+    // An inline stands for its expression, of its declared type.
+    auto e = node(Expr::Cast, t);
+    e->ctype = in->second.first;
+    e->kids.push_back(copy_expr(*in->second.second));
+    e->depth = e->kids[0]->depth + 1;
+    return e;
+  }
   if (is(T_LPAREN)) {
     const BuiltinFn *f = find_builtin(n);
     if (!f) {
@@ -1061,6 +1487,19 @@ Result<ExprPtr> Parser::primary() {
     e->ival = 0;
     return e;
   }
+  // The fault kinds an ERROR clause finds in arg4, by DTrace's names and
+  // numbers (the consumer reports BADADDR, ILLOP and DIVZERO).
+  static const char *const faults[] = {
+      "DTRACEFLT_UNKNOWN",   "DTRACEFLT_BADADDR", "DTRACEFLT_BADALIGN",
+      "DTRACEFLT_ILLOP",     "DTRACEFLT_DIVZERO", "DTRACEFLT_NOSCRATCH",
+      "DTRACEFLT_KPRIV",     "DTRACEFLT_UPRIV",   "DTRACEFLT_TUPOFLOW",
+      "DTRACEFLT_BADSTACK"};
+  for (size_t i = 0; i < std::size(faults); i++)
+    if (n == faults[i]) {
+      auto e = node(Expr::Int, t);
+      e->ival = (i64)i;
+      return e;
+    }
   if (n == "args") {
     if (!is(T_LBRACK))
       return err_at(t, "expected args[N]");
@@ -1086,7 +1525,17 @@ Result<ExprPtr> Parser::primary() {
               {"probeprov", Builtin::ProbeProv},
               {"probemod", Builtin::ProbeMod},
               {"probefunc", Builtin::ProbeFunc},
-              {"probename", Builtin::ProbeName}};
+              {"probename", Builtin::ProbeName},
+              {"execname", Builtin::Execname},
+              {"vtimestamp", Builtin::VTimestamp},
+              {"stackdepth", Builtin::StackDepth},
+              {"caller", Builtin::Caller},
+              {"pid", Builtin::Pid},
+              {"ppid", Builtin::Ppid},
+              {"uid", Builtin::Uid},
+              {"gid", Builtin::Gid},
+              {"ipl", Builtin::Ipl},
+              {"errno", Builtin::Errno}};
   for (const auto &v : vars)
     if (n == v.name) {
       auto e = node(Expr::Var, t);
@@ -1094,8 +1543,15 @@ Result<ExprPtr> Parser::primary() {
       return e;
     }
   auto v = variable(t);
-  if (v && (*v)->scope == VarScope::Global)
+  if (v && (*v)->scope == VarScope::Global && (*v)->name == t.sval)
     global_reads_.push_back(t);
+  if (v && (is(T_INC) || is(T_DEC))) { // x++, x--
+    Token op = tok_;
+    MK_TRY(advance());
+    auto one = node(Expr::Int, op);
+    one->ival = 1;
+    return make_assign(std::move(*v), op, std::move(one), true);
+  }
   return v;
 }
 
@@ -1112,9 +1568,30 @@ Result<ExprPtr> Parser::variable(const Token &t) {
     e->name = tok_.sval;
     e->near = n + "->" + tok_.sval;
     MK_TRY(advance());
+    if (is(T_LBRACK) && e->scope == VarScope::Thread) {
+      // self->a[k] is a global array keyed by the thread first: a[tid, k].
+      auto tid = node(Expr::Var, t);
+      tid->builtin = Builtin::Tid;
+      e->kids.push_back(std::move(tid));
+      e->scope = VarScope::Global;
+      e->name = e->near; // "self->a": apart from a global a
+      MK_TRY(advance());
+      for (;;) {
+        auto k = expr();
+        if (!k)
+          return k;
+        e->kids.push_back(std::move(*k));
+        if (!is(T_COMMA))
+          break;
+        MK_TRY(advance());
+      }
+      MK_TRY(expect(T_RBRACK, "']'"));
+      MK_TRY(deepen(*e, t));
+      return e;
+    }
     if (is(T_LBRACK))
-      return err_at(tok_, "associative arrays are global here (" + e->near +
-                              "[...] is not supported)");
+      return err_at(tok_, "associative arrays are global or self-> here (" +
+                              e->near + "[...] is not supported)");
     return e;
   }
   auto e = node(Expr::Variable, t);
@@ -1145,6 +1622,29 @@ Result<ProgramAst> Parser::run() {
       break;
     if (ch() == '#') {
       MK_TRY(pragma());
+      continue;
+    }
+    size_t after = 0;
+    const std::string w = peek_word(p_, &after);
+    static const char *const starts[] = {"extern", "static", "inline",
+                                         "typedef", "translator", "provider"};
+    size_t after2 = 0;
+    const std::string w2 = peek_word(after, &after2);
+    while (after2 < s_.size() && isspace((unsigned char)s_[after2]))
+      after2++;
+    bool is_decl = type_start(w) ||
+                   std::find(std::begin(starts), std::end(starts), w) !=
+                       std::end(starts) ||
+                   ((w == "self" || w == "this") &&
+                    (type_start(w2) ||
+                     (!w2.empty() && after2 < s_.size() &&
+                      strchr(";,", s_[after2]))));
+    // A word that is also a probe description is one when a description's
+    // punctuation follows it (a provider named "int" is not likely).
+    if (is_decl && (after < s_.size() && strchr(":{/,", s_[after])))
+      is_decl = false;
+    if (is_decl) {
+      MK_TRY(decl(prog));
       continue;
     }
     MK_TRY(clause(prog));
@@ -1220,8 +1720,9 @@ Result<void> check_desc(const std::string &d) {
   return {};
 }
 
-Result<ProgramAst> parse(const std::string &text, const std::string &file) {
-  Parser p(text, file);
+Result<ProgramAst> parse(const std::string &text, const std::string &file,
+                         const MacroArgs &macros) {
+  Parser p(text, file, macros);
   auto r = p.run();
   if (!r) {
     // One line, whatever text the error quotes.

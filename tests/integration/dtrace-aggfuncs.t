@@ -111,7 +111,7 @@ dtrace: semantic error near "@": llquantize( ) magnitudes (arguments #3 and #4) 
 minikern> dtrace -n 'BEGIN { @ = llquantize(1, 10, 0, 20, 10); }'
 dtrace: semantic error near "@": llquantize( ) factor 10 to the power 21 overflows 64 bits
 minikern> dtrace -n 'BEGIN { @ = llquantize(1, 10, 0, 4); }'
-dtrace: syntax error near "llquantize": llquantize( ) takes 5 arguments, 4 given
+dtrace: syntax error near "llquantize": llquantize( ) takes 5 or 6 arguments, 4 given
 minikern> dtrace -n 'BEGIN { @ = llquantize(arg0, 10, 0, arg1, 10); }'
 dtrace: semantic error near "arg1": expected an integer constant
 minikern> dtrace -n 'BEGIN { @ = llquantize(1, 10, 0, 4, 10); } BEGIN { @ = llquantize(1, 10, 0, 5, 10); }'

@@ -4,11 +4,11 @@
 # reports them, without stopping the trace.
 # status: 1
 minikern> dtrace
-dtrace: usage: dtrace [-FlqSvZ] [-b size] [-x opt[=val]] [-n desc] [-s file] [-P prov] [-m mod] [-f func] [-i id] [-c cmd] [&] | -j | -o id | -k id
+dtrace: usage: dtrace [-CeFlqSvwZ] [-b size] [-x opt[=val]] [-D name[=def]] [-U name] [-I dir] [-n desc] [-s file [arg ...]] [-P prov] [-m mod] [-f func] [-i id] [-c cmd] [&] | -j | -o id | -k id
 minikern> dtrace -y
-dtrace: illegal option -- y (usage: dtrace [-FlqSvZ] [-b size] [-x opt[=val]] [-n desc] [-s file] [-P prov] [-m mod] [-f func] [-i id] [-c cmd] [&] | -j | -o id | -k id)
+dtrace: illegal option -- y (usage: dtrace [-CeFlqSvwZ] [-b size] [-x opt[=val]] [-D name[=def]] [-U name] [-I dir] [-n desc] [-s file [arg ...]] [-P prov] [-m mod] [-f func] [-i id] [-c cmd] [&] | -j | -o id | -k id)
 minikern> dtrace -n
-dtrace: option requires an argument -- n (usage: dtrace [-FlqSvZ] [-b size] [-x opt[=val]] [-n desc] [-s file] [-P prov] [-m mod] [-f func] [-i id] [-c cmd] [&] | -j | -o id | -k id)
+dtrace: option requires an argument -- n (usage: dtrace [-CeFlqSvwZ] [-b size] [-x opt[=val]] [-D name[=def]] [-U name] [-I dir] [-n desc] [-s file [arg ...]] [-P prov] [-m mod] [-f func] [-i id] [-c cmd] [&] | -j | -o id | -k id)
 minikern> dtrace -n 'x(y)'
 dtrace: invalid probe description "x(y)": invalid character '('
 minikern> dtrace -n 'a:b:c:d:e'

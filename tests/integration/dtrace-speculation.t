@@ -15,7 +15,7 @@ minikern> dtrace -n 'BEGIN { s = speculation(); } BEGIN { speculate(s); trace(s)
 dtrace: description 'BEGIN ' matched 3 probes
 CPU     ID                    FUNCTION:NAME
   0      1                           :BEGIN 
-  0      1                           :BEGIN                 1
+  0      1                           :BEGIN           1
 minikern> dtrace -q -n 'BEGIN { s = speculation(); } BEGIN { speculate(s); printf("never\n"); } BEGIN { discard(s); } BEGIN { printf("discarded\n"); exit(0); }'
 discarded
 minikern> dtrace -q -n 'BEGIN { a = speculation(); b = speculation(); printf("%d %d\n", a, b); exit(0); }'

@@ -1,6 +1,7 @@
 # Enabling probes with D clauses: the default CPU/ID/FUNCTION:NAME line,
 # trace(), printf(), stringof(), predicates, several clauses and -n
-# options, BEGIN and END, -q, exit() and its status, -c to run a command.
+# options, BEGIN and END, -q, exit() and its status (its firing's later
+# clauses do not run), -c to run a command.
 # status: 1
 minikern> kldload dtrace_probes
 minikern> dtrace -n dtt:::tick -c 'dtprobe tick 2'
@@ -11,9 +12,9 @@ CPU     ID                    FUNCTION:NAME
 minikern> dtrace -n 'dtt:::tick { trace(arg0); trace(stringof(arg1)); trace(arg0 > 0); }' -c 'dtprobe tick 3'
 dtrace: description 'dtt:::tick ' matched 1 probe
 CPU     ID                    FUNCTION:NAME
-  0 {{ *[0-9]+}}                    dtt_tick:tick                 0  tick                                     0
-  0 {{ *[0-9]+}}                    dtt_tick:tick                 1  tick                                     1
-  0 {{ *[0-9]+}}                    dtt_tick:tick                 2  tick                                     1
+  0 {{ *[0-9]+}}                    dtt_tick:tick                    0  tick                                       0
+  0 {{ *[0-9]+}}                    dtt_tick:tick                    1  tick                                       1
+  0 {{ *[0-9]+}}                    dtt_tick:tick                    2  tick                                       1
 minikern> dtrace -q -n 'dtt:::tick /arg0 % 2 == 1/ { printf("%d squared is %d\n", arg0, arg2); }' -c 'dtprobe tick 6'
 1 squared is 1
 3 squared is 9
@@ -39,7 +40,6 @@ minikern> dtrace -q -n 'dtt:::value /arg0 == 3/ { printf("exiting\n"); exit(4); 
 1
 2
 exiting
-3
 minikern> dtrace -q -n 'BEGIN { trace(5); exit(0); }'
 5
 minikern> kldunload dtrace_probes

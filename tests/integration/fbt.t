@@ -12,9 +12,9 @@ minikern> kldload memdev
 minikern> dtrace -n 'fbt:memdev:memdev_write:entry, fbt:memdev:memdev_write:return { trace(arg1); }' -c 'memdev write hi'
 dtrace: description 'fbt:memdev:memdev_write:entry, fbt:memdev:memdev_write:return ' matched 2 probes
 CPU     ID                    FUNCTION:NAME
-[x86_64]   0 {{ *[0-9]+}}               memdev_write:entry                 3
+[x86_64]   0 {{ *[0-9]+}}               memdev_write:entry                    3
 [i386]   0 {{ *[0-9]+}}               memdev_write:entry {{ *[0-9]+}}
-  0 {{ *[0-9]+}}              memdev_write:return                 0
+  0 {{ *[0-9]+}}              memdev_write:return                    0
 minikern> dtrace -l -n fbt:memdev::
    ID   PROVIDER            MODULE                          FUNCTION NAME
 {{ *[0-9]+}}        fbt            memdev                      memdev_clear entry

@@ -93,17 +93,26 @@ TEST_CASE("dtrace consumer: the default action prints DTrace's line") {
 }
 
 TEST_CASE("dtrace consumer: trace() widths, quiet and not") {
-  Trace t("test:::tick { trace(arg0); trace(cpu); trace(probefunc); }", {{P10}});
+  // As wide as the type's widest value, as DTrace prints them.
+  Trace t("test:::tick { trace(arg0); trace(cpu); trace(probefunc); "
+          "trace((uint8_t)arg0); trace((short)arg0); trace((uint64_t)arg0); }",
+          {{P10}});
   t.fire(10, {(uintptr_t)-3});
   t.c->drain();
   CHECK(t.sink.stdout_ == "CPU     ID                    FUNCTION:NAME\n"
                           "  0     10                        func:tick "
 #if defined(__x86_64__)
-                          "               -3"
+                          "                  -3"
 #else
-                          "       4294967293"
+                          "          4294967293"
 #endif
-                          "        0  func                             \n");
+                          "          0  func                             "
+                          " 253    -3"
+#if defined(__x86_64__)
+                          " 18446744073709551613\n");
+#else
+                          "           4294967293\n");
+#endif
   ConsumerOptions q;
   q.quiet = true;
   Trace u("test:::tick { trace(arg0); trace(\"|\"); trace(probename); }", {{P10}}, q);

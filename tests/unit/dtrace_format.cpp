@@ -254,3 +254,16 @@ TEST_CASE("dtrace format: printa joins aggregations by key; the aggsort options"
   CHECK(printa_format(join_aggregations({&k2}, {1}, std::move(rows)), *g, kp) ==
         "2,1\n1,2\n0,3\n");
 }
+
+TEST_CASE("dtrace format: rawbytes dumps a string's bytes as DTrace does") {
+  // strsize=10: "dtraceBEGIN" cut to ten characters, then its NUL.
+  CHECK(raw_bytes("dtraceBEGI", 11) ==
+        "\n             0  1  2  3  4  5  6  7  8  9  a  b  c  d  e  f  "
+        "0123456789abcdef\n"
+        "         0: 64 74 72 61 63 65 42 45 47 49 00                 "
+        "dtraceBEGI.\n");
+  // Past 16 bytes a second row, at offset 10 (hex).
+  const std::string two = raw_bytes("abcdefghijklmnopq", 18);
+  CHECK(two.substr(two.find("        10:")) ==
+        "        10: 71 00                                            q.\n");
+}

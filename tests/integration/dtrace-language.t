@@ -1,0 +1,59 @@
+# The D a DTrace user writes beyond actions: declarations of C integer
+# types and strings (a declared int wraps at 32 bits), inline, casts,
+# sizeof, ++/-- and assignments inside expressions, -C (cpp with -D),
+# macro arguments ($1, $$1), histograms with a weight (quantize(v, w)),
+# the built-in variables this kernel can give
+# (execname: the command a thread runs), and one-line errors for the rest.
+# status: 1
+# setup: printf 'int n;\nuint8_t small;\nself uint64_t big;\ninline int LIMIT = 3;\n\nBEGIN\n{\n\tn = 0x7fffffff;\n\tn++;\n\tsmall = 255;\n\tsmall += 2;\n\tself->big = -1;\n\tprintf("%%d %%d %%u %%d\\n", n, small, self->big, LIMIT * 2);\n\texit(0);\n}\n' > decls.d
+# setup: printf '#define TWICE(x) ((x) * 2)\nBEGIN\n{\n#ifdef BIG\n\tprintf("%%d\\n", TWICE(1000));\n#else\n\tprintf("%%d\\n", TWICE(1));\n#endif\n\texit(0);\n}\n' > cpp.d
+# setup: printf 'BEGIN\n{\n\tprintf("%%s has %%d\\n", $$1, $2);\n\texit(0);\n}\n' > args.d
+# setup: printf 'struct point { int x; };\n' > struct.d
+minikern> dtrace -q -s $TMP/decls.d
+-2147483648 1 18446744073709551615 6
+minikern> dtrace -q -n 'BEGIN { x = 5; y = x++; z = ++x; a["k"] = 3; b = a["k"]--; i = j = 7; i *= 3; j <<= 2; printf("%d %d %d %d %d %d %d %d\n", x, y, z, b, a["k"], i, j, (k = 4) + 1); exit(0); }'
+7 5 7 3 2 21 28 5
+minikern> dtrace -q -n 'BEGIN { self->a[1] = 5; a[1] = 7; self->a[1]++; printf("%d %d %d\n", self->a[1], a[1], self->a[9]); exit(0); }'
+6 7 0
+minikern> dtrace -q -n 'BEGIN { this->a[1] = 5; }'
+dtrace: syntax error near "[": associative arrays are global or self-> here (this->a[...] is not supported)
+minikern> dtrace -q -n 'BEGIN { printf("%d %d %d %u %d %d\n", (char)300, (uint8_t)-1, (int)4294967295, (uint64_t)-1, sizeof(int), sizeof "abc"); exit(0); }'
+44 255 -1 18446744073709551615 4 4
+minikern> dtrace -q -C -s $TMP/cpp.d
+2
+minikern> dtrace -q -C -DBIG -s $TMP/cpp.d
+2000
+minikern> dtrace -q -s $TMP/cpp.d
+dtrace: $TMP/cpp.d:1: syntax error near "#define TWICE(x) ((x) * 2)": #define is for the C preprocessor: run dtrace with -C
+minikern> dtrace -q -s $TMP/args.d apples 3
+apples has 3
+minikern> dtrace -q -s $TMP/args.d apples
+dtrace: $TMP/args.d:3: macro argument $2 is not defined (1 given; -x defaultargs makes it 0 or "")
+minikern> dtrace -q -x defaultargs -s $TMP/args.d apples
+apples has 0
+minikern> dtrace -q -n 'BEGIN { printf("%s %d %d %d\n", execname, pid != 0, vtimestamp > 0, errno); exit(0); }'
+dtrace 1 1 0
+minikern> dtrace -q -n 'BEGIN { @q = lquantize(2, 0, 4, 1, 7); @q = lquantize(3, 0, 4); exit(0); }'
+
+
+           value  ------------- Distribution ------------- count    
+               1 |                                         0        
+               2 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@      7        
+               3 |@@@@@                                    1        
+            >= 4 |                                         0        
+
+minikern> kldload memdev
+minikern> dtrace -q -n 'memdev:::write-done { printf("%s %d\n", execname, stackdepth > 0); }' -c 'memdev write hi'
+memdev 1
+minikern> dtrace -q -n 'BEGIN { exit(0); } BEGIN { printf("not reached\n"); }'
+minikern> dtrace -q -n 'BEGIN { i = 0; j = 1 / i; } ERROR { printf("%d %d\n", arg4 == DTRACEFLT_DIVZERO, DTRACEFLT_BADADDR); exit(0); }'
+dtrace: error on enabled probe ID 1 (ID 1: dtrace:::BEGIN): divide-by-zero in action #2
+1 1
+minikern> dtrace -q -s $TMP/struct.d
+dtrace: $TMP/struct.d:1: syntax error near "struct": struct declarations are not supported: D here has variables of C's integer types and strings
+minikern> dtrace -q -n 'int *p; BEGIN { exit(0); }'
+dtrace: syntax error near "*": pointer types are not supported: D here has C's integer types and string
+minikern> dtrace -q -n 'BEGIN { 3++; }'
+dtrace: syntax error near "++": operator ++ needs a variable on its left (x, self->x, this->x, a[key])
+minikern> dtrace -q -n 'string s; BEGIN { s = 1; }'
+dtrace: semantic error near "s": s holds strings; an integer cannot be stored in it
