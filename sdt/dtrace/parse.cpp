@@ -1294,15 +1294,22 @@ static ExprOp binop(Tok t) {
   }
 }
 
-Result<ExprPtr> Parser::binary(int level) {
-  if (level > 10)
-    return unary();
-  auto l = binary(level + 1);
+// The binary operators at `min_level` and above, by precedence climbing:
+// one call per operand rather than one per precedence level, so that a
+// nested expression costs the stack a few frames, not a dozen.
+Result<ExprPtr> Parser::binary(int min_level) {
+  auto l = unary();
   if (!l)
     return l;
-  while (binop_at(level, tok_.kind) && !(tok_.kind == T_SLASH && tok_.pred_end)) {
+  for (;;) {
+    int level = 10;
+    while (level >= min_level && !binop_at(level, tok_.kind))
+      level--;
+    if (level < min_level || (tok_.kind == T_SLASH && tok_.pred_end))
+      return l;
     Token op = tok_;
     MK_TRY(advance());
+    // Left-associative: the right operand holds only tighter operators.
     auto r = binary(level + 1);
     if (!r)
       return r;
@@ -1313,7 +1320,6 @@ Result<ExprPtr> Parser::binary(int level) {
     MK_TRY(deepen(*e, op));
     l = std::move(e);
   }
-  return l;
 }
 
 Result<ExprPtr> Parser::unary() {
