@@ -391,56 +391,46 @@ std::shared_ptr<const CodeImage> CodeMap::kernel() const {
   return nullptr;
 }
 
-std::string CodeMap::function_name(u64 pc) const {
-  std::shared_ptr<const Snapshot> s;
+CodeMap::Holder CodeMap::holder(u64 pc) const {
+  Holder h;
   {
     MutexLock g(mu_);
-    s = current_;
+    h.snapshot = current_;
   }
-  if (s)
-    for (auto &img : s->images)
+  if (h.snapshot)
+    for (auto &img : h.snapshot->images)
       if (pc >= img->lo && pc < img->hi) {
-        const CodeImage::Func *f = img->function_at(pc);
-        return f ? pretty_function(img->name_of(*f)) : std::string();
+        h.image = img.get();
+        break;
       }
-  return {};
+  return h;
+}
+
+std::string CodeMap::function_name(u64 pc) const {
+  const Holder h = holder(pc);
+  const CodeImage::Func *f = h.image ? h.image->function_at(pc) : nullptr;
+  return f ? pretty_function(h.image->name_of(*f)) : std::string();
 }
 
 std::string CodeMap::symbolize(u64 pc) const {
-  std::shared_ptr<const Snapshot> s;
-  {
-    MutexLock g(mu_);
-    s = current_;
-  }
-  if (s)
-    for (auto &img : s->images) {
-      if (pc < img->lo || pc >= img->hi)
-        continue;
-      const CodeImage::Func *f = img->function_at(pc);
-      if (!f)
-        return strf("%s`0x%llx", img->name.c_str(), (unsigned long long)pc);
-      const std::string fn = pretty_function(img->name_of(*f));
-      if (pc == f->addr)
-        return img->name + "`" + fn;
-      return strf("%s`%s+0x%llx", img->name.c_str(), fn.c_str(),
-                  (unsigned long long)(pc - f->addr));
-    }
-  return strf("0x%llx", (unsigned long long)pc);
+  const Holder h = holder(pc);
+  if (!h.image)
+    return strf("0x%llx", (unsigned long long)pc);
+  const CodeImage *img = h.image;
+  const CodeImage::Func *f = img->function_at(pc);
+  if (!f)
+    return strf("%s`0x%llx", img->name.c_str(), (unsigned long long)pc);
+  const std::string fn = pretty_function(img->name_of(*f));
+  if (pc == f->addr)
+    return img->name + "`" + fn;
+  return strf("%s`%s+0x%llx", img->name.c_str(), fn.c_str(),
+              (unsigned long long)(pc - f->addr));
 }
 
 std::optional<CodeImage::Func> CodeMap::function_at(u64 pc) const {
-  std::shared_ptr<const Snapshot> s;
-  {
-    MutexLock g(mu_);
-    s = current_;
-  }
-  if (s)
-    for (auto &img : s->images)
-      if (pc >= img->lo && pc < img->hi) {
-        if (const CodeImage::Func *f = img->function_at(pc))
-          return *f;
-        return std::nullopt;
-      }
+  const Holder h = holder(pc);
+  if (const CodeImage::Func *f = h.image ? h.image->function_at(pc) : nullptr)
+    return *f;
   return std::nullopt;
 }
 

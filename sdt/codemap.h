@@ -157,6 +157,13 @@ private:
   struct Snapshot {
     std::vector<std::shared_ptr<const CodeImage>> images; // by lo
   };
+  // The image holding `pc` in the current snapshot (null: none), with the
+  // snapshot that keeps it alive.
+  struct Holder {
+    std::shared_ptr<const Snapshot> snapshot;
+    const CodeImage *image = nullptr;
+  };
+  Holder holder(u64 pc) const EXCLUDES(mu_);
   // Make `images` the current snapshot; the one it replaces, for retire_
   // (called without the lock: it may wait for a grace period).
   std::shared_ptr<const Snapshot>

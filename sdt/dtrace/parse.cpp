@@ -210,6 +210,7 @@ private:
   Result<ExprPtr> binary(int level);
   Result<ExprPtr> unary();
   Result<ExprPtr> primary();
+  Result<void> subscripts(Expr &e, const Token &t);
   Result<std::vector<ExprPtr>> call_args();
   // stack( ) or stack(N), the '(' next; `t` names it.
   Result<ExprPtr> stack_call(const Token &t);
@@ -1581,18 +1582,7 @@ Result<ExprPtr> Parser::variable(const Token &t) {
       e->kids.push_back(std::move(tid));
       e->scope = VarScope::Global;
       e->name = e->near; // "self->a": apart from a global a
-      MK_TRY(advance());
-      for (;;) {
-        auto k = expr();
-        if (!k)
-          return k;
-        e->kids.push_back(std::move(*k));
-        if (!is(T_COMMA))
-          break;
-        MK_TRY(advance());
-      }
-      MK_TRY(expect(T_RBRACK, "']'"));
-      MK_TRY(deepen(*e, t));
+      MK_TRY(subscripts(*e, t));
       return e;
     }
     if (is(T_LBRACK))
@@ -1603,21 +1593,25 @@ Result<ExprPtr> Parser::variable(const Token &t) {
   auto e = node(Expr::Variable, t);
   e->scope = VarScope::Global;
   e->name = n;
-  if (is(T_LBRACK)) {
-    MK_TRY(advance());
-    for (;;) {
-      auto k = expr();
-      if (!k)
-        return k;
-      e->kids.push_back(std::move(*k));
-      if (!is(T_COMMA))
-        break;
-      MK_TRY(advance());
-    }
-    MK_TRY(expect(T_RBRACK, "']'"));
-    MK_TRY(deepen(*e, t));
-  }
+  if (is(T_LBRACK))
+    MK_TRY(subscripts(*e, t));
   return e;
+}
+
+// An array's keys, "[k1, k2, ...]", added to `e`'s kids; at '['.
+Result<void> Parser::subscripts(Expr &e, const Token &t) {
+  MK_TRY(advance());
+  for (;;) {
+    auto k = expr();
+    if (!k)
+      return k.take_error();
+    e.kids.push_back(std::move(*k));
+    if (!is(T_COMMA))
+      break;
+    MK_TRY(advance());
+  }
+  MK_TRY(expect(T_RBRACK, "']'"));
+  return deepen(e, t);
 }
 
 Result<ProgramAst> Parser::run() {
