@@ -12,9 +12,7 @@
 #include <algorithm>
 #include <capstone/capstone.h>
 #include <cstring>
-#include <dlfcn.h>
 #include <elf.h>
-#include <link.h>
 #include <optional>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -55,18 +53,9 @@ struct alignas(64) FbtFunc {
   u8 disabled[8] = {};
   int refs = 0; // probes that include it (its entry's and return's)
   struct Block *block = nullptr;
-  // The bytes of arguments its returns pop above the return address: 0
-  // but for i386's `ret $N` (a function returning a struct in memory pops
-  // the hidden pointer; stdcall and the like their arguments), found on
-  // the first enabling of its return (find_ret_pop()).  kPopUnknown (a
-  // function that returns only through an indirect tail call, or never):
-  // its returns are not taken over, as the return trampoline could not
-  // tell which shadow-stack entry such a return ends.
-  static constexpr i16 kPopUnscanned = -2, kPopUnknown = -1;
-  i16 ret_pop = kPopUnscanned;
   // Whether a call's return is taken over: its return probe is enabled
-  // in call mode, and where its returns leave the stack is known.
-  bool takes_returns() const { return ret_mode == Call && ret_pop >= 0; }
+  // in call mode.
+  bool takes_returns() const { return ret_mode == Call; }
 
   u64 func = 0, size = 0; // the function
   struct Ret {
@@ -114,12 +103,14 @@ constexpr bool kCallThrough = true;
 #else
 constexpr bool kCallThrough = false;
 #endif
-// Whether a function's returns may pop arguments (FbtFunc::ret_pop): on
-// i386 (`ret $N`), not on x86_64, whose psABI has the caller pop them.
+// Whether a function's returns may pop arguments above the return
+// address: on i386 (`ret $N`: a function returning a struct in memory
+// pops the hidden pointer, stdcall and the like their arguments), not on
+// x86_64, whose psABI has the caller pop them.
 #if defined(__x86_64__)
-constexpr bool kScanRetPop = false;
+constexpr bool kRetPops = false;
 #else
-constexpr bool kScanRetPop = true;
+constexpr bool kRetPops = true;
 #endif
 
 } // namespace
@@ -672,29 +663,20 @@ namespace {
 // deepens) and unmapped when the thread exits.
 //
 // A return is matched to its entry by where it leaves the stack pointer:
-// above the slot and, on i386, above the arguments its `ret $N` popped
-// (the slot alone is not enough there: a function returning a struct in
-// memory comes back 4 bytes above the word after its slot).  Entries
-// deeper than that, whose calls left with the stack above them, are the
-// frames a longjmp skipped.
+// above the entry's slot (on x86_64 just above it; on i386 a `ret $N`
+// also pops N bytes of arguments), and at or below every shallower
+// entry's slot, which lies above the arguments its call pushed.  So the
+// call that returned is the outermost entry whose slot lies below the
+// stack pointer, whatever its ret popped, and the entries deeper than it
+// are frames a longjmp skipped.  (Entries that share a slot are traced
+// functions that tail-called each other: the innermost returns first, to
+// the trampoline again.)
 
 struct ShadowEntry {
   uintptr_t ret;             // the real return address
   uintptr_t *slot;           // where it was on the stack
   const FbtFunc *func;       // the function (nullptr: its kernel is gone)
-#if !defined(__x86_64__)
-  uintptr_t pop;             // the bytes its ret pops above the slot
-#endif
 };
-
-// Where the stack pointer is once the call of `e` has returned.
-inline uintptr_t *sp_after(const ShadowEntry &e) {
-#if defined(__x86_64__)
-  return e.slot + 1; // the psABI's callee never pops its arguments
-#else
-  return (uintptr_t *)((uintptr_t)(e.slot + 1) + e.pop);
-#endif
-}
 
 struct ShadowStack {
   size_t depth;
@@ -785,9 +767,6 @@ inline bool is_trampoline(uintptr_t ra) {
 // overwriting it.  False: not taken over (the shadow stack is full).
 MK_NOTRACE bool take_return(const FbtFunc *f, uintptr_t *slot,
                             bool call_through) {
-  const i16 pop = __atomic_load_n(&f->ret_pop, __ATOMIC_RELAXED);
-  if (pop < 0)
-    return false; // where its returns leave the stack is not known
   ShadowStack *s = shadow();
   if (!s) {
     g_missed.fetch_add(1, std::memory_order_relaxed);
@@ -802,11 +781,7 @@ MK_NOTRACE bool take_return(const FbtFunc *f, uintptr_t *slot,
     g_missed.fetch_add(1, std::memory_order_relaxed);
     return false;
   }
-#if defined(__x86_64__)
   s->e[d] = ShadowEntry{*slot, slot, f};
-#else
-  s->e[d] = ShadowEntry{*slot, slot, f, (uintptr_t)pop};
-#endif
   // The entry is complete before the stack says so, and the stack before
   // the return address changes: a timer signal walking this stack between
   // two of these stores still finds what it needs.
@@ -923,11 +898,15 @@ extern "C" MK_NOTRACE void mk_fbt_exit(uintptr_t *frame, const uintptr_t *regs,
                                         unsigned x87) {
   uintptr_t *const sp = frame + 2;
   ShadowStack *s = t_shadow;
-  size_t d = s ? s->depth : 0;
-  while (d && sp_after(s->e[d - 1]) < sp) // frames a longjmp skipped
+  const size_t depth = s ? s->depth : 0;
+  size_t d = depth; // the outermost entry below sp: e[d]
+  while (d && s->e[d - 1].slot < sp)
     d--;
-  if (!d || sp_after(s->e[d - 1]) != sp)
+  if (d == depth || (!kRetPops && s->e[d].slot + 1 != sp))
     lost_return(frame + 1);
+  while (d + 1 < depth && s->e[d + 1].slot == s->e[d].slot)
+    d++; // traced tail calls: the innermost first
+  d++;
   const ShadowEntry e = s->e[d - 1];
   // The real address in place before the entry goes: a stack walk from a
   // signal handler in between still finds it.
@@ -966,14 +945,20 @@ MK_NOTRACE uintptr_t fbt_real_return(uintptr_t ra, uintptr_t loc) {
   // Several entries share a slot when traced functions tail-called each
   // other: the innermost holds the trampoline again, the outermost the
   // real address.
-  // (In the return trampoline, before it has the real address, the
-  // trampoline's own copy lies just below where the ret left the stack.)
-  for (size_t d = s ? s->depth : 0; d > 0; d--) {
-    const ShadowEntry &e = s->e[d - 1];
-    if (((uintptr_t)e.slot == loc || (uintptr_t)(sp_after(e) - 1) == loc) &&
-        !is_trampoline(e.ret))
-      return e.ret;
-  }
+  // In the return trampoline, before it has the real address, the
+  // trampoline's own copy lies just below where the ret left the stack:
+  // at the slot, or (i386) up to a `ret $N`'s 64 KiB above it.  The entry
+  // is the outermost whose slot is at or below that (as mk_fbt_exit()
+  // matches it).
+  const size_t depth = s ? s->depth : 0;
+  size_t d = depth;
+  while (d && (uintptr_t)s->e[d - 1].slot <= loc)
+    d--;
+  if (d == depth || loc - (uintptr_t)s->e[d].slot > (kRetPops ? 0xffffu : 0u))
+    return ra;
+  for (const uintptr_t *slot = s->e[d].slot; d < depth && s->e[d].slot == slot; d++)
+    if (!is_trampoline(s->e[d].ret))
+      return s->e[d].ret;
   return ra;
 }
 
@@ -1012,8 +997,6 @@ void FbtProvider::add_sites(ProbeRegistry &r, const std::string &module,
     f->site = s.addr, f->len = s.len;
     x86::disabled_bytes(SiteKind::Entry, s.len, f->disabled);
     f->function = s.function;
-    if (!kScanRetPop)
-      f->ret_pop = 0;
     int i = 0;
     for (const char *name : {"entry", "return"}) {
       Probe *p = r.create(*this, "fbt", module, s.function, name, owner);
@@ -1350,151 +1333,6 @@ std::vector<FbtFunc::Ret> find_rets(u64 func, u64 size) {
   return out;
 }
 
-#if !defined(__x86_64__)
-// One function's returns, read off its code: what its `ret`s pop, and the
-// jumps that leave it (tail calls; jumps into its .cold part).
-struct RetScan {
-  int pop = -1;       // -1: no ret
-  bool mixed = false; // rets that pop different amounts, or unreadable
-  std::vector<u64> exits;
-};
-
-RetScan scan_rets(u64 func, u64 size) {
-  RetScan out;
-  csh cs;
-  if (cs_open(CS_ARCH_X86, CS_MODE_32, &cs) != CS_ERR_OK) {
-    out.mixed = true;
-    return out;
-  }
-  cs_insn *in = cs_malloc(cs);
-  const u8 *code = (const u8 *)(uintptr_t)func;
-  size_t left = size;
-  u64 at = func;
-  while (cs_disasm_iter(cs, &code, &left, &at, in)) {
-    const u8 *b = in->bytes;
-    const unsigned n = in->size;
-    unsigned k = 0; // past rep (rep ret), bnd and branch-hint prefixes
-    while (k < n && (b[k] == 0xf3 || b[k] == 0xf2 || b[k] == 0x2e || b[k] == 0x3e))
-      k++;
-    if (k == n)
-      continue;
-    int pop = -1;
-    if (b[k] == 0xc3 && n == k + 1)
-      pop = 0;
-    else if (b[k] == 0xc2 && n == k + 3)
-      pop = b[k + 1] | b[k + 2] << 8; // ret $imm16
-    if (pop >= 0) {
-      if (out.pop >= 0 && out.pop != pop)
-        out.mixed = true;
-      out.pop = pop;
-      continue;
-    }
-    i32 rel;
-    if ((b[k] == 0xe9 && n == k + 5) || // jmp rel32
-        (b[k] == 0x0f && n == k + 6 && (b[k + 1] & 0xf0) == 0x80)) // jcc rel32
-      std::memcpy(&rel, b + n - 4, 4);
-    else if ((b[k] == 0xeb || (b[k] & 0xf0) == 0x70) && n == k + 2) // rel8
-      rel = (i8)b[k + 1];
-    else
-      continue;
-    const u64 target = (u32)(in->address + n + (u32)rel);
-    if (target < func || target >= func + size)
-      out.exits.push_back(target);
-  }
-  cs_free(in, 1);
-  cs_close(&cs);
-  return out;
-}
-
-// A shared library's FDE table, by its PT_GNU_EH_FRAME header (the
-// libraries stay as long as the process).
-struct LibraryFdes {
-  const u8 *hdr;
-  std::vector<CodeImage::Fde> fdes; // sorted
-};
-
-// The FDE that describes `pc` in a shared library (its functions'
-// bounds: the C library's string functions are IFUNC-chosen variants
-// that no dynamic symbol names); false if none.
-bool library_fde(u64 pc, CodeImage::Fde &out) {
-  static Mutex mu;
-  static std::vector<LibraryFdes> *libs = new std::vector<LibraryFdes>;
-  struct Search {
-    u64 pc;
-    const u8 *hdr = nullptr;
-  } search{pc};
-  dl_iterate_phdr(
-      [](struct dl_phdr_info *info, size_t, void *data) {
-        auto *q = (Search *)data;
-        bool holds = false;
-        const u8 *hdr = nullptr;
-        for (int i = 0; i < info->dlpi_phnum; i++) {
-          const auto &ph = info->dlpi_phdr[i];
-          const u64 lo = info->dlpi_addr + ph.p_vaddr;
-          if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X) && q->pc >= lo &&
-              q->pc < lo + ph.p_memsz)
-            holds = true;
-          else if (ph.p_type == PT_GNU_EH_FRAME)
-            hdr = (const u8 *)(uintptr_t)lo;
-        }
-        if (!holds)
-          return 0;
-        q->hdr = hdr;
-        return 1;
-      },
-      &search);
-  if (!search.hdr)
-    return false;
-  MutexLock g(mu);
-  auto lib = std::find_if(libs->begin(), libs->end(),
-                          [&](const LibraryFdes &l) { return l.hdr == search.hdr; });
-  if (lib == libs->end()) {
-    LibraryFdes l{search.hdr, {}};
-    if (!parse_eh_frame_hdr(l.fdes, l.hdr))
-      l.fdes.clear();
-    std::sort(l.fdes.begin(), l.fdes.end(),
-              [](const CodeImage::Fde &a, const CodeImage::Fde &b) { return a.lo < b.lo; });
-    libs->push_back(std::move(l));
-    lib = libs->end() - 1;
-  }
-  auto it = std::upper_bound(lib->fdes.begin(), lib->fdes.end(), pc,
-                             [](u64 v, const CodeImage::Fde &f) { return v < f.lo; });
-  if (it == lib->fdes.begin() || pc >= (it - 1)->hi)
-    return false;
-  out = *(it - 1);
-  return true;
-}
-
-// The executable's lazily bound PLT entry at `pc` (the non-PIC form: jmp
-// *GOT; push $reloc; jmp PLT0): where it goes, bound or not (then by its
-// relocation's symbol), or 0.
-u64 plt_target(u64 pc) {
-  const u8 *b = (const u8 *)(uintptr_t)pc;
-  if (b[0] != 0xff || b[1] != 0x25 || b[6] != 0x68)
-    return 0;
-  u32 got, reloc;
-  std::memcpy(&got, b + 2, 4);
-  std::memcpy(&reloc, b + 7, 4);
-  const u32 now = *(const u32 *)(uintptr_t)got;
-  if (now != pc + 6)
-    return now; // bound
-  uintptr_t jmprel = 0, symtab = 0, strtab = 0;
-  for (const Elf32_Dyn *d = _DYNAMIC; d && d->d_tag != DT_NULL; d++)
-    switch (d->d_tag) {
-    case DT_JMPREL: jmprel = d->d_un.d_ptr; break;
-    case DT_SYMTAB: symtab = d->d_un.d_ptr; break;
-    case DT_STRTAB: strtab = d->d_un.d_ptr; break;
-    }
-  if (!jmprel || !symtab || !strtab)
-    return 0;
-  const auto *rel = (const Elf32_Rel *)(jmprel + reloc);
-  if (rel->r_offset != got || ELF32_R_TYPE(rel->r_info) != R_386_JMP_SLOT)
-    return 0;
-  const auto *sym = (const Elf32_Sym *)symtab + ELF32_R_SYM(rel->r_info);
-  return (u64)(uintptr_t)dlsym(RTLD_DEFAULT, (const char *)strtab + sym->st_name);
-}
-#endif
-
 // The patches that bring `f`'s entry site and `ret`s to its modes.
 void ops_for(FbtFunc &f, std::vector<PatchOp> &ops) {
   PatchOp op{f.site, f.len, {}};
@@ -1528,68 +1366,6 @@ void ops_for(FbtFunc &f, std::vector<PatchOp> &ops) {
 }
 
 } // namespace
-
-// What the returns of `f` pop above the return address: what its own
-// `ret`s pop; for a function with none (it returns by tail calls, or from
-// its .cold part), what the code it jumps to pops, followed through the
-// kernel's and modules' functions, the executable's PLT and shared
-// libraries' symbols.  kPopUnknown if a jump leads nowhere known, the
-// answers disagree, or nothing returns (a function that never does).
-i16 FbtProvider::find_ret_pop(const FbtFunc &f) {
-#if defined(__x86_64__)
-  (void)f;
-  return 0;
-#else
-  struct Range {
-    u64 addr, size;
-  };
-  // The function holding `pc`, outside the kernel and its modules too.
-  auto function_at = [&](u64 pc) -> std::optional<Range> {
-    for (int hop = 0; hop < 2; hop++) {
-      if (auto fn = reg_->code().function_at(pc))
-        return Range{fn->addr, fn->size};
-      // (The PLT has an FDE of its own: the entry's target first.)
-      if (const u64 to = plt_target(pc)) {
-        pc = to;
-        continue;
-      }
-      if (CodeImage::Fde fde; library_fde(pc, fde))
-        return Range{fde.lo, fde.hi - fde.lo};
-      break;
-    }
-    return std::nullopt;
-  };
-  std::vector<Range> todo{{f.func, f.size}}, seen;
-  int pop = -1;
-  // A bounded walk: a chain of tail calls longer than this is not followed.
-  for (int scanned = 0; !todo.empty(); scanned++) {
-    const Range r = todo.back();
-    todo.pop_back();
-    if (scanned == 16)
-      return FbtFunc::kPopUnknown;
-    seen.push_back(r);
-    const RetScan sc = scan_rets(r.addr, r.size);
-    if (sc.mixed || (sc.pop >= 0 && pop >= 0 && sc.pop != pop))
-      return FbtFunc::kPopUnknown;
-    if (sc.pop >= 0) {
-      pop = sc.pop;
-      if (r.addr == f.func)
-        break;
-      continue; // its own rets settle it (its tail calls must agree)
-    }
-    for (u64 t : sc.exits) {
-      auto to = function_at(t);
-      if (!to)
-        return FbtFunc::kPopUnknown;
-      auto same = [&](const Range &x) { return x.addr == to->addr; };
-      if (std::none_of(seen.begin(), seen.end(), same) &&
-          std::none_of(todo.begin(), todo.end(), same))
-        todo.push_back(*to);
-    }
-  }
-  return pop >= 0 ? (i16)pop : FbtFunc::kPopUnknown;
-#endif
-}
 
 void FbtProvider::set_ref(u32 id, uintptr_t ref) {
   MutexLock g(ids_mu_);
@@ -1641,8 +1417,6 @@ Result<void> FbtProvider::enable(const ProbeBatch &b, PatchMode mode) {
     if (!trap) {
       if (!f->stub) // made on the first enabling, then kept
         MK_TRY(stub_for(*f));
-      if (w.is_return && f->ret_pop == FbtFunc::kPopUnscanned)
-        f->ret_pop = find_ret_pop(*f);
     } else if (w.is_return && !f->rets_found) {
       f->rets = find_rets(f->func, f->size);
       f->rets_found = true;
@@ -1698,11 +1472,7 @@ std::vector<SiteInfo> FbtProvider::sites(const Probe &p) const {
     SiteInfo i;
     i.addr = f->site;
     i.len = f->len;
-    i.kind = !d.is_return ? "entry"
-             : f->ret_pop == FbtFunc::kPopUnknown
-                 ? "return, never taken over (where its returns leave the "
-                   "stack is not known), via entry"
-                 : "return via entry";
+    i.kind = !d.is_return ? "entry" : "return via entry";
     i.function = f->function;
     i.func_addr = f->func;
     u8 now[8];

@@ -123,9 +123,6 @@ private:
   // runs between taking its table and the last probe's creation.
   Mutex pending_mu_;
   std::vector<Pending> pending_ GUARDED_BY(pending_mu_);
-  // What the function's returns pop above the return address
-  // (FbtFunc::ret_pop).
-  i16 find_ret_pop(const FbtFunc &f);
   // The function's stub, made on first use.  Probes' state (FbtFunc's
   // modes) changes with the registry's lock held; the stubs' memory has
   // its own lock.

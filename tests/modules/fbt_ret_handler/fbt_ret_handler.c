@@ -2,19 +2,20 @@
  * fbt_ret_handler: a module whose handlers count every fbt entry and
  * return of the kernel and its modules (sdt_handler_attach on fbt:::entry
  * and fbt:::return, attached at load, detached at unload), and the
- * returns of two of its own functions: one returning a struct in memory
- * (on i386 its `ret $4` pops the hidden pointer) and one that tail-calls
- * it.  The shell command `fbtrh`:
+ * returns of three of its own functions: one returning a struct in memory
+ * (on i386 its `ret $4` pops the hidden pointer), one that tail-calls it,
+ * and one that returns only through an indirect tail call (a call through
+ * a function pointer in tail position: which `ret` ends it is known only
+ * as it runs).  The shell command `fbtrh`:
  *
- *   fbtrh pairs N   call both functions N times each
+ *   fbtrh pairs N   call the three functions N times each
  *   fbtrh mark      start counting again (attaching every return probe
  *                   takes a while, and entries fire meanwhile)
  *   fbtrh count     print the counts since the mark
  *   fbtrh check     whether the counts are sane: returns fired, no more
  *                   returns than entries but nearly as many (calls still
- *                   in flight, and the few functions whose returns cannot
- *                   be taken over, fire entries only), and each call of
- *                   the two functions returned through its probe once
+ *                   in flight fire entries only), and each call of the
+ *                   three functions returned through its probe once
  */
 #include <stdlib.h>
 #include <sys/kernel.h>
@@ -50,6 +51,7 @@ fbtrh_on_pair_return(void *data)
 #define HANDLER(fn) ((sdt_handler_t)(void (*)(void))(fn))
 #define FBTRH_MAKE "fbt:fbt_ret_handler:fbtrh_make_pair:return"
 #define FBTRH_TAIL "fbt:fbt_ret_handler:fbtrh_tail_pair:return"
+#define FBTRH_INDIRECT "fbt:fbt_ret_handler:fbtrh_indirect:return"
 
 /* Global and out of line: the ABI's own struct return, through the entry
  * site on each call. */
@@ -72,6 +74,26 @@ fbtrh_tail_pair(long x)
 	return fbtrh_make_pair(x * 2);
 }
 
+__attribute__((noinline)) long fbtrh_scale(long x);
+
+long
+fbtrh_scale(long x)
+{
+	__asm__ volatile("");
+	return x * 3;
+}
+
+/* Read at each call, so the compiler cannot call fbtrh_scale directly. */
+static long (*volatile fbtrh_scale_fn)(long) = fbtrh_scale;
+
+__attribute__((noinline)) long fbtrh_indirect(long x);
+
+long
+fbtrh_indirect(long x)
+{
+	return fbtrh_scale_fn(x + 1); /* jmp *fbtrh_scale_fn */
+}
+
 static int
 fbtrh_cmd(int argc, char **argv)
 {
@@ -87,7 +109,8 @@ fbtrh_cmd(int argc, char **argv)
 		for (long i = 0; i < n; i++) {
 			fbtrh_sum += fbtrh_make_pair(i).c;
 			fbtrh_sum += fbtrh_tail_pair(i).c;
-			fbtrh_pair_calls += 2;
+			fbtrh_sum += fbtrh_indirect(i);
+			fbtrh_pair_calls += 3;
 		}
 		printf("fbtrh: sum %ld\n", fbtrh_sum);
 	} else if (argc == 2 && strcmp(argv[1], "mark") == 0) {
@@ -96,9 +119,10 @@ fbtrh_cmd(int argc, char **argv)
 	} else if (argc == 2 && strcmp(argv[1], "count") == 0) {
 		printf("fbtrh: %lu entries, %lu returns\n", e, r);
 	} else if (argc == 2 && strcmp(argv[1], "check") == 0) {
-		/* Each pair of calls runs fbtrh_make_pair twice (once
-		 * called by fbtrh_tail_pair) and fbtrh_tail_pair once. */
-		unsigned long want = fbtrh_pair_calls / 2 * 3;
+		/* Each round of three calls runs fbtrh_make_pair twice
+		 * (once called by fbtrh_tail_pair), fbtrh_tail_pair once
+		 * and fbtrh_indirect once. */
+		unsigned long want = fbtrh_pair_calls / 3 * 4;
 
 		printf("fbtrh: returns fired: %s\n", r > 0 ? "yes" : "no");
 		printf("fbtrh: returns <= entries: %s\n", r <= e ? "yes" : "no");
@@ -132,6 +156,9 @@ fbtrh_modevent(module_t mod, int what, void *arg)
 		if ((e = sdt_handler_attach(FBTRH_MAKE,
 		    HANDLER(fbtrh_on_pair_return), NULL, 0)) != 0)
 			return e;
+		if ((e = sdt_handler_attach(FBTRH_INDIRECT,
+		    HANDLER(fbtrh_on_pair_return), NULL, 0)) != 0)
+			return e;
 		return sdt_handler_attach(FBTRH_TAIL,
 		    HANDLER(fbtrh_on_pair_return), NULL, 0);
 	case MOD_UNLOAD:
@@ -142,6 +169,8 @@ fbtrh_modevent(module_t mod, int what, void *arg)
 		    NULL);
 		sdt_handler_detach(FBTRH_TAIL, HANDLER(fbtrh_on_pair_return),
 		    NULL);
+		sdt_handler_detach(FBTRH_INDIRECT,
+		    HANDLER(fbtrh_on_pair_return), NULL);
 		return 0;
 	default:
 		return 0;
