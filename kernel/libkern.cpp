@@ -74,15 +74,19 @@ check_word(const BlockHeader *h) {
   return h->check;
 }
 
+// The code at `caller`, for a panic message: module`function+0x12.
+std::string caller_name(u64 caller) {
+  Kernel *k = curkernel();
+  return k && k->has_probes() ? k->probes().code().symbolize(caller)
+                              : strf("0x%llx", (unsigned long long)caller);
+}
+
 // The header of live block `p`, for `what` (free, realloc) called from
 // `caller`.
 BlockHeader *live_header(void *p, u64 caller, const char *what) {
   auto *h = (BlockHeader *)p - 1;
   if (check_word(h) != live_check(h)) {
-    Kernel *k = curkernel();
-    const std::string from =
-        k && k->has_probes() ? k->probes().code().symbolize(caller)
-                             : strf("0x%llx", (unsigned long long)caller);
+    const std::string from = caller_name(caller);
     panic("%s: %p is not an allocated block (freed already?), from %s", what,
           p, from.c_str());
   }
@@ -314,10 +318,25 @@ void kern_mtx_destroy(struct mtx *m) {
   delete (std::mutex *)m->mtx_impl;
   m->mtx_impl = nullptr;
 }
-void kern_mtx_lock(struct mtx *m) { ((std::mutex *)m->mtx_impl)->lock(); }
-void kern_mtx_unlock(struct mtx *m) { ((std::mutex *)m->mtx_impl)->unlock(); }
+// The mutex behind `m`, for `what` called from `caller`: a panic naming
+// them if `m` holds no pointer mtx_init could have made (never
+// initialised, destroyed, or overwritten), as FreeBSD's mtx_lock()
+// asserts under INVARIANTS.
+static std::mutex *mtx_of(struct mtx *m, const char *what, u64 caller) {
+  void *impl = m->mtx_impl;
+  if (!impl || (uintptr_t)impl % alignof(std::mutex) != 0) {
+    const std::string from = caller_name(caller);
+    panic("%s: mutex %p holds %p (not initialised, destroyed or "
+          "overwritten), from %s", what, (void *)m, impl, from.c_str());
+  }
+  return (std::mutex *)impl;
+}
+#define MTX_OF(m, what)                                                        \
+  mtx_of(m, what, (u64)(uintptr_t)__builtin_return_address(0))
+void kern_mtx_lock(struct mtx *m) { MTX_OF(m, "mtx_lock")->lock(); }
+void kern_mtx_unlock(struct mtx *m) { MTX_OF(m, "mtx_unlock")->unlock(); }
 int kern_mtx_trylock(struct mtx *m) {
-  return ((std::mutex *)m->mtx_impl)->try_lock() ? 1 : 0;
+  return MTX_OF(m, "mtx_trylock")->try_lock() ? 1 : 0;
 }
 
 // ---- callouts --------------------------------------------------------------
