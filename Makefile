@@ -389,7 +389,7 @@ tools: $(SDT_RECORD) $(MK_LINK) $(MK_BPF_RUN) $(BPF_DLIB_CHECK)
 # same targets with clang's libFuzzer, ASan and UBSan into build/fuzz/
 # (x86_64) and runs each for FUZZ_SECONDS from a seed corpus of the test
 # modules, the relocation corpus and the D programs of the tests.
-FUZZ_TARGETS := object kldload dtrace bpf
+FUZZ_TARGETS := object kldload dtrace bpf modrun
 REPLAY := $(foreach t,$(FUZZ_TARGETS),$(BUILD)/fuzz/replay-$(t))
 replay: $(REPLAY)
 $(BUILD)/fuzz/replay-%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(BUILD)/obj/tests/fuzz/replay.o \
@@ -418,8 +418,7 @@ $(FUZZ_BUILD)/obj/sdt/dtrace/dlib_embed.o: FUZZ_CXXFLAGS += \
   -DMK_DLIB_PATH='"$(TOP)/build/x86_64/dtrace/bpf_dlib.o"'
 $(FUZZ_BUILD)/obj/sdt/dtrace/dlib_embed.o: $(TOP)/build/x86_64/dtrace/bpf_dlib.o
 $(FUZZ_BUILD)/fuzz-%: $(FUZZ_BUILD)/obj/tests/fuzz/fuzz_%.o $(FUZZ_KOBJS)
-	clang++ -m64 -no-pie -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ \
-	  -lelf -lboost_program_options -lreadline -lcapstone -lurcu-memb -lpthread
+	clang++ -m64 -no-pie -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(LIBS)
 fuzzers: $(FUZZERS)
 # Objects only pattern rules ask for are not to be deleted as intermediate.
 .SECONDARY:

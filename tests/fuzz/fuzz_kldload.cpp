@@ -12,13 +12,8 @@
 // loader.  Everything else of a load runs: read and check, dependencies,
 // link into the arena, protect, register sets, record probes, and the
 // whole unload.
-#include "fuzz.h"
+#include "kernel_state.h"
 
-#include "../../kernel/kern_malloc.h"
-#include "../../kernel/kern_sysctl.h"
-#include "../../kernel/kernel.h"
-#include "../../kernel/shell.h"
-#include "../../sdt/registry.h"
 #include "../../sdt/trampoline.h"
 
 #include <fcntl.h>
@@ -30,12 +25,6 @@
 using namespace mk;
 
 namespace {
-
-struct State {
-  size_t files, sysctls, commands, probes, accounts;
-  u64 arena;
-  long long kernel_blocks;
-};
 
 struct Fuzz {
   std::string dir, path;
@@ -86,11 +75,6 @@ struct Fuzz {
     unlink((dir + "/libcounter.ko").c_str());
     rmdir(dir.c_str());
   }
-  State state() {
-    return State{k->linker().files().size(), k->sysctl().list("").size(),
-                 k->shell().list().size(), k->probes().live_probes(),
-                 k->malloc_accounts().all().size(), k->arena().used(), (long long)k->kernel_mstats()->inuse};
-  }
 };
 
 Fuzz *g_fuzz;
@@ -122,7 +106,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     std::ofstream out(f.path, std::ios::binary | std::ios::trunc);
     out.write((const char *)data, (std::streamsize)size);
   }
-  const State before = f.state();
+  const KernelState before = KernelState::of(*f.k);
   auto r = f.k->linker().load(f.path);
   if (r) {
     // Its dependencies may have come with it: unload newest first.
@@ -135,21 +119,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FUZZ_CHECK(!m.empty() && m.find('\n') == std::string::npos,
                "error not one line: '%s'", m.c_str());
   }
-  const State after = f.state();
-  FUZZ_CHECK(after.files == before.files, "%zu files, were %zu", after.files,
-             before.files);
-  FUZZ_CHECK(after.arena == before.arena, "%llu bytes of arena in use, were %llu",
-             (unsigned long long)after.arena, (unsigned long long)before.arena);
-  FUZZ_CHECK(after.sysctls == before.sysctls, "%zu sysctls, were %zu",
-             after.sysctls, before.sysctls);
-  FUZZ_CHECK(after.commands == before.commands, "%zu commands, were %zu",
-             after.commands, before.commands);
-  FUZZ_CHECK(after.probes == before.probes, "%zu probes, were %zu",
-             after.probes, before.probes);
-  FUZZ_CHECK(after.accounts == before.accounts,
-             "%zu malloc accounts, were %zu", after.accounts, before.accounts);
-  FUZZ_CHECK(after.kernel_blocks == before.kernel_blocks,
-             "kernel malloc blocks %lld, were %lld", after.kernel_blocks,
-             before.kernel_blocks);
+  before.check_same(KernelState::of(*f.k));
   return 0;
 }
