@@ -129,10 +129,12 @@ int linux_bug_hook(void *uctx) {
     const LinuxModule *m = slot.load(std::memory_order_acquire);
     if (!m || pc < m->text_lo || pc >= m->text_hi)
       continue;
+    const auto end = m->bugs.begin() +
+                     (std::ptrdiff_t)m->live_bugs.load(std::memory_order_acquire);
     auto it = std::lower_bound(
-        m->bugs.begin(), m->bugs.end(), pc,
+        m->bugs.begin(), end, pc,
         [](const LinuxModule::Bug &b, u64 a) { return b.addr < a; });
-    if (it == m->bugs.end() || it->addr != pc)
+    if (it == end || it->addr != pc)
       return 0;
     const u8 *insn = (const u8 *)(uintptr_t)pc;
     if (insn[0] != 0x0f || insn[1] != 0x0b)
@@ -266,6 +268,17 @@ void JumpLabels::remove_module(const LinkerFile *f) {
     v.erase(std::remove_if(v.begin(), v.end(),
                            [&](const Entry &e) { return e.owner == f; }),
             v.end());
+    it = v.empty() ? by_key_.erase(it) : std::next(it);
+  }
+}
+
+void JumpLabels::remove_range(const LinkerFile *f, u64 lo, u64 hi) {
+  MutexLock g(mu_);
+  for (auto it = by_key_.begin(); it != by_key_.end();) {
+    auto &v = it->second;
+    std::erase_if(v, [&](const Entry &e) {
+      return e.owner == f && e.code >= lo && e.code < hi;
+    });
     it = v.empty() ? by_key_.erase(it) : std::next(it);
   }
 }
@@ -595,6 +608,7 @@ Result<void> LinuxModules::read_linked(LinuxModule &m, const ObjectFile &obj,
     if (!fn)
       return fn.take_error();
     (init ? m.init : m.exit) = *fn;
+    m.has_init |= init;
   }
   // Parameters: struct kernel_param { const char *name; struct module
   // *mod; const struct kernel_param_ops *ops; u16 perm; s8 level; u8
@@ -674,6 +688,7 @@ Result<void> LinuxModules::read_linked(LinuxModule &m, const ObjectFile &obj,
             [](const LinuxModule::Bug &a, const LinuxModule::Bug &b) {
               return a.addr < b.addr;
             });
+  m.live_bugs.store(m.bugs.size(), std::memory_order_release);
   // A key is the module's own (16 bytes of its writable data) or one the
   // kernel or a loaded Linux module exports.
   auto key_ok = [&](u64 key) {
@@ -811,6 +826,20 @@ void LinuxModules::remove_loaded(const LinkerFile *f) {
   }
   loaded_.erase(std::remove(loaded_.begin(), loaded_.end(), f), loaded_.end());
   jumps_.remove_module(f);
+}
+
+void LinuxModules::free_init(LinuxModule &m, const LinkerFile *f) {
+  const LinuxModule::Range t = m.init_text;
+  if (t.lo < t.hi) {
+    // Init text follows the rest of the module's code: its WARN sites are
+    // the last of the sorted table.
+    size_t n = 0;
+    while (n < m.bugs.size() && m.bugs[n].addr < t.lo)
+      n++;
+    m.live_bugs.store(n, std::memory_order_release);
+    jumps_.remove_range(f, t.lo, t.hi);
+  }
+  m.init = 0;
 }
 
 std::optional<std::string>
