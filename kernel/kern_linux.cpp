@@ -108,11 +108,12 @@ std::atomic<int> &key_enabled(u64 key) {
   return *reinterpret_cast<std::atomic<int> *>((uintptr_t)key);
 }
 
-// The loaded Linux modules whose __bug_table the SIGILL handler reads:
-// slots it scans without a lock.  A module leaves its slot before its
-// memory goes, and by then none of its code runs.
-constexpr size_t kBugSlots = 1024;
-std::atomic<const LinuxModule *> g_bug_slots[kBugSlots];
+// The loaded Linux modules whose __bug_table the SIGILL handler reads,
+// and whose __ex_table the SIGSEGV/SIGBUS/SIGFPE handler reads: slots they
+// scan without a lock.  A module leaves its slot before its memory goes,
+// and by then none of its code runs.
+constexpr size_t kFaultSlots = 1024;
+std::atomic<const LinuxModule *> g_fault_slots[kFaultSlots];
 
 constexpr u16 kBugWarning = 1, kBugOnce = 2, kBugDone = 4;
 
@@ -125,7 +126,7 @@ int linux_bug_hook(void *uctx) {
 #else
   auto *uc = (ucontext_t *)uctx;
   const u64 pc = (u64)uc->uc_mcontext.gregs[REG_RIP];
-  for (auto &slot : g_bug_slots) {
+  for (auto &slot : g_fault_slots) {
     const LinuxModule *m = slot.load(std::memory_order_acquire);
     if (!m || pc < m->text_lo || pc >= m->text_hi)
       continue;
@@ -171,6 +172,111 @@ int linux_bug_hook(void *uctx) {
     return 1;
   }
   return 0;
+#endif
+}
+
+// Linux 6.1's exception-table types (arch/x86/include/asm/
+// extable_fixup_types.h): the entry's data word holds the type in bits
+// 0-7, a register (the instruction encoding's number) in 8-11, flags in
+// 12-15 and a signed immediate in 16-31.
+enum ExType : u8 {
+  kExDefault = 1, kExFault = 2, kExUaccess = 3, kExCopy = 4, kExClearFs = 5,
+  kExFpuRestore = 6, kExBpf = 7, kExWrmsr = 8, kExRdmsr = 9,
+  kExWrmsrSafe = 10, kExRdmsrSafe = 11, kExWrmsrInMce = 12,
+  kExRdmsrInMce = 13, kExDefaultMceSafe = 14, kExFaultMceSafe = 15,
+  kExPopReg = 16, kExImmReg = 17, kExFaultSgx = 18, kExUcopyLen = 19,
+  kExZeropad = 20,
+};
+constexpr u8 kExLastType = kExZeropad;
+constexpr int kExClearAx = 1, kExClearDx = 2; // flags
+
+#if defined(__x86_64__)
+// The ucontext slot of x86 register number `n` (rax, rcx, rdx, rbx, rsp,
+// rbp, rsi, rdi, r8 ... r15).
+greg_t &reg_nr(ucontext_t *uc, unsigned n) {
+  static const int slot[16] = {REG_RAX, REG_RCX, REG_RDX, REG_RBX,
+                               REG_RSP, REG_RBP, REG_RSI, REG_RDI,
+                               REG_R8,  REG_R9,  REG_R10, REG_R11,
+                               REG_R12, REG_R13, REG_R14, REG_R15};
+  return uc->uc_mcontext.gregs[slot[n & 15]];
+}
+#endif
+
+// Linux's fixup_exception() for the types that mean something in a
+// process: the faulting instruction's entry sends the thread to its fixup,
+// after what the type sets (the trap number, an immediate in a register,
+// registers cleared).  Segment, FPU, BPF, SGX, machine-check and zero-pad
+// fixups are not: those faults stay panics.
+bool linux_fault_hook(int sig, void *uctx) {
+#if !defined(__x86_64__)
+  (void)sig, (void)uctx;
+  return false;
+#else
+  (void)sig;
+  auto *uc = (ucontext_t *)uctx;
+  greg_t *g = uc->uc_mcontext.gregs;
+  const u64 pc = (u64)g[REG_RIP];
+  for (auto &slot : g_fault_slots) {
+    const LinuxModule *m = slot.load(std::memory_order_acquire);
+    if (!m || pc < m->text_lo || pc >= m->text_hi)
+      continue;
+    const auto end =
+        m->fixups.begin() +
+        (std::ptrdiff_t)m->live_fixups.load(std::memory_order_acquire);
+    auto it = std::lower_bound(
+        m->fixups.begin(), end, pc,
+        [](const LinuxModule::Fixup &f, u64 a) { return f.insn < a; });
+    if (it == end || it->insn != pc)
+      return false;
+    const u8 type = (u8)(it->data & 0xff);
+    const unsigned reg = (it->data >> 8) & 0xf;
+    const int flags = (it->data >> 12) & 0xf;
+    const i64 imm = (i64)(it->data >> 16); // arithmetic: signed
+    const greg_t trapnr = g[REG_TRAPNO];
+    Kernel *k = curkernel();
+    switch (type) {
+    case kExDefault:
+    case kExDefaultMceSafe:
+    case kExUaccess:
+      break;
+    case kExFault:
+    case kExFaultMceSafe:
+    case kExCopy:
+      g[REG_RAX] = trapnr;
+      break;
+    case kExRdmsr:
+    case kExWrmsr:
+      if (k)
+        k->printf("unchecked MSR access error: %s at rIP: 0x%llx (%s)\n",
+                  type == kExRdmsr ? "RDMSR" : "WRMSR",
+                  (unsigned long long)pc,
+                  k->probes().code().symbolize(pc).c_str());
+      break;
+    case kExRdmsrSafe:
+    case kExWrmsrSafe:
+      reg_nr(uc, reg) = -5; // -EIO
+      break;
+    case kExPopReg:
+      g[REG_RSP] += 8;
+      reg_nr(uc, reg) = imm;
+      break;
+    case kExImmReg:
+      reg_nr(uc, reg) = imm;
+      break;
+    case kExUcopyLen:
+      g[REG_RCX] = imm * g[REG_RCX] + reg_nr(uc, reg);
+      break;
+    default:
+      return false;
+    }
+    if (flags & kExClearAx)
+      g[REG_RAX] = 0;
+    if (flags & kExClearDx)
+      g[REG_RDX] = 0;
+    g[REG_RIP] = (greg_t)it->fixup;
+    return true;
+  }
+  return false;
 #endif
 }
 
@@ -352,6 +458,7 @@ size_t JumpLabels::entries() const {
 
 LinuxModules::LinuxModules(Kernel &k) : k_(k), jumps_(k) {
   set_bug_hook(linux_bug_hook);
+  set_fault_hook(linux_fault_hook);
 }
 LinuxModules::~LinuxModules() = default;
 
@@ -689,6 +796,43 @@ Result<void> LinuxModules::read_linked(LinuxModule &m, const ObjectFile &obj,
               return a.addr < b.addr;
             });
   m.live_bugs.store(m.bugs.size(), std::memory_order_release);
+  // Faults code expects: struct exception_table_entry { int insn, fixup,
+  // data; }, the first two relative to their fields.  Both addresses in
+  // the module's code, the type one Linux 6.1 defines.
+  for (size_t s = 0; s < obj.sections.size(); s++) {
+    const Section &sec = obj.sections[s];
+    if (sec.name != "__ex_table" || !pl.sec_addr[s])
+      continue;
+    if (sec.size % 12)
+      return error(strf("%s: __ex_table: %llu bytes, not a multiple of 12",
+                        who.c_str(), (unsigned long long)sec.size));
+    for (u64 k = 0; k < sec.size; k += 12) {
+      const u64 e = pl.sec_addr[s] + k;
+      const u8 *p = (const u8 *)(uintptr_t)e;
+      LinuxModule::Fixup fx;
+      fx.insn = e + (i64)rd32(p);
+      fx.fixup = e + 4 + (i64)rd32(p + 4);
+      fx.data = rd32(p + 8);
+      const unsigned long long n = k / 12;
+      for (const auto &[addr, what] :
+           {std::pair{fx.insn, "instruction"}, std::pair{fx.fixup, "fixup"}})
+        if (addr < m.text_lo || addr >= m.text_hi)
+          return error(strf("%s: __ex_table entry %llu: %s 0x%llx is "
+                            "outside the module's code",
+                            who.c_str(), n, what, (unsigned long long)addr));
+      const u8 type = (u8)(fx.data & 0xff);
+      if (type == 0 || type > kExLastType)
+        return error(strf("%s: __ex_table entry %llu: fixup type %u is not "
+                          "one Linux 6.1 defines",
+                          who.c_str(), n, type));
+      m.fixups.push_back(fx);
+    }
+  }
+  std::sort(m.fixups.begin(), m.fixups.end(),
+            [](const LinuxModule::Fixup &a, const LinuxModule::Fixup &b) {
+              return a.insn < b.insn;
+            });
+  m.live_fixups.store(m.fixups.size(), std::memory_order_release);
   // A key is the module's own (16 bytes of its writable data) or one the
   // kernel or a loaded Linux module exports.
   auto key_ok = [&](u64 key) {
@@ -807,20 +951,21 @@ void LinuxModules::free_params(const LinuxModule &m) {
 
 void LinuxModules::add_loaded(LinkerFile *f) {
   loaded_.push_back(f);
-  if (f->linux_mod->bugs.empty())
+  if (f->linux_mod->bugs.empty() && f->linux_mod->fixups.empty())
     return;
-  for (auto &slot : g_bug_slots) {
+  for (auto &slot : g_fault_slots) {
     const LinuxModule *none = nullptr;
     if (slot.compare_exchange_strong(none, f->linux_mod.get()))
       return;
   }
-  k_.printf("%s: more than %zu Linux modules with WARN sites: its warnings "
-            "are reported as faults\n",
-            f->linux_mod->name.c_str(), kBugSlots);
+  k_.printf("%s: more than %zu Linux modules with WARN sites or exception "
+            "tables: its warnings and expected faults are reported as "
+            "faults\n",
+            f->linux_mod->name.c_str(), kFaultSlots);
 }
 
 void LinuxModules::remove_loaded(const LinkerFile *f) {
-  for (auto &slot : g_bug_slots) {
+  for (auto &slot : g_fault_slots) {
     const LinuxModule *mine = f->linux_mod.get();
     slot.compare_exchange_strong(mine, nullptr);
   }
@@ -837,6 +982,10 @@ void LinuxModules::free_init(LinuxModule &m, const LinkerFile *f) {
     while (n < m.bugs.size() && m.bugs[n].addr < t.lo)
       n++;
     m.live_bugs.store(n, std::memory_order_release);
+    n = 0;
+    while (n < m.fixups.size() && m.fixups[n].insn < t.lo)
+      n++;
+    m.live_fixups.store(n, std::memory_order_release);
     jumps_.remove_range(f, t.lo, t.hi);
   }
   m.init = 0;

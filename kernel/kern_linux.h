@@ -77,6 +77,15 @@ struct LinuxModule {
   // come last (it follows the module's other code) and drop out when it
   // is freed.
   std::atomic<size_t> live_bugs{0};
+  // __ex_table: instructions that may fault and where each resumes,
+  // by instruction address; those in init text last (live_fixups counts
+  // the rest once it is freed).
+  struct Fixup {
+    u64 insn, fixup;
+    i32 data; // type in the low byte, register, flags, immediate
+  };
+  std::vector<Fixup> fixups;
+  std::atomic<size_t> live_fixups{0};
   u64 text_lo = 0, text_hi = 0;
   mutable bool warned_versions = false; // "no symbol version", said once
   bool gpl_compatible() const;
