@@ -10,18 +10,23 @@
 
 #include "kern_panic.h"
 
+#include "../linker/code.h"
 #include "../sdt/patch.h"
 #include "../sdt/registry.h"
 #include "../sdt/unwind.h"
 #include "../sdt/x86.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstring>
 #include <dirent.h>
 #include <elf.h>
 #include <fstream>
 #include <glob.h>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 #include <sys/stat.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -278,6 +283,161 @@ bool linux_fault_hook(int sig, void *uctx) {
   }
   return false;
 #endif
+}
+
+// ---- CPU features, as alternatives see them ---------------------------------
+//
+// Linux numbers features as word * 32 + bit (arch/x86/include/asm/
+// cpufeatures.h, 22 words, then 2 of bugs).  Here a feature is present
+// when the CPU has it (CPUID) and user mode may use it: the instruction-set
+// extensions (SSE*, AVX*, BMI, POPCNT, ERMS, FSRM, RDPID, CLFLUSHOPT ...),
+// AVX only if the system saves its registers (XCR0).  Everything the
+// kernel alone may use (SMAP's stac/clac, SMEP, PCID, LA57, XSAVES, MSRs),
+// Linux's own flags (PTI, retpolines, REP_GOOD ...) and every bug are
+// absent; X86_FEATURE_ALWAYS is present.  And XENPV counts as present:
+// like a Xen PV guest, minikern runs Linux code without ring 0, so the
+// paravirt calls stay calls rather than becoming cli, sti and popf.
+constexpr unsigned kFeatureWords = 22, kBugWords = 2;
+constexpr unsigned kFeatureAlways = 3 * 32 + 21, kFeatureXenPv = 8 * 32 + 16;
+
+struct CpuWords {
+  std::array<u32, kFeatureWords> w{};
+};
+
+#if defined(__x86_64__)
+u32 bits(std::initializer_list<unsigned> l) {
+  u32 m = 0;
+  for (unsigned b : l)
+    m |= 1u << b;
+  return m;
+}
+
+CpuWords read_cpu_words() {
+  CpuWords c;
+  unsigned a, b, cx, d;
+  auto leaf = [&](unsigned l, unsigned sub) {
+    a = b = cx = d = 0;
+    return __get_cpuid_count(l, sub, &a, &b, &cx, &d) != 0;
+  };
+  // The words user-mode instructions come from, each with the bits that
+  // may be taken as CPUID says.
+  if (leaf(1, 0)) {
+    c.w[0] = d & bits({0, 4, 8, 15, 19, 23, 24, 25, 26});
+    c.w[4] = cx & bits({0, 1, 9, 12, 13, 19, 20, 22, 23, 25, 27, 28, 29, 30});
+  }
+  if (leaf(0x80000001, 0)) {
+    c.w[1] = d & bits({20, 22, 25, 27, 29, 30, 31});
+    c.w[6] = cx & bits({0, 5, 6, 7, 8, 11, 16, 21});
+  }
+  if (leaf(7, 0)) {
+    c.w[9] = b & bits({3, 4, 5, 8, 9, 11, 16, 17, 18, 19, 23, 24, 26, 27,
+                       28, 29, 30, 31});
+    c.w[16] = cx & bits({1, 6, 8, 9, 10, 11, 12, 14, 22, 27, 28});
+    c.w[18] = d & bits({2, 3, 4, 14, 23});
+  }
+  if (leaf(7, 1))
+    c.w[12] = a & bits({4, 5});
+  // AVX and AVX-512 need the system to save their registers.
+  u64 xcr0 = 0;
+  if (c.w[4] & (1u << 27)) {
+    u32 lo, hi;
+    asm volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    xcr0 = ((u64)hi << 32) | lo;
+  }
+  if ((xcr0 & 6) != 6) {
+    c.w[4] &= ~bits({12, 28, 29}); // FMA, AVX, F16C
+    c.w[9] &= ~bits({5});          // AVX2
+    c.w[12] &= ~bits({4});         // AVX-VNNI
+  }
+  if ((xcr0 & 0xe6) != 0xe6) {
+    c.w[9] &= ~bits({16, 17, 26, 27, 28, 30, 31});
+    c.w[16] &= ~bits({1, 6, 11, 12, 14});
+    c.w[18] &= ~bits({2, 3, 23});
+    c.w[12] &= ~bits({5});
+  }
+  c.w[3] |= 1u << (kFeatureAlways % 32);
+  c.w[8] |= 1u << (kFeatureXenPv % 32);
+  return c;
+}
+#endif
+
+} // namespace
+
+bool linux_cpu_has(unsigned feature) {
+#if defined(__x86_64__)
+  static const CpuWords words = read_cpu_words();
+  return feature < kFeatureWords * 32 &&
+         (words.w[feature / 32] >> (feature % 32) & 1);
+#else
+  (void)feature;
+  return false;
+#endif
+}
+
+namespace {
+
+// Linux's apply_alternatives() for one module: struct alt_instr { s32
+// instr_offset, repl_offset; u16 cpuid; u8 instrlen, replacementlen; },
+// packed, the offsets relative to their fields; cpuid's top bit inverts.
+// Each original whose feature says so is overwritten, through the
+// image's writable view before the module runs, with its replacement
+// (relative operands re-aimed) and NOPs to its length.
+constexpr size_t kAltInstrSize = 12;
+constexpr u16 kAltInverted = 1u << 15;
+
+Result<void> apply_alternatives(const std::string &who, const ObjectFile &obj,
+                                const Placement &pl, u64 text_lo,
+                                u64 text_hi) {
+  for (size_t s = 0; s < obj.sections.size(); s++) {
+    const Section &sec = obj.sections[s];
+    if (sec.name != ".altinstructions" || !pl.sec_addr[s])
+      continue;
+    if (sec.size % kAltInstrSize)
+      return error(strf("%s: .altinstructions: %llu bytes, not a multiple "
+                        "of %zu",
+                        who.c_str(), (unsigned long long)sec.size,
+                        kAltInstrSize));
+    for (u64 k = 0; k < sec.size; k += kAltInstrSize) {
+      const u64 e = pl.sec_addr[s] + k;
+      const u8 *p = pl.sec_mem[s] + k;
+      const u64 instr = e + (i64)rd32(p);
+      const u64 repl = e + 4 + (i64)rd32(p + 4);
+      u16 cpuid;
+      std::memcpy(&cpuid, p + 8, 2);
+      const u8 ilen = p[10], rlen = p[11];
+      const unsigned long long n = k / kAltInstrSize;
+      const unsigned feature = cpuid & ~kAltInverted;
+      if (feature >= (kFeatureWords + kBugWords) * 32)
+        return error(strf("%s: .altinstructions entry %llu: feature %u is "
+                          "not one Linux 6.1 numbers",
+                          who.c_str(), n, feature));
+      if (instr < text_lo || instr + ilen > text_hi || repl < text_lo ||
+          repl + rlen > text_hi)
+        return error(strf("%s: .altinstructions entry %llu: instruction "
+                          "0x%llx (%u bytes) or replacement 0x%llx (%u "
+                          "bytes) is outside the module's code",
+                          who.c_str(), n, (unsigned long long)instr, ilen,
+                          (unsigned long long)repl, rlen));
+      if (rlen > ilen)
+        return error(strf("%s: .altinstructions entry %llu: a replacement "
+                          "of %u bytes for %u",
+                          who.c_str(), n, rlen, ilen));
+      if (linux_cpu_has(feature) == !!(cpuid & kAltInverted))
+        continue; // the original stays
+      u8 *at = pl.image_mem + (instr - pl.image_base);
+      std::vector<u8> buf(ilen);
+      if (auto r = x86::move_code(pl.image_mem + (repl - pl.image_base), rlen,
+                                  repl, instr, buf.data());
+          !r)
+        return error(strf("%s: .altinstructions entry %llu: replacement at "
+                          "0x%llx: %s",
+                          who.c_str(), n, (unsigned long long)repl,
+                          r.error().message.c_str()));
+      x86::nop_fill(buf.data() + rlen, ilen - rlen);
+      code::copy(at, buf.data(), ilen);
+    }
+  }
+  return {};
 }
 
 } // namespace
@@ -872,7 +1032,8 @@ Result<void> LinuxModules::read_linked(LinuxModule &m, const ObjectFile &obj,
       std::memcpy(b, ret, 5);
     }
   }
-  return {};
+  // Alternatives, after the return thunks, in Linux's order.
+  return apply_alternatives(who, obj, pl, m.text_lo, m.text_hi);
 }
 
 Result<void> LinuxModules::set_params(LinuxModule &m, LinkerFile &f,

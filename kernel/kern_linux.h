@@ -178,6 +178,11 @@ private:
   JumpLabels jumps_;
 };
 
+// Whether Linux code may take CPU feature `feature` (X86_FEATURE_*:
+// word * 32 + bit) as present when alternatives are applied: what the CPU
+// has that user mode may use, and XENPV (kern_linux.cpp says why).
+bool linux_cpu_has(unsigned feature);
+
 // Module names compare with '-' and '_' alike, as Linux's do.
 std::string linux_module_name(std::string n);
 

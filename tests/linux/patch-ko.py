@@ -7,6 +7,9 @@
     patch-ko.py ex-far IN OUT                __ex_table entry 0's instruction
                                              1 MiB past where it was
     patch-ko.py ex-type IN TYPE OUT          __ex_table entry 0's fixup type
+    patch-ko.py alt-long IN OUT              .altinstructions entry 0's
+                                             replacement 1 byte longer than
+                                             its original
 
 The appended signature is left as it is (it no longer matches: the tests
 run without trusted keys, where an unverified signature only taints).
@@ -74,6 +77,11 @@ def main():
         off, size = section(data, "__ex_table")
         data[off + 8] = int(sys.argv[3], 0)  # the data word's low byte
         out = sys.argv[4]
+    elif op == "alt-long":
+        # struct alt_instr: s32, s32, u16 cpuid, u8 instrlen, u8 replacementlen
+        off, size = section(data, ".altinstructions")
+        data[off + 11] = data[off + 10] + 1
+        out = sys.argv[3]
     else:
         sys.exit("patch-ko: unknown operation %s" % op)
     open(out, "wb").write(data)
