@@ -594,6 +594,12 @@ Result<void> KernelLinker::link(Load &l) {
   };
   lo.hooks = l.probes.get();
   lo.observer = &marks;
+  if (f.linux_mod)
+    // Linux's init sections (.init.text, .init.rodata, .init.data ...),
+    // on pages of their own, given back once init has returned.
+    lo.init_section = [](const Section &s) {
+      return s.name.compare(0, 5, ".init") == 0;
+    };
   auto linked = link_image(*l.obj, lo);
   if (!l.problems.empty()) {
     // As Linux reports them: a line each, then the load fails with the
@@ -617,7 +623,20 @@ Result<void> KernelLinker::link(Load &l) {
 // A Linux module's exports, init and exit, parameters and code patching,
 // read from its linked image while it can still be written.
 Result<void> KernelLinker::link_linux(Load &l) {
-  MK_TRY(linux_.read_linked(*l.f->linux_mod, *l.obj, *l.linked, *l.f));
+  LinuxModule &m = *l.f->linux_mod;
+  // Each region's init part runs from its page-aligned start to the
+  // region's last page.
+  const Layout &L = l.linked->plan.layout;
+  const u64 base = l.f->address, page = ModuleArena::page_size();
+  auto part = [&](u64 init_off, u64 end) {
+    return init_off < end ? LinuxModule::Range{base + init_off,
+                                               base + align_up(end, page)}
+                          : LinuxModule::Range{};
+  };
+  m.init_text = part(L.init_text_off, L.text_off + L.text_size);
+  m.init_rodata = part(L.init_ro_off, L.ro_off + L.ro_size);
+  m.init_data = part(L.init_data_off, L.data_off + L.data_size);
+  MK_TRY(linux_.read_linked(m, *l.obj, *l.linked, *l.f));
   l.mark("linux format");
   return {};
 }
@@ -850,6 +869,7 @@ Result<void> KernelLinker::run_init(Load &l) {
                   "should follow 0/-E convention\n",
                   lm->name.c_str(), rc);
     }
+    free_init(file);
     for (auto &m : file.modules)
       m->loaded = true;
     l.mark("init");
@@ -875,6 +895,21 @@ Result<void> KernelLinker::run_init(Load &l) {
   }
   l.mark("init");
   return {};
+}
+
+// Linux's do_init_module() after a successful init: the init sections'
+// memory goes back, and first everything that points into it (WARN and
+// static-key sites, fbt probes, the code map's names and unwind entries).
+void KernelLinker::free_init(LinkerFile &f) {
+  LinuxModule &m = *f.linux_mod;
+  if (m.init_freed)
+    return;
+  m.init_freed = true;
+  linux_.free_init(m, &f);
+  if (m.init_text.lo < m.init_text.hi && k_.has_probes())
+    k_.probes().free_code(&f, m.init_text.lo, m.init_text.hi, f.name);
+  for (const LinuxModule::Range &r : {m.init_text, m.init_rodata, m.init_data})
+    k_.arena().discard(r.lo, r.hi - r.lo);
 }
 
 Error KernelLinker::undo(Load &l, Error e) {
@@ -995,7 +1030,7 @@ Result<void> KernelLinker::unload(LinkerFile *f, LoadObserver *obs) {
   const bool run = k_.opts().run_module_code;
   if (LinuxModule *lm = f->linux_mod.get()) {
     // Linux's delete_module(): a module with init and no exit stays.
-    if (lm->init && !lm->exit)
+    if (lm->has_init && !lm->exit)
       return error(strf("%s: has no exit function, so it cannot be unloaded",
                         lm->name.c_str()));
     if (lm->exit && run)

@@ -131,6 +131,7 @@ private:
   Result<void> register_sets(Load &l);
   Result<void> record_probes(Load &l);
   Result<void> run_init(Load &l);
+  void free_init(LinkerFile &f);
   // Undo whatever of the load was done.
   Error undo(Load &l, Error e);
   // Unload: everything after the unload handlers.

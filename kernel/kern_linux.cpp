@@ -10,18 +10,23 @@
 
 #include "kern_panic.h"
 
+#include "../linker/code.h"
 #include "../sdt/patch.h"
 #include "../sdt/registry.h"
 #include "../sdt/unwind.h"
 #include "../sdt/x86.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstring>
 #include <dirent.h>
 #include <elf.h>
 #include <fstream>
 #include <glob.h>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 #include <sys/stat.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -108,11 +113,12 @@ std::atomic<int> &key_enabled(u64 key) {
   return *reinterpret_cast<std::atomic<int> *>((uintptr_t)key);
 }
 
-// The loaded Linux modules whose __bug_table the SIGILL handler reads:
-// slots it scans without a lock.  A module leaves its slot before its
-// memory goes, and by then none of its code runs.
-constexpr size_t kBugSlots = 1024;
-std::atomic<const LinuxModule *> g_bug_slots[kBugSlots];
+// The loaded Linux modules whose __bug_table the SIGILL handler reads,
+// and whose __ex_table the SIGSEGV/SIGBUS/SIGFPE handler reads: slots they
+// scan without a lock.  A module leaves its slot before its memory goes,
+// and by then none of its code runs.
+constexpr size_t kFaultSlots = 1024;
+std::atomic<const LinuxModule *> g_fault_slots[kFaultSlots];
 
 constexpr u16 kBugWarning = 1, kBugOnce = 2, kBugDone = 4;
 
@@ -125,14 +131,16 @@ int linux_bug_hook(void *uctx) {
 #else
   auto *uc = (ucontext_t *)uctx;
   const u64 pc = (u64)uc->uc_mcontext.gregs[REG_RIP];
-  for (auto &slot : g_bug_slots) {
+  for (auto &slot : g_fault_slots) {
     const LinuxModule *m = slot.load(std::memory_order_acquire);
     if (!m || pc < m->text_lo || pc >= m->text_hi)
       continue;
+    const auto end = m->bugs.begin() +
+                     (std::ptrdiff_t)m->live_bugs.load(std::memory_order_acquire);
     auto it = std::lower_bound(
-        m->bugs.begin(), m->bugs.end(), pc,
+        m->bugs.begin(), end, pc,
         [](const LinuxModule::Bug &b, u64 a) { return b.addr < a; });
-    if (it == m->bugs.end() || it->addr != pc)
+    if (it == end || it->addr != pc)
       return 0;
     const u8 *insn = (const u8 *)(uintptr_t)pc;
     if (insn[0] != 0x0f || insn[1] != 0x0b)
@@ -170,6 +178,266 @@ int linux_bug_hook(void *uctx) {
   }
   return 0;
 #endif
+}
+
+// Linux 6.1's exception-table types (arch/x86/include/asm/
+// extable_fixup_types.h): the entry's data word holds the type in bits
+// 0-7, a register (the instruction encoding's number) in 8-11, flags in
+// 12-15 and a signed immediate in 16-31.
+enum ExType : u8 {
+  kExDefault = 1, kExFault = 2, kExUaccess = 3, kExCopy = 4, kExClearFs = 5,
+  kExFpuRestore = 6, kExBpf = 7, kExWrmsr = 8, kExRdmsr = 9,
+  kExWrmsrSafe = 10, kExRdmsrSafe = 11, kExWrmsrInMce = 12,
+  kExRdmsrInMce = 13, kExDefaultMceSafe = 14, kExFaultMceSafe = 15,
+  kExPopReg = 16, kExImmReg = 17, kExFaultSgx = 18, kExUcopyLen = 19,
+  kExZeropad = 20,
+};
+constexpr u8 kExLastType = kExZeropad;
+constexpr int kExClearAx = 1, kExClearDx = 2; // flags
+
+#if defined(__x86_64__)
+// The ucontext slot of x86 register number `n` (rax, rcx, rdx, rbx, rsp,
+// rbp, rsi, rdi, r8 ... r15).
+greg_t &reg_nr(ucontext_t *uc, unsigned n) {
+  static const int slot[16] = {REG_RAX, REG_RCX, REG_RDX, REG_RBX,
+                               REG_RSP, REG_RBP, REG_RSI, REG_RDI,
+                               REG_R8,  REG_R9,  REG_R10, REG_R11,
+                               REG_R12, REG_R13, REG_R14, REG_R15};
+  return uc->uc_mcontext.gregs[slot[n & 15]];
+}
+#endif
+
+// Linux's fixup_exception() for the types that mean something in a
+// process: the faulting instruction's entry sends the thread to its fixup,
+// after what the type sets (the trap number, an immediate in a register,
+// registers cleared).  Segment, FPU, BPF, SGX, machine-check and zero-pad
+// fixups are not: those faults stay panics.
+bool linux_fault_hook(int sig, void *uctx) {
+#if !defined(__x86_64__)
+  (void)sig, (void)uctx;
+  return false;
+#else
+  (void)sig;
+  auto *uc = (ucontext_t *)uctx;
+  greg_t *g = uc->uc_mcontext.gregs;
+  const u64 pc = (u64)g[REG_RIP];
+  for (auto &slot : g_fault_slots) {
+    const LinuxModule *m = slot.load(std::memory_order_acquire);
+    if (!m || pc < m->text_lo || pc >= m->text_hi)
+      continue;
+    const auto end =
+        m->fixups.begin() +
+        (std::ptrdiff_t)m->live_fixups.load(std::memory_order_acquire);
+    auto it = std::lower_bound(
+        m->fixups.begin(), end, pc,
+        [](const LinuxModule::Fixup &f, u64 a) { return f.insn < a; });
+    if (it == end || it->insn != pc)
+      return false;
+    const u8 type = (u8)(it->data & 0xff);
+    const unsigned reg = (it->data >> 8) & 0xf;
+    const int flags = (it->data >> 12) & 0xf;
+    const i64 imm = (i64)(it->data >> 16); // arithmetic: signed
+    const greg_t trapnr = g[REG_TRAPNO];
+    Kernel *k = curkernel();
+    switch (type) {
+    case kExDefault:
+    case kExDefaultMceSafe:
+    case kExUaccess:
+      break;
+    case kExFault:
+    case kExFaultMceSafe:
+    case kExCopy:
+      g[REG_RAX] = trapnr;
+      break;
+    case kExRdmsr:
+    case kExWrmsr:
+      if (k)
+        k->printf("unchecked MSR access error: %s at rIP: 0x%llx (%s)\n",
+                  type == kExRdmsr ? "RDMSR" : "WRMSR",
+                  (unsigned long long)pc,
+                  k->probes().code().symbolize(pc).c_str());
+      break;
+    case kExRdmsrSafe:
+    case kExWrmsrSafe:
+      reg_nr(uc, reg) = -5; // -EIO
+      break;
+    case kExPopReg:
+      g[REG_RSP] += 8;
+      reg_nr(uc, reg) = imm;
+      break;
+    case kExImmReg:
+      reg_nr(uc, reg) = imm;
+      break;
+    case kExUcopyLen:
+      g[REG_RCX] = imm * g[REG_RCX] + reg_nr(uc, reg);
+      break;
+    default:
+      return false;
+    }
+    if (flags & kExClearAx)
+      g[REG_RAX] = 0;
+    if (flags & kExClearDx)
+      g[REG_RDX] = 0;
+    g[REG_RIP] = (greg_t)it->fixup;
+    return true;
+  }
+  return false;
+#endif
+}
+
+// ---- CPU features, as alternatives see them ---------------------------------
+//
+// Linux numbers features as word * 32 + bit (arch/x86/include/asm/
+// cpufeatures.h, 22 words, then 2 of bugs).  Here a feature is present
+// when the CPU has it (CPUID) and user mode may use it: the instruction-set
+// extensions (SSE*, AVX*, BMI, POPCNT, ERMS, FSRM, RDPID, CLFLUSHOPT ...),
+// AVX only if the system saves its registers (XCR0).  Everything the
+// kernel alone may use (SMAP's stac/clac, SMEP, PCID, LA57, XSAVES, MSRs),
+// Linux's own flags (PTI, retpolines, REP_GOOD ...) and every bug are
+// absent; X86_FEATURE_ALWAYS is present.  And XENPV counts as present:
+// like a Xen PV guest, minikern runs Linux code without ring 0, so the
+// paravirt calls stay calls rather than becoming cli, sti and popf.
+constexpr unsigned kFeatureWords = 22, kBugWords = 2;
+constexpr unsigned kFeatureAlways = 3 * 32 + 21, kFeatureXenPv = 8 * 32 + 16;
+
+struct CpuWords {
+  std::array<u32, kFeatureWords> w{};
+};
+
+#if defined(__x86_64__)
+u32 bits(std::initializer_list<unsigned> l) {
+  u32 m = 0;
+  for (unsigned b : l)
+    m |= 1u << b;
+  return m;
+}
+
+CpuWords read_cpu_words() {
+  CpuWords c;
+  unsigned a, b, cx, d;
+  auto leaf = [&](unsigned l, unsigned sub) {
+    a = b = cx = d = 0;
+    return __get_cpuid_count(l, sub, &a, &b, &cx, &d) != 0;
+  };
+  // The words user-mode instructions come from, each with the bits that
+  // may be taken as CPUID says.
+  if (leaf(1, 0)) {
+    c.w[0] = d & bits({0, 4, 8, 15, 19, 23, 24, 25, 26});
+    c.w[4] = cx & bits({0, 1, 9, 12, 13, 19, 20, 22, 23, 25, 27, 28, 29, 30});
+  }
+  if (leaf(0x80000001, 0)) {
+    c.w[1] = d & bits({20, 22, 25, 27, 29, 30, 31});
+    c.w[6] = cx & bits({0, 5, 6, 7, 8, 11, 16, 21});
+  }
+  if (leaf(7, 0)) {
+    c.w[9] = b & bits({3, 4, 5, 8, 9, 11, 16, 17, 18, 19, 23, 24, 26, 27,
+                       28, 29, 30, 31});
+    c.w[16] = cx & bits({1, 6, 8, 9, 10, 11, 12, 14, 22, 27, 28});
+    c.w[18] = d & bits({2, 3, 4, 14, 23});
+  }
+  if (leaf(7, 1))
+    c.w[12] = a & bits({4, 5});
+  // AVX and AVX-512 need the system to save their registers.
+  u64 xcr0 = 0;
+  if (c.w[4] & (1u << 27)) {
+    u32 lo, hi;
+    asm volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    xcr0 = ((u64)hi << 32) | lo;
+  }
+  if ((xcr0 & 6) != 6) {
+    c.w[4] &= ~bits({12, 28, 29}); // FMA, AVX, F16C
+    c.w[9] &= ~bits({5});          // AVX2
+    c.w[12] &= ~bits({4});         // AVX-VNNI
+  }
+  if ((xcr0 & 0xe6) != 0xe6) {
+    c.w[9] &= ~bits({16, 17, 26, 27, 28, 30, 31});
+    c.w[16] &= ~bits({1, 6, 11, 12, 14});
+    c.w[18] &= ~bits({2, 3, 23});
+    c.w[12] &= ~bits({5});
+  }
+  c.w[3] |= 1u << (kFeatureAlways % 32);
+  c.w[8] |= 1u << (kFeatureXenPv % 32);
+  return c;
+}
+#endif
+
+} // namespace
+
+bool linux_cpu_has(unsigned feature) {
+#if defined(__x86_64__)
+  static const CpuWords words = read_cpu_words();
+  return feature < kFeatureWords * 32 &&
+         (words.w[feature / 32] >> (feature % 32) & 1);
+#else
+  (void)feature;
+  return false;
+#endif
+}
+
+namespace {
+
+// Linux's apply_alternatives() for one module: struct alt_instr { s32
+// instr_offset, repl_offset; u16 cpuid; u8 instrlen, replacementlen; },
+// packed, the offsets relative to their fields; cpuid's top bit inverts.
+// Each original whose feature says so is overwritten, through the
+// image's writable view before the module runs, with its replacement
+// (relative operands re-aimed) and NOPs to its length.
+constexpr size_t kAltInstrSize = 12;
+constexpr u16 kAltInverted = 1u << 15;
+
+Result<void> apply_alternatives(const std::string &who, const ObjectFile &obj,
+                                const Placement &pl, u64 text_lo,
+                                u64 text_hi) {
+  for (size_t s = 0; s < obj.sections.size(); s++) {
+    const Section &sec = obj.sections[s];
+    if (sec.name != ".altinstructions" || !pl.sec_addr[s])
+      continue;
+    if (sec.size % kAltInstrSize)
+      return error(strf("%s: .altinstructions: %llu bytes, not a multiple "
+                        "of %zu",
+                        who.c_str(), (unsigned long long)sec.size,
+                        kAltInstrSize));
+    for (u64 k = 0; k < sec.size; k += kAltInstrSize) {
+      const u64 e = pl.sec_addr[s] + k;
+      const u8 *p = pl.sec_mem[s] + k;
+      const u64 instr = e + (i64)rd32(p);
+      const u64 repl = e + 4 + (i64)rd32(p + 4);
+      u16 cpuid;
+      std::memcpy(&cpuid, p + 8, 2);
+      const u8 ilen = p[10], rlen = p[11];
+      const unsigned long long n = k / kAltInstrSize;
+      const unsigned feature = cpuid & ~kAltInverted;
+      if (feature >= (kFeatureWords + kBugWords) * 32)
+        return error(strf("%s: .altinstructions entry %llu: feature %u is "
+                          "not one Linux 6.1 numbers",
+                          who.c_str(), n, feature));
+      if (instr < text_lo || instr + ilen > text_hi || repl < text_lo ||
+          repl + rlen > text_hi)
+        return error(strf("%s: .altinstructions entry %llu: instruction "
+                          "0x%llx (%u bytes) or replacement 0x%llx (%u "
+                          "bytes) is outside the module's code",
+                          who.c_str(), n, (unsigned long long)instr, ilen,
+                          (unsigned long long)repl, rlen));
+      if (rlen > ilen)
+        return error(strf("%s: .altinstructions entry %llu: a replacement "
+                          "of %u bytes for %u",
+                          who.c_str(), n, rlen, ilen));
+      if (linux_cpu_has(feature) == !!(cpuid & kAltInverted))
+        continue; // the original stays
+      u8 *at = pl.image_mem + (instr - pl.image_base);
+      std::vector<u8> buf(ilen);
+      if (auto r = x86::move_code(pl.image_mem + (repl - pl.image_base), rlen,
+                                  repl, instr, buf.data());
+          !r)
+        return error(strf("%s: .altinstructions entry %llu: replacement at "
+                          "0x%llx: %s",
+                          who.c_str(), n, (unsigned long long)repl,
+                          r.error().message.c_str()));
+      x86::nop_fill(buf.data() + rlen, ilen - rlen);
+      code::copy(at, buf.data(), ilen);
+    }
+  }
+  return {};
 }
 
 } // namespace
@@ -270,6 +538,17 @@ void JumpLabels::remove_module(const LinkerFile *f) {
   }
 }
 
+void JumpLabels::remove_range(const LinkerFile *f, u64 lo, u64 hi) {
+  MutexLock g(mu_);
+  for (auto it = by_key_.begin(); it != by_key_.end();) {
+    auto &v = it->second;
+    std::erase_if(v, [&](const Entry &e) {
+      return e.owner == f && e.code >= lo && e.code < hi;
+    });
+    it = v.empty() ? by_key_.erase(it) : std::next(it);
+  }
+}
+
 void JumpLabels::update(u64 key) {
   auto it = by_key_.find(key);
   if (it == by_key_.end())
@@ -339,6 +618,7 @@ size_t JumpLabels::entries() const {
 
 LinuxModules::LinuxModules(Kernel &k) : k_(k), jumps_(k) {
   set_bug_hook(linux_bug_hook);
+  set_fault_hook(linux_fault_hook);
 }
 LinuxModules::~LinuxModules() = default;
 
@@ -595,6 +875,7 @@ Result<void> LinuxModules::read_linked(LinuxModule &m, const ObjectFile &obj,
     if (!fn)
       return fn.take_error();
     (init ? m.init : m.exit) = *fn;
+    m.has_init |= init;
   }
   // Parameters: struct kernel_param { const char *name; struct module
   // *mod; const struct kernel_param_ops *ops; u16 perm; s8 level; u8
@@ -674,6 +955,44 @@ Result<void> LinuxModules::read_linked(LinuxModule &m, const ObjectFile &obj,
             [](const LinuxModule::Bug &a, const LinuxModule::Bug &b) {
               return a.addr < b.addr;
             });
+  m.live_bugs.store(m.bugs.size(), std::memory_order_release);
+  // Faults code expects: struct exception_table_entry { int insn, fixup,
+  // data; }, the first two relative to their fields.  Both addresses in
+  // the module's code, the type one Linux 6.1 defines.
+  for (size_t s = 0; s < obj.sections.size(); s++) {
+    const Section &sec = obj.sections[s];
+    if (sec.name != "__ex_table" || !pl.sec_addr[s])
+      continue;
+    if (sec.size % 12)
+      return error(strf("%s: __ex_table: %llu bytes, not a multiple of 12",
+                        who.c_str(), (unsigned long long)sec.size));
+    for (u64 k = 0; k < sec.size; k += 12) {
+      const u64 e = pl.sec_addr[s] + k;
+      const u8 *p = (const u8 *)(uintptr_t)e;
+      LinuxModule::Fixup fx;
+      fx.insn = e + (i64)rd32(p);
+      fx.fixup = e + 4 + (i64)rd32(p + 4);
+      fx.data = rd32(p + 8);
+      const unsigned long long n = k / 12;
+      for (const auto &[addr, what] :
+           {std::pair{fx.insn, "instruction"}, std::pair{fx.fixup, "fixup"}})
+        if (addr < m.text_lo || addr >= m.text_hi)
+          return error(strf("%s: __ex_table entry %llu: %s 0x%llx is "
+                            "outside the module's code",
+                            who.c_str(), n, what, (unsigned long long)addr));
+      const u8 type = (u8)(fx.data & 0xff);
+      if (type == 0 || type > kExLastType)
+        return error(strf("%s: __ex_table entry %llu: fixup type %u is not "
+                          "one Linux 6.1 defines",
+                          who.c_str(), n, type));
+      m.fixups.push_back(fx);
+    }
+  }
+  std::sort(m.fixups.begin(), m.fixups.end(),
+            [](const LinuxModule::Fixup &a, const LinuxModule::Fixup &b) {
+              return a.insn < b.insn;
+            });
+  m.live_fixups.store(m.fixups.size(), std::memory_order_release);
   // A key is the module's own (16 bytes of its writable data) or one the
   // kernel or a loaded Linux module exports.
   auto key_ok = [&](u64 key) {
@@ -713,7 +1032,8 @@ Result<void> LinuxModules::read_linked(LinuxModule &m, const ObjectFile &obj,
       std::memcpy(b, ret, 5);
     }
   }
-  return {};
+  // Alternatives, after the return thunks, in Linux's order.
+  return apply_alternatives(who, obj, pl, m.text_lo, m.text_hi);
 }
 
 Result<void> LinuxModules::set_params(LinuxModule &m, LinkerFile &f,
@@ -792,25 +1112,44 @@ void LinuxModules::free_params(const LinuxModule &m) {
 
 void LinuxModules::add_loaded(LinkerFile *f) {
   loaded_.push_back(f);
-  if (f->linux_mod->bugs.empty())
+  if (f->linux_mod->bugs.empty() && f->linux_mod->fixups.empty())
     return;
-  for (auto &slot : g_bug_slots) {
+  for (auto &slot : g_fault_slots) {
     const LinuxModule *none = nullptr;
     if (slot.compare_exchange_strong(none, f->linux_mod.get()))
       return;
   }
-  k_.printf("%s: more than %zu Linux modules with WARN sites: its warnings "
-            "are reported as faults\n",
-            f->linux_mod->name.c_str(), kBugSlots);
+  k_.printf("%s: more than %zu Linux modules with WARN sites or exception "
+            "tables: its warnings and expected faults are reported as "
+            "faults\n",
+            f->linux_mod->name.c_str(), kFaultSlots);
 }
 
 void LinuxModules::remove_loaded(const LinkerFile *f) {
-  for (auto &slot : g_bug_slots) {
+  for (auto &slot : g_fault_slots) {
     const LinuxModule *mine = f->linux_mod.get();
     slot.compare_exchange_strong(mine, nullptr);
   }
   loaded_.erase(std::remove(loaded_.begin(), loaded_.end(), f), loaded_.end());
   jumps_.remove_module(f);
+}
+
+void LinuxModules::free_init(LinuxModule &m, const LinkerFile *f) {
+  const LinuxModule::Range t = m.init_text;
+  if (t.lo < t.hi) {
+    // Init text follows the rest of the module's code: its WARN sites are
+    // the last of the sorted table.
+    size_t n = 0;
+    while (n < m.bugs.size() && m.bugs[n].addr < t.lo)
+      n++;
+    m.live_bugs.store(n, std::memory_order_release);
+    n = 0;
+    while (n < m.fixups.size() && m.fixups[n].insn < t.lo)
+      n++;
+    m.live_fixups.store(n, std::memory_order_release);
+    jumps_.remove_range(f, t.lo, t.hi);
+  }
+  m.init = 0;
 }
 
 std::optional<std::string>

@@ -17,6 +17,7 @@
 #include "../linker/link.h"
 #include "../linker/sync.h"
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
@@ -55,6 +56,14 @@ struct LinuxModule {
   std::unordered_map<std::string, u32> versions; // __versions
   std::unordered_map<std::string, LinuxSymbol> exports;
   u64 init = 0, exit = 0; // init_module, cleanup_module (0: none)
+  bool has_init = false;  // init stays 0 once its code is freed
+  // The init sections' pages once init has returned ([lo, hi) each;
+  // empty when the module has none), and whether they are freed.
+  struct Range {
+    u64 lo = 0, hi = 0;
+  };
+  Range init_text, init_rodata, init_data;
+  bool init_freed = false;
   std::vector<LinuxParam> params;
   // __bug_table: each WARN and BUG site (a ud2), by address.
   struct Bug {
@@ -64,6 +73,19 @@ struct LinuxModule {
     u16 *flags; // in the module's data: WARN_ONCE marks itself done
   };
   std::vector<Bug> bugs;
+  // How many of `bugs` the fault handler searches: those in init text
+  // come last (it follows the module's other code) and drop out when it
+  // is freed.
+  std::atomic<size_t> live_bugs{0};
+  // __ex_table: instructions that may fault and where each resumes,
+  // by instruction address; those in init text last (live_fixups counts
+  // the rest once it is freed).
+  struct Fixup {
+    u64 insn, fixup;
+    i32 data; // type in the low byte, register, flags, immediate
+  };
+  std::vector<Fixup> fixups;
+  std::atomic<size_t> live_fixups{0};
   u64 text_lo = 0, text_hi = 0;
   mutable bool warned_versions = false; // "no symbol version", said once
   bool gpl_compatible() const;
@@ -90,6 +112,8 @@ public:
                           const std::function<bool(u64)> &key_ok)
       EXCLUDES(mu_);
   void remove_module(const LinkerFile *f) EXCLUDES(mu_);
+  // The module's code in [lo, hi) is freed: forget its sites there.
+  void remove_range(const LinkerFile *f, u64 lo, u64 hi) EXCLUDES(mu_);
   // static_key_enable() and the rest, on a struct static_key.
   void enable(void *key) EXCLUDES(mu_);
   void disable(void *key) EXCLUDES(mu_);
@@ -133,6 +157,11 @@ public:
   // At unload: each parameter's ops->free (a charp's copy of its value).
   void free_params(const LinuxModule &m);
   void remove_loaded(const LinkerFile *f);
+  // Init has returned and the module's init sections are about to be
+  // freed: everything the loader keeps that points into them goes first
+  // (WARN sites, static-key sites in init text), as Linux's
+  // do_init_module() trims them.
+  void free_init(LinuxModule &m, const LinkerFile *f);
   JumpLabels &jump_labels() { return jumps_; }
   // The file of the Linux module named `name` ('-' and '_' alike) in the
   // module path, searched recursively (Linux's tree: kernel/lib/...).
@@ -148,6 +177,11 @@ private:
   std::vector<LinkerFile *> loaded_;                 // in load order
   JumpLabels jumps_;
 };
+
+// Whether Linux code may take CPU feature `feature` (X86_FEATURE_*:
+// word * 32 + bit) as present when alternatives are applied: what the CPU
+// has that user mode may use, and XENPV (kern_linux.cpp says why).
+bool linux_cpu_has(unsigned feature);
 
 // Module names compare with '-' and '_' alike, as Linux's do.
 std::string linux_module_name(std::string n);

@@ -50,6 +50,7 @@ namespace {
 std::atomic<Kernel *> g_kernel{nullptr};
 std::atomic<int> g_panicking{0}; // the tid reporting, 0: nobody
 std::atomic<BugHook> g_bug_hook{nullptr};
+std::atomic<FaultHook> g_fault_hook{nullptr};
 
 thread_local char t_name[32] = "";
 
@@ -463,6 +464,9 @@ void on_fault(int sig, siginfo_t *si, void *uctx) {
   if (sig == SIGILL)
     if (BugHook h = g_bug_hook.load(); h && h(uctx) == 1)
       return; // a warning, reported: the code goes on
+  if (sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE)
+    if (FaultHook h = g_fault_hook.load(); h && h(sig, uctx))
+      return; // an expected fault: the code goes on at its fixup
   enter_panic(sig);
   Out o;
   begin_report(o);
@@ -582,6 +586,7 @@ void on_fault(int sig, siginfo_t *si, void *uctx) {
 } // namespace
 
 void set_bug_hook(BugHook h) { g_bug_hook.store(h); }
+void set_fault_hook(FaultHook h) { g_fault_hook.store(h); }
 
 namespace {
 

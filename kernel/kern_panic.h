@@ -49,6 +49,15 @@ std::string brief_name(std::string_view name);
 using BugHook = int (*)(void *uctx);
 void set_bug_hook(BugHook h);
 
+// A fault that code expected: Linux's exception tables (__ex_table) list
+// instructions that may fault (a probe of memory that may not be there, a
+// privileged instruction tried) with where to resume.  The hook runs in
+// the SIGSEGV, SIGBUS and SIGFPE handlers on the faulting thread and
+// returns true when it has redirected the context (its pc is the fixup):
+// the code goes on there; false, and the fault is a panic.
+using FaultHook = bool (*)(int sig, void *uctx);
+void set_fault_hook(FaultHook h);
+
 // Report and exit: the backtrace starts at the caller.
 [[noreturn]] void panic(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));

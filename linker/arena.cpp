@@ -272,6 +272,14 @@ void ModuleArena::prefault(const Block &b) {
   (void)madvise(alias(b.addr), b.size, kPopulateWrite);
 }
 
+void ModuleArena::discard(u64 addr, u64 size) {
+  if (!size)
+    return;
+  mprotect((void *)(uintptr_t)addr, size, PROT_NONE);
+  fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+            (off_t)(addr - base_), (off_t)size);
+}
+
 void ModuleArena::protect(u64 addr, u64 size, Protect p) {
   int prot = PROT_NONE;
   switch (p) {

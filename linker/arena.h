@@ -104,6 +104,11 @@ public:
                          Contents c = Contents::Zeroed) EXCLUDES(mu_);
   // Return the block's memory to the system and its range to the arena.
   void release(Block b) EXCLUDES(mu_);
+  // Give back the pages of [addr, addr + size) inside a live block (a
+  // module's init code and data, once init has run): their memory returns
+  // to the system and the range becomes inaccessible, but stays the
+  // block's until release().  Page-aligned.
+  void discard(u64 addr, u64 size);
   // Inside a writing() scope: map the writable view's pages of a block
   // about to be written whole, in one call rather than a fault per page.
   void prefault(const Block &b);

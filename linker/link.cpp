@@ -107,7 +107,8 @@ Result<void> check_field_range(const ObjectFile &obj, u32 section,
                     (long long)lo, (long long)hi));
 }
 
-Result<LinkPlan> plan_link(const ObjectFile &obj, u64 page_size) {
+Result<LinkPlan> plan_link(const ObjectFile &obj, u64 page_size,
+                           const InitSection &init_section) {
   LinkPlan plan;
   const Arch &arch = *obj.arch;
   plan.got_slot.assign(obj.symbols.size(), -1);
@@ -173,30 +174,49 @@ Result<LinkPlan> plan_link(const ObjectFile &obj, u64 page_size) {
     cur = off;
     return {};
   };
-  auto place = [&](Region want, bool nobits) -> Result<void> {
-    for (size_t i = 0; i < obj.sections.size(); i++) {
-      const Section &s = obj.sections[i];
-      if (region_of(s) != want || (s.type == SHT_NOBITS) != nobits)
-        continue;
-      MK_TRY(claim(s.size, s.align, "section " + s.name, L.sec_off[i]));
-      L.sec_region[i] = want;
-    }
+  auto is_init = [&](const Section &s) {
+    return init_section && init_section(s);
+  };
+  // A region's sections: those kept (or those freed after init), contents
+  // first, then NOBITS.
+  auto place = [&](Region want, bool init) -> Result<void> {
+    for (bool nobits : {false, true})
+      for (size_t i = 0; i < obj.sections.size(); i++) {
+        const Section &s = obj.sections[i];
+        if (region_of(s) != want || (s.type == SHT_NOBITS) != nobits ||
+            is_init(s) != init)
+          continue;
+        MK_TRY(claim(s.size, s.align, "section " + s.name, L.sec_off[i]));
+        L.sec_region[i] = want;
+      }
     return {};
+  };
+  // The init part of a region starts a page of its own, so that it can be
+  // given back alone.
+  auto place_init = [&](Region want, u64 &init_off) -> Result<void> {
+    bool any = false;
+    for (const Section &s : obj.sections)
+      any |= region_of(s) == want && is_init(s);
+    if (!any) {
+      init_off = cur;
+      return {};
+    }
+    MK_TRY(region_start(init_off));
+    return place(want, true);
   };
   L.text_off = 0;
   MK_TRY(place(Region::Text, false));
-  MK_TRY(place(Region::Text, true));
+  MK_TRY(place_init(Region::Text, L.init_text_off));
   L.text_size = cur;
   MK_TRY(region_start(L.ro_off));
   MK_TRY(place(Region::Rodata, false));
-  MK_TRY(place(Region::Rodata, true));
   if (plan.wants_got)
     MK_TRY(claim((u64)plan.got_slots * arch.got_entry_size(),
                  arch.got_entry_size(), "GOT", L.got_off));
+  MK_TRY(place_init(Region::Rodata, L.init_ro_off));
   L.ro_size = cur - L.ro_off;
   MK_TRY(region_start(L.data_off));
   MK_TRY(place(Region::Data, false));
-  MK_TRY(place(Region::Data, true));
   for (size_t i = 0; i < obj.symbols.size(); i++) {
     const Symbol &s = obj.symbols[i];
     if (s.shndx != SHN_COMMON)
@@ -210,6 +230,7 @@ Result<LinkPlan> plan_link(const ObjectFile &obj, u64 page_size) {
                         (unsigned long long)a));
     MK_TRY(claim(s.size, a, "COMMON symbol " + s.name.str(), L.common_off[i]));
   }
+  MK_TRY(place_init(Region::Data, L.init_data_off));
   L.data_size = cur - L.data_off;
   u64 total;
   MK_TRY(region_start(total));
@@ -600,7 +621,7 @@ static Result<LinkedImage> link_stages(const ObjectFile &obj,
       o.observer->stage_done(s);
   };
   LinkedImage li;
-  auto plan = plan_link(obj, o.page_size);
+  auto plan = plan_link(obj, o.page_size, o.init_section);
   if (!plan)
     return plan.take_error();
   li.plan = std::move(*plan);

@@ -30,6 +30,10 @@ struct Layout {
   u64 text_off = 0, text_size = 0;
   u64 ro_off = 0, ro_size = 0;
   u64 data_off = 0, data_size = 0; // data then bss
+  // Sections freed once the module's init has run (LinkOptions::
+  // init_section) end each region, from its page-aligned offset here to
+  // the region's end; equal to the region's end when there are none.
+  u64 init_text_off = 0, init_ro_off = 0, init_data_off = 0;
   u64 got_off = 0;
   u64 total = 0;
   u64 align = 1; // the image's base must be this aligned
@@ -126,8 +130,13 @@ struct ImageMemory {
 };
 using ImageAllocator = std::function<Result<ImageMemory>(u64 size, u64 align)>;
 
+// Whether a section's memory is given back once the module's init has run
+// (Linux's .init.*): laid out on pages of its own at the end of its region.
+using InitSection = std::function<bool(const Section &)>;
+
 struct LinkOptions {
   u64 page_size = 4096;
+  InitSection init_section; // none: nothing is freed after init
   ExternalLookup lookup;
   ImageAllocator allocate;
   LinkHooks *hooks = nullptr;
@@ -160,7 +169,8 @@ struct LinkedImage {
 Result<LinkedImage> link_image(const ObjectFile &obj, const LinkOptions &o);
 
 // The stages, for tests of one stage alone.
-Result<LinkPlan> plan_link(const ObjectFile &obj, u64 page_size);
+Result<LinkPlan> plan_link(const ObjectFile &obj, u64 page_size,
+                           const InitSection &init_section = nullptr);
 Result<std::vector<Binding>> bind_symbols(const ObjectFile &obj,
                                           const ExternalLookup &lookup,
                                           LinkHooks *hooks = nullptr);

@@ -84,6 +84,8 @@ const CodeImage::Functions *CodeImage::functions() const {
 }
 
 const CodeImage::Func *CodeImage::function_at(u64 pc) const {
+  if (gone(pc))
+    return nullptr;
   const std::vector<Func> &funcs = functions()->funcs;
   auto it = std::upper_bound(funcs.begin(), funcs.end(), pc,
                              [](u64 a, const Func &f) { return a < f.addr; });
@@ -103,6 +105,8 @@ std::string_view CodeImage::name_of(const Func &f) const {
 }
 
 bool CodeImage::fde_at(u64 pc, Fde &out) const {
+  if (gone(pc))
+    return false;
   if (const std::vector<Fde> *fdes = fdes_.load(std::memory_order_acquire)) {
     auto it = std::upper_bound(fdes->begin(), fdes->end(), pc,
                                [](u64 a, const Fde &f) { return a < f.lo; });
@@ -126,6 +130,8 @@ u64 orc_ip_at(const u8 *table, u64 i) {
 } // namespace
 
 bool CodeImage::orc_at(u64 pc, Orc &out) const {
+  if (gone(pc))
+    return false;
   u64 best = ~0ull, best_ip = 0;
   if (const auto *rows = orcs_.load(std::memory_order_acquire)) {
     auto it = std::upper_bound(rows->begin(), rows->end(), pc,
@@ -367,6 +373,18 @@ void CodeMap::remove_module(const void *owner) {
   }
   if (old)
     retire_(std::move(old));
+}
+
+void CodeMap::free_code(const void *owner, u64 lo, u64 hi) {
+  MutexLock g(mu_);
+  if (!current_)
+    return;
+  for (auto &i : current_->images)
+    if (i->owner == owner && lo < hi) {
+      // lo first: a reader between the stores sees [lo, 0), empty.
+      i->gone_lo.store(lo, std::memory_order_release);
+      i->gone_hi.store(hi, std::memory_order_release);
+    }
 }
 
 const CodeImage *CodeMap::image_at(u64 pc) const {

@@ -48,6 +48,14 @@ struct CodeImage {
   std::string name;            // "kernel", "memdev": the module`... prefix
   u64 lo = 0, hi = 0;          // its code: [lo, hi)
   bool is64 = true;
+  // Code the module gave back after its init ([gone_lo, gone_hi), empty
+  // if none): no function, FDE or ORC entry is found there any more.  Set
+  // once, while the image is published (CodeMap::free_code).
+  mutable std::atomic<u64> gone_lo{0}, gone_hi{0};
+  bool gone(u64 pc) const {
+    return pc >= gone_lo.load(std::memory_order_acquire) &&
+           pc < gone_hi.load(std::memory_order_acquire);
+  }
 
   struct Func {
     u64 addr, size;
@@ -132,6 +140,9 @@ public:
                   std::shared_ptr<const ObjectFile> obj, const Placement &pl,
                   u64 base, u64 size) EXCLUDES(mu_);
   void remove_module(const void *owner) EXCLUDES(mu_);
+  // The module's code in [lo, hi) is freed (its init text): addresses
+  // there no longer name a function nor unwind.
+  void free_code(const void *owner, u64 lo, u64 hi) EXCLUDES(mu_);
 
   // Probe context, inside an RCU read-side critical section: the image
   // containing `pc`, or nullptr.

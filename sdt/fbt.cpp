@@ -1114,6 +1114,44 @@ void FbtProvider::forget_module(const void *owner) {
   std::erase_if(pending_, [&](const Pending &p) { return p.owner == owner; });
 }
 
+void FbtProvider::forget_code(const void *owner, u64 lo, u64 hi) {
+  MutexLock g(pending_mu_);
+  for (Pending &p : pending_)
+    if (p.owner == owner)
+      std::erase_if(p.sites, [&](const PendingSite &s) {
+        const u64 a = p.sec_addr[s.section] + s.off;
+        return a >= lo && a < hi;
+      });
+}
+
+// A function's probes share its FbtFunc (one reference each): the
+// probe's functions in the range lose this probe's reference.
+void FbtProvider::drop_sites(Probe &p, u64 lo, u64 hi) {
+  FbtProbe &d = data_of(p);
+  std::vector<FbtFunc *> keep;
+  for (size_t k = 0, n = d.count(); k < n; k++) {
+    FbtFunc *f = d.at(k);
+    if (f->site < lo || f->site >= hi) {
+      keep.push_back(f);
+      continue;
+    }
+    if (--f->refs == 0) {
+      if (f->stub) {
+        MutexLock g(mu_);
+        free_stubs_.push_back(f->stub);
+      }
+      if (--f->block->live == 0)
+        delete f->block;
+    }
+  }
+  d.first = nullptr;
+  d.more.clear();
+  for (FbtFunc *f : keep)
+    d.add(f);
+  set_ref(p.id, d.count() == 1 ? (uintptr_t)d.first | (uintptr_t)d.is_return
+                               : 0);
+}
+
 // ---- modules ------------------------------------------------------------------------
 //
 // While a module is linked: the entry hooks bind to a `ret` of their own

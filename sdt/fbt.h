@@ -100,6 +100,9 @@ public:
   void provide_matching(ProbeRegistry &r, const ProbeDesc &d) override
       EXCLUDES(pending_mu_);
   void forget_module(const void *owner) override EXCLUDES(pending_mu_);
+  void forget_code(const void *owner, u64 lo, u64 hi) override
+      EXCLUDES(pending_mu_);
+  void drop_sites(Probe &p, u64 lo, u64 hi) override;
 
 private:
   friend class FbtModuleProbes;

@@ -5,6 +5,7 @@
 #include "registry.h"
 
 #include <algorithm>
+#include <capstone/capstone.h>
 #include <cassert>
 #include <cerrno>
 #include <cstring>
@@ -17,6 +18,77 @@
 #include <unistd.h>
 
 namespace mk {
+
+// ---- moving instructions (alternatives) -------------------------------------
+
+namespace x86 {
+
+Result<void> move_code(const u8 *src, size_t n, u64 from, u64 to, u8 *out) {
+  std::memcpy(out, src, n);
+  if (n == 0 || from == to)
+    return {};
+  csh cs;
+  if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
+    return error("the disassembler could not start");
+  cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+  cs_insn *in = cs_malloc(cs);
+  const u8 *code = src;
+  size_t left = n;
+  u64 at = from;
+  Result<void> r;
+  const i64 delta = (i64)(from - to);
+  // A field holding a displacement to `target` (outside the bytes) now
+  // holds it from `to`'s side.
+  auto fix = [&](size_t field, u8 size, u64 target) -> Result<void> {
+    if (target >= from && target < from + n)
+      return {}; // inside the moved bytes: moves with them
+    i64 disp = 0;
+    std::memcpy(&disp, out + field, size);
+    if (size == 1)
+      disp = (i8)disp;
+    else if (size == 4)
+      disp = (i32)disp;
+    const i64 moved = disp + delta;
+    const i64 lim = size == 1 ? 0x7f : 0x7fffffff;
+    if (moved > lim || moved < -lim - 1)
+      return error(strf("the displacement to 0x%llx no longer fits in %u "
+                        "byte%s",
+                        (unsigned long long)target, size,
+                        size == 1 ? "" : "s"));
+    std::memcpy(out + field, &moved, size);
+    return {};
+  };
+  while (r && left) {
+    const u64 start = at;
+    if (!cs_disasm_iter(cs, &code, &left, &at, in)) {
+      r = error(strf("no instruction decodes at +0x%llx",
+                     (unsigned long long)(start - from)));
+      break;
+    }
+    const size_t off = start - from;
+    const cs_x86 &x = in->detail->x86;
+    for (u8 i = 0; i < x.op_count && r; i++) {
+      const cs_x86_op &op = x.operands[i];
+      if (op.type == X86_OP_MEM && op.mem.base == X86_REG_RIP &&
+          x.encoding.disp_size)
+        r = fix(off + x.encoding.disp_offset, x.encoding.disp_size,
+                start + in->size + (i64)op.mem.disp);
+    }
+    // Relative branches: their immediate is the target.
+    bool rel = false;
+    for (u8 g = 0; g < in->detail->groups_count; g++)
+      rel |= in->detail->groups[g] == CS_GRP_BRANCH_RELATIVE;
+    if (r && rel && x.op_count == 1 && x.operands[0].type == X86_OP_IMM &&
+        x.encoding.imm_size)
+      r = fix(off + x.encoding.imm_offset, x.encoding.imm_size,
+              (u64)x.operands[0].imm);
+  }
+  cs_free(in, 1);
+  cs_close(&cs);
+  return r;
+}
+
+} // namespace x86
 
 void TextAliases::add(u64 lo, u64 hi, WritableView *view) {
   ranges_.push_back({lo, hi, view});

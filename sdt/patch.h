@@ -23,6 +23,16 @@
 
 namespace mk {
 
+namespace x86 {
+// Instructions moved: the `n` bytes at `src`, written to run at `from`,
+// copied to `out` to run at `to` (Linux's alternatives copy a replacement
+// over the original).  Relative calls, jumps and RIP-relative operands
+// that reach outside the bytes themselves are re-aimed at the same
+// target; one whose new displacement does not fit its field, or bytes
+// that do not decode, fail with the reason.  x86_64 encodings.
+Result<void> move_code(const u8 *src, size_t n, u64 from, u64 to, u8 *out);
+} // namespace x86
+
 struct ProbeSlot;
 struct TrapTable;
 

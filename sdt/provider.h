@@ -16,6 +16,9 @@
 //                   been disabled and no thread can be inside its sites'
 //                   handlers
 //   forget_module   the module is going: make none of its probes any more
+//   forget_code     part of the module's code is freed (Linux's init text):
+//   drop_sites      make no probe there any more; a probe with sites there
+//                   and elsewhere loses those
 //   remove_module   the module itself goes
 //
 // Consumers (the D consumer, handler modules) never see a provider: they
@@ -106,6 +109,17 @@ public:
   // them (a provider that makes a module's probes on demand, from
   // provide_matching, drops what it kept for that).
   virtual void forget_module(const void *owner) { (void)owner; }
+  // The module's code in [lo, hi) is being freed: make no probe there any
+  // more (what provide_matching would make from it).
+  virtual void forget_code(const void *owner, u64 lo, u64 hi) {
+    (void)owner, (void)lo, (void)hi;
+  }
+  // Probe `p` has sites both in [lo, hi), which is being freed, and
+  // elsewhere: forget those in the range (called with the registry's lock
+  // held; a probe whose every site is there is destroyed instead).
+  virtual void drop_sites(Probe &p, u64 lo, u64 hi) {
+    (void)p, (void)lo, (void)hi;
+  }
 };
 
 } // namespace mk

@@ -644,7 +644,6 @@ void ProbeRegistry::join_retained(const void *owner) {
 
 void ProbeRegistry::remove_module(const void *owner,
                                   const std::string &file_name) {
-  std::vector<std::unique_ptr<Probe>> gone;
   bool wait = false;
   // No probe of it is made from here on.
   for (auto &prov : providers_)
@@ -659,62 +658,94 @@ void ProbeRegistry::remove_module(const void *owner,
     wait = handler_owners_.erase(owner) > 0;
     // The module's probes, from the name index (ordered by owner first):
     // the kernel has thousands of its own.
-    std::vector<Probe *> mine, enabled;
+    std::vector<Probe *> mine;
     for (auto it = by_name_.lower_bound({owner, std::string()});
-         it != by_name_.end() && it->first.first == owner; ++it) {
-      Probe *p = probes_[it->second - 1].get();
-      mine.push_back(p);
-      if (state(p->id).enable_count > 0)
-        enabled.push_back(p);
-    }
-    if (!mine.empty()) {
-      // Restore the sites (the module's text is still mapped), then make
-      // the probes unreachable: no handler list, out of every enabling.
-      (void)patch(enabled, false, PatchMode::Call);
-      std::set<u32> ids;
-      for (Probe *p : mine)
-        ids.insert(p->id);
-      for (Enabling &e : enablings_) {
-        size_t before = e.probes.size();
-        e.probes.erase(std::remove_if(e.probes.begin(), e.probes.end(),
-                                      [&](u32 id) { return ids.count(id) > 0; }),
-                       e.probes.end());
-        size_t n = before - e.probes.size();
-        if (n && !e.mfn)
-          console_(strf("dtrace: enabling %d: %zu probe%s of %s removed at "
-                        "unload\n",
-                        e.id, n, n == 1 ? "" : "s", file_name.c_str()));
-      }
-      std::vector<HandlerList *> retired;
-      for (Probe *p : mine) {
-        state(p->id).enable_count = 0;
-        set_handlers(p->id, retired);
-        by_name_.erase({owner, p->full()});
-        gone.push_back(std::move(probes_[p->id - 1]));
-      }
-      // Wait for any handler still running, then nothing can reach them.
-      // None can be when none of its probes has handlers (never enabled,
-      // or disabled, which waited already): most modules unload so, and a
-      // grace period is most of an unload.
-      if (!enabled.empty() || !retired.empty()) {
-        free_retired(retired);
-        wait = false;
-      }
-      for (auto &p : gone) {
-        p->prov->destroy(*p);
-        free_ids_.insert(p->id);
-      }
-      while (!probes_.empty() && !probes_.back()) {
-        free_ids_.erase((u32)probes_.size());
-        probes_.pop_back();
-        state_.pop_back();
-      }
-    }
+         it != by_name_.end() && it->first.first == owner; ++it)
+      mine.push_back(probes_[it->second - 1].get());
+    if (remove_probes(mine, owner, file_name + " removed at unload"))
+      wait = false;
   }
   if (wait)
     synchronize();
   for (auto &prov : providers_)
     prov->remove_module(owner);
+}
+
+void ProbeRegistry::free_code(const void *owner, u64 lo, u64 hi,
+                              const std::string &file_name) {
+  for (auto &prov : providers_)
+    prov->forget_code(owner, lo, hi);
+  code_.free_code(owner, lo, hi);
+  MutexLock g(mu_);
+  // Probes with a site there: gone if that is all they have (most), else
+  // they lose those sites.
+  std::vector<Probe *> gone;
+  for (auto it = by_name_.lower_bound({owner, std::string()});
+       it != by_name_.end() && it->first.first == owner; ++it) {
+    Probe *p = probes_[it->second - 1].get();
+    const auto where = p->prov->sites(*p);
+    const auto in = [&](const SiteInfo &si) {
+      return si.addr >= lo && si.addr < hi;
+    };
+    if (where.empty() || std::none_of(where.begin(), where.end(), in))
+      continue;
+    if (std::all_of(where.begin(), where.end(), in))
+      gone.push_back(p);
+    else
+      p->prov->drop_sites(*p, lo, hi);
+  }
+  remove_probes(gone, owner, file_name + " freed with its init code");
+}
+
+bool ProbeRegistry::remove_probes(const std::vector<Probe *> &mine,
+                                  const void *owner, const std::string &why) {
+  if (mine.empty())
+    return false;
+  std::vector<std::unique_ptr<Probe>> gone;
+  std::vector<Probe *> enabled;
+  for (Probe *p : mine)
+    if (state(p->id).enable_count > 0)
+      enabled.push_back(p);
+  // Restore the sites (the module's text is still mapped), then make the
+  // probes unreachable: no handler list, out of every enabling.
+  (void)patch(enabled, false, PatchMode::Call);
+  std::set<u32> ids;
+  for (Probe *p : mine)
+    ids.insert(p->id);
+  for (Enabling &e : enablings_) {
+    size_t before = e.probes.size();
+    e.probes.erase(std::remove_if(e.probes.begin(), e.probes.end(),
+                                  [&](u32 id) { return ids.count(id) > 0; }),
+                   e.probes.end());
+    size_t n = before - e.probes.size();
+    if (n && !e.mfn)
+      console_(strf("dtrace: enabling %d: %zu probe%s of %s\n", e.id, n,
+                    n == 1 ? "" : "s", why.c_str()));
+  }
+  std::vector<HandlerList *> retired;
+  for (Probe *p : mine) {
+    state(p->id).enable_count = 0;
+    set_handlers(p->id, retired);
+    by_name_.erase({owner, p->full()});
+    gone.push_back(std::move(probes_[p->id - 1]));
+  }
+  // Wait for any handler still running, then nothing can reach them.
+  // None can be when none of the probes has handlers (never enabled, or
+  // disabled, which waited already): most modules unload so, and a grace
+  // period is most of an unload.
+  const bool waited = !enabled.empty() || !retired.empty();
+  if (waited)
+    free_retired(retired);
+  for (auto &p : gone) {
+    p->prov->destroy(*p);
+    free_ids_.insert(p->id);
+  }
+  while (!probes_.empty() && !probes_.back()) {
+    free_ids_.erase((u32)probes_.size());
+    probes_.pop_back();
+    state_.pop_back();
+  }
+  return waited;
 }
 
 std::vector<HandlerInfo>

@@ -178,6 +178,11 @@ public:
   // Prints which enablings lost probes.
   void remove_module(const void *owner, const std::string &file_name)
       EXCLUDES(mu_);
+  // The module's code in [lo, hi) is freed while the module stays (Linux's
+  // init text once init has run): its probes there go as at unload, and
+  // the code map no longer names or unwinds that code.
+  void free_code(const void *owner, u64 lo, u64 hi,
+                 const std::string &file_name) EXCLUDES(mu_);
   // The module is unloading with handlers still attached: detach them
   // (returns what it detached, for the console).
   std::vector<HandlerInfo> detach_module_handlers(const void *owner)
@@ -264,6 +269,10 @@ private:
     NewProbeFilter accept;         // ... if this takes them (null: all)
   };
   HandlerInfo handler_info(const Enabling &e) const;
+  // Disable, unlink and destroy `probes` of `owner` (enablings that lose
+  // some are told `why`).  Whether it waited for a grace period.
+  bool remove_probes(const std::vector<Probe *> &probes, const void *owner,
+                     const std::string &why) REQUIRES(mu_);
   // Add an enabling on `ids` (patched in one batch); its id.
   Result<int> add_enabling(Enabling e) REQUIRES(mu_);
   // Remove enabling `it`; the old lists go to `retired`.

@@ -4,6 +4,12 @@
     patch-ko.py flip-crc IN SYMBOL OUT       one bit of SYMBOL's __versions CRC
     patch-ko.py vermagic IN STRING OUT       .modinfo's vermagic= replaced
     patch-ko.py drop-versions IN OUT         __versions emptied (all zero)
+    patch-ko.py ex-far IN OUT                __ex_table entry 0's instruction
+                                             1 MiB past where it was
+    patch-ko.py ex-type IN TYPE OUT          __ex_table entry 0's fixup type
+    patch-ko.py alt-long IN OUT              .altinstructions entry 0's
+                                             replacement 1 byte longer than
+                                             its original
 
 The appended signature is left as it is (it no longer matches: the tests
 run without trusted keys, where an unverified signature only taints).
@@ -53,6 +59,28 @@ def main():
     elif op == "drop-versions":
         off, size = section(data, "__versions")
         data[off:off + size] = bytes(size)
+        out = sys.argv[3]
+    elif op == "ex-far":
+        # The entry's instruction field is a PC32 relocation at offset 0
+        # of the section: its addend moves it.
+        off, size = section(data, ".rela__ex_table")
+        for r in range(off, off + size, 24):
+            r_offset, = struct.unpack_from("<Q", data, r)
+            if r_offset == 0:
+                addend, = struct.unpack_from("<q", data, r + 16)
+                struct.pack_into("<q", data, r + 16, addend + (1 << 20))
+                break
+        else:
+            sys.exit("patch-ko: no relocation of __ex_table entry 0")
+        out = sys.argv[3]
+    elif op == "ex-type":
+        off, size = section(data, "__ex_table")
+        data[off + 8] = int(sys.argv[3], 0)  # the data word's low byte
+        out = sys.argv[4]
+    elif op == "alt-long":
+        # struct alt_instr: s32, s32, u16 cpuid, u8 instrlen, u8 replacementlen
+        off, size = section(data, ".altinstructions")
+        data[off + 11] = data[off + 10] + 1
         out = sys.argv[3]
     else:
         sys.exit("patch-ko: unknown operation %s" % op)

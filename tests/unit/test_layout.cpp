@@ -260,3 +260,46 @@ TEST_CASE("copy: an image linked into dirty memory has every byte defined") {
   (void)bss; // zeros, like the COMMON symbol and every gap
   CHECK(image == want);
 }
+
+TEST_CASE("layout: init sections end each region on pages of their own") {
+  ObjBuilder b(Target::X86_64);
+  u32 text = b.section(".text", SHT_PROGBITS, AX, 16, zeros(0x30));
+  u32 itext = b.section(".init.text", SHT_PROGBITS, AX, 1, zeros(0x20));
+  u32 exit = b.section(".exit.text", SHT_PROGBITS, AX, 1, zeros(5));
+  u32 iro = b.section(".init.rodata", SHT_PROGBITS, SHF_ALLOC, 8, zeros(9));
+  u32 ro = b.section(".rodata", SHT_PROGBITS, SHF_ALLOC, 8, zeros(3));
+  u32 data = b.section(".data", SHT_PROGBITS, WA, 8, zeros(8));
+  u32 idata = b.section(".init.data", SHT_PROGBITS, WA, 8, zeros(12));
+  u32 bss = b.nobits(".bss", WA, 8, 0x10);
+  auto obj = parse(b);
+  REQUIRE_OK(obj);
+  auto plan = mk::plan_link(*obj, kPage, [](const mk::Section &s) {
+    return s.name.compare(0, 5, ".init") == 0;
+  });
+  REQUIRE_OK(plan);
+  const Layout &L = plan->layout;
+  // Kept code first (.exit.text is kept), then the init code on a page of
+  // its own: the region ends with it.
+  CHECK(L.sec_off[text] == 0);
+  CHECK(L.sec_off[exit] == 0x30);
+  CHECK(L.init_text_off == 0x1000);
+  CHECK(L.sec_off[itext] == 0x1000);
+  CHECK(L.text_size == 0x1020);
+  CHECK(L.ro_off == 0x2000);
+  CHECK(L.sec_off[ro] == 0x2000);
+  CHECK(L.init_ro_off == 0x3000);
+  CHECK(L.sec_off[iro] == 0x3000);
+  CHECK(L.data_off == 0x4000);
+  CHECK(L.sec_off[data] == 0x4000);
+  CHECK(L.sec_off[bss] == 0x4008); // bss stays with the kept data
+  CHECK(L.init_data_off == 0x5000);
+  CHECK(L.sec_off[idata] == 0x5000);
+  CHECK(L.total == 0x6000);
+  // Without the predicate nothing moves apart, and no region has an init
+  // part (its offset is the region's end).
+  const Layout &P = plan_of(b).layout;
+  CHECK(P.sec_off[itext] == 0x30); // in file order
+  CHECK(P.init_text_off == P.text_size);
+  CHECK(P.init_data_off == P.data_off + P.data_size);
+  CHECK(P.total == 0x3000);
+}
