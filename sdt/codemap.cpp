@@ -19,19 +19,35 @@ namespace mk {
 
 namespace {
 
-void add_function(CodeImage::Functions &t, u64 addr, u64 size,
-                  std::string_view name) {
-  t.funcs.push_back(
-      CodeImage::Func{addr, size, (u32)t.names.size(), (u32)name.size()});
-  t.names.append(name);
-}
+// A function table being read: whether each function's symbol is global.
+struct FunctionsBuilder {
+  CodeImage::Functions &t;
+  std::vector<bool> global;
 
-void sort_functions(CodeImage::Functions &t) {
-  std::sort(t.funcs.begin(), t.funcs.end(),
-            [](const CodeImage::Func &a, const CodeImage::Func &b) {
-              return a.addr < b.addr;
-            });
-}
+  void add(u64 addr, u64 size, std::string_view name, bool is_global) {
+    t.funcs.push_back(
+        CodeImage::Func{addr, size, (u32)t.names.size(), (u32)name.size()});
+    t.names.append(name);
+    global.push_back(is_global);
+  }
+  // By address; of aliases (one start), the global ones last, where
+  // function_at()'s walk back from above meets them first: a global name
+  // before a local alias.
+  void sort() {
+    std::vector<size_t> order(t.funcs.size());
+    for (size_t i = 0; i < order.size(); i++)
+      order[i] = i;
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      const u64 x = t.funcs[a].addr, y = t.funcs[b].addr;
+      return x != y ? x < y : global[a] < global[b];
+    });
+    std::vector<CodeImage::Func> sorted;
+    sorted.reserve(order.size());
+    for (size_t i : order)
+      sorted.push_back(t.funcs[i]);
+    t.funcs = std::move(sorted);
+  }
+};
 
 void sort_fdes(std::vector<CodeImage::Fde> &fdes) {
   // The compiler writes them in address order, and the loader places a
@@ -56,7 +72,6 @@ CodeImage::~CodeImage() {
 
 void CodeImage::set_tables(std::unique_ptr<Functions> f,
                            std::vector<Fde> fdes) {
-  sort_functions(*f);
   sort_fdes(fdes);
   delete funcs_.exchange(f.release(), std::memory_order_release);
   delete fdes_.exchange(new std::vector<Fde>(std::move(fdes)),
@@ -70,15 +85,16 @@ const CodeImage::Functions *CodeImage::functions() const {
   if (const Functions *t = funcs_.load(std::memory_order_acquire))
     return t;
   auto t = std::make_unique<Functions>();
+  FunctionsBuilder b{*t, {}};
   if (obj)
     for (size_t i = 1; i < obj->symbols.size(); i++) {
       const Symbol &s = obj->symbols[i];
       if (s.type != STT_FUNC || s.shndx == SHN_UNDEF ||
           s.shndx >= sec_addr.size() || !sec_addr[s.shndx])
         continue;
-      add_function(*t, sec_addr[s.shndx] + s.value, s.size, s.name);
+      b.add(sec_addr[s.shndx] + s.value, s.size, s.name, s.bind != STB_LOCAL);
     }
-  sort_functions(*t);
+  b.sort();
   funcs_.store(t.get(), std::memory_order_release);
   return t.release();
 }
@@ -220,6 +236,7 @@ Result<void> read_functions(CodeImage::Functions &t, const CodeImage &img,
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return error(path + ": cannot open to read the kernel's symbols");
+  FunctionsBuilder b{t, {}};
   Elf *e = elf_begin(fd, ELF_C_READ, nullptr);
   Elf_Scn *scn = nullptr;
   while (e && (scn = elf_nextscn(e, scn))) {
@@ -237,12 +254,13 @@ Result<void> read_functions(CodeImage::Functions &t, const CodeImage &img,
       if (addr < img.lo || addr >= img.hi)
         continue;
       const char *name = elf_strptr(e, sh.sh_link, s.st_name);
-      add_function(t, addr, s.st_size, name ? name : "");
+      b.add(addr, s.st_size, name ? name : "", GELF_ST_BIND(s.st_info) != STB_LOCAL);
     }
   }
   if (e)
     elf_end(e);
   close(fd);
+  b.sort();
   return {};
 }
 

@@ -104,7 +104,7 @@ struct CodeImage {
   const u8 *eh_frame = nullptr;
   u64 eh_frame_size = 0;
 
-  // The kernel image's, built at boot.
+  // The kernel image's, built at boot (`f` sorted as function_at() needs).
   void set_tables(std::unique_ptr<Functions> f, std::vector<Fde> fdes);
 
 private:

@@ -2,7 +2,6 @@
 #include "sdt.h"
 
 #include "../linker/code.h"
-#include "image_symbols.h"
 #include "registry.h"
 #include "site_record.h"
 #include "trampoline.h"
@@ -145,8 +144,6 @@ SdtProvider::provide_tracepoints(ProbeRegistry &r,
                        *last = __stop_set_sdt_tracepoint_set;
   if (!first || first == last)
     return {};
-  ImageSymbols syms;
-  MK_TRY(syms.load("/proc/self/exe"));
   const u64 text_lo = (u64)(uintptr_t)__executable_start,
             text_hi = (u64)(uintptr_t)etext;
   std::set<u64> seen;
@@ -173,13 +170,14 @@ SdtProvider::provide_tracepoints(ProbeRegistry &r,
     if (!seen.insert(pp).second)
       return error(strf("%s: patch point 0x%llx has another record",
                         rec.c_str(), (unsigned long long)pp));
-    const ImageSymbols::Func *f = syms.function_at(pp);
+    const auto f = r.code().function_at(pp);
+    const std::string fn = r.code().function_name(pp);
     Site s;
     s.addr = pp;
     s.len = 5;
     s.kind = SiteKind::Goto;
     s.target = target;
-    s.function = f ? pretty_function(f->name) : "?";
+    s.function = fn.empty() ? "?" : fn;
     s.func_addr = f ? f->addr : 0;
     const std::string prov = t->probe->provider ? t->probe->provider : "",
                       name = probe_name_from_c(t->probe->name ? t->probe->name

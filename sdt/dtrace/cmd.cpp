@@ -32,10 +32,8 @@
 #include <condition_variable>
 #include <csignal>
 #include <cstring>
-#include <fcntl.h>
 #include <fstream>
 #include <map>
-#include <gelf.h>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -519,60 +517,6 @@ void print_programs(const Consumer &c) {
 
 // ---- listing and sites ------------------------------------------------------------------
 
-// The kernel image's function symbols, for "function+offset" of its sites
-// (module sites carry their function's address already).
-class KernelSymbols {
-public:
-  struct Sym {
-    u64 addr, size;
-  };
-  void load(const std::string &path) {
-    if (loaded_)
-      return;
-    loaded_ = true;
-    elf_version(EV_CURRENT);
-    int fd = open(path.c_str(), O_RDONLY);
-    if (fd < 0)
-      return;
-    Elf *e = elf_begin(fd, ELF_C_READ, nullptr);
-    Elf_Scn *scn = nullptr;
-    while (e && (scn = elf_nextscn(e, scn))) {
-      GElf_Shdr sh;
-      if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
-        continue;
-      Elf_Data *d = elf_getdata(scn, nullptr);
-      size_t n = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
-      for (size_t i = 0; d && i < n; i++) {
-        GElf_Sym s;
-        if (gelf_getsym(d, (int)i, &s) && GELF_ST_TYPE(s.st_info) == STT_FUNC &&
-            s.st_value)
-          syms_.push_back(Sym{s.st_value, s.st_size});
-      }
-    }
-    if (e)
-      elf_end(e);
-    close(fd);
-    std::sort(syms_.begin(), syms_.end(),
-              [](const Sym &a, const Sym &b) { return a.addr < b.addr; });
-  }
-  // The start of the function containing `addr`, or 0.  Functions do not
-  // overlap; aliases share a start, so the nearest few starts suffice.
-  u64 function_at(u64 addr) const {
-    auto it = std::upper_bound(syms_.begin(), syms_.end(), addr,
-                               [](u64 a, const Sym &s) { return a < s.addr; });
-    for (int n = 0; n < 8 && it != syms_.begin(); n++) {
-      --it;
-      if (addr < it->addr + std::max<u64>(it->size, 1))
-        return it->addr;
-    }
-    return 0;
-  }
-
-private:
-  bool loaded_ = false;
-  std::vector<Sym> syms_;
-};
-
 void list_line(std::string &out, const ProbeInfo &p) {
   out += strf("%5u %10s %17s %33s %s\n", p.id, p.provider.c_str(),
               p.module.c_str(), p.function.c_str(), p.name.c_str());
@@ -614,8 +558,7 @@ void list_attached(std::string &out, const ProbeInfo &p, Kernel &k) {
   out += "\n";
 }
 
-void list_sites(std::string &out, const ProbeInfo &p, KernelSymbols &ksyms,
-                Kernel &k) {
+void list_sites(std::string &out, const ProbeInfo &p, Kernel &k) {
   const std::vector<SiteInfo> sites = k.probes().sites(p.id);
   if (sites.empty()) {
     out += "        (no sites: fired by the consumer)\n";
@@ -635,11 +578,9 @@ void list_sites(std::string &out, const ProbeInfo &p, KernelSymbols &ksyms,
     u8 bytes[8] = {};
     std::memcpy(bytes, (const void *)(uintptr_t)s->addr, s->len);
     u64 func = s->func_addr;
-    if (!func && !s->stub) {
-      const std::string &self = k.opts().self_path;
-      ksyms.load(self.empty() ? "/proc/self/exe" : self);
-      func = ksyms.function_at(s->addr);
-    }
+    if (!func && !s->stub)
+      if (const auto f = k.probes().code().function_at(s->addr))
+        func = f->addr;
     // A probe stub serves code that calls the probe through a register,
     // as -mcmodel=large does.
     std::string where =
@@ -741,7 +682,6 @@ private:
   std::shared_ptr<Job> find(int id) EXCLUDES(mu_);
 
   Kernel &k_;
-  KernelSymbols ksyms_;
   Mutex mu_;
   std::vector<std::shared_ptr<Job>> jobs_ GUARDED_BY(mu_);
   std::thread drainer_;
@@ -807,7 +747,7 @@ int Dtrace::list(const Options &o) {
       list_attached(out, p, k_);
     }
     if (o.sites)
-      list_sites(out, p, ksyms_, k_);
+      list_sites(out, p, k_);
   };
   if (descs.empty()) {
     for (const ProbeInfo &p : k_.probes().probes())
