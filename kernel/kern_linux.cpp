@@ -385,6 +385,50 @@ namespace {
 constexpr size_t kAltInstrSize = 12;
 constexpr u16 kAltInverted = 1u << 15;
 
+// The ORC tables stack() and panics walk Linux frames with
+// (sdt/unwind.cpp): .orc_unwind_ip (s32 each, relative to itself) and
+// .orc_unwind (struct orc_entry of 6.1, 6 bytes) of one length, every
+// address in the module's code [lo, hi] (hi: a section's end marker), and
+// every entry's registers and type ones 6.1 defines, its unused bits zero.
+Result<void> check_orc(const std::string &who, const ObjectFile &obj,
+                       const Placement &pl, u64 lo, u64 hi) {
+  u64 ips = 0, orcs = 0, nips = 0, norcs = 0;
+  for (size_t s = 0; s < obj.sections.size(); s++) {
+    const Section &sec = obj.sections[s];
+    if (sec.name == ".orc_unwind_ip" && pl.sec_addr[s])
+      ips = pl.sec_addr[s], nips = sec.size;
+    else if (sec.name == ".orc_unwind" && pl.sec_addr[s])
+      orcs = pl.sec_addr[s], norcs = sec.size;
+  }
+  if (!ips && !orcs)
+    return {};
+  if (!ips || !orcs || nips % 4 || norcs % 6 || nips / 4 != norcs / 6)
+    return error(strf("%s: .orc_unwind_ip (%llu bytes, 4 an entry) and "
+                      ".orc_unwind (%llu bytes, 6 an entry) do not describe "
+                      "the same entries",
+                      who.c_str(), (unsigned long long)nips,
+                      (unsigned long long)norcs));
+  constexpr unsigned kLastReg = 9, kLastType = 2; // SP_INDIRECT, REGS_PARTIAL
+  for (u64 i = 0; i < nips / 4; i++) {
+    const u64 field = ips + i * 4;
+    const u64 ip = field + (i64)(i32)rd32((const u8 *)(uintptr_t)field);
+    if (ip < lo || ip > hi)
+      return error(strf("%s: .orc_unwind entry %llu: address 0x%llx is "
+                        "outside the module's code",
+                        who.c_str(), (unsigned long long)i,
+                        (unsigned long long)ip));
+    const u8 *e = (const u8 *)(uintptr_t)(orcs + i * 6);
+    const unsigned sp_reg = e[4] & 0xf, bp_reg = e[4] >> 4, type = e[5] & 3;
+    if (sp_reg > kLastReg || bp_reg > kLastReg || type > kLastType ||
+        (e[5] & 0xf8))
+      return error(strf("%s: .orc_unwind entry %llu: registers %u/%u, type "
+                        "%u: not an entry Linux 6.1 writes",
+                        who.c_str(), (unsigned long long)i, sp_reg, bp_reg,
+                        type));
+  }
+  return {};
+}
+
 Result<void> apply_alternatives(const std::string &who, const ObjectFile &obj,
                                 const Placement &pl, u64 text_lo,
                                 u64 text_hi) {
@@ -993,6 +1037,7 @@ Result<void> LinuxModules::read_linked(LinuxModule &m, const ObjectFile &obj,
               return a.insn < b.insn;
             });
   m.live_fixups.store(m.fixups.size(), std::memory_order_release);
+  MK_TRY(check_orc(who, obj, pl, m.text_lo, m.text_hi));
   // A key is the module's own (16 bytes of its writable data) or one the
   // kernel or a loaded Linux module exports.
   auto key_ok = [&](u64 key) {

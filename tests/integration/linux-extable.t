@@ -6,12 +6,16 @@
 # page fault, 13 a general protection fault, 0 a divide error), rdmsr_safe
 # -EIO.  Entries are checked at load: one outside the module's code, or
 # of a type Linux does not define, refuses the module with one line and
-# leaves nothing behind.
+# leaves nothing behind.  So do ORC tables (what stack() and panics walk
+# Linux frames with) whose entry lies outside the module's code or is of
+# a type Linux 6.1 does not write.
 # arch: x86_64
 # args: -m $LINUXTEST
 # status: 1
 # setup: python3 $ROOT/tests/linux/patch-ko.py ex-far $LINUXTEST/lkfault.ko exfar.ko
 # setup: python3 $ROOT/tests/linux/patch-ko.py ex-type $LINUXTEST/lkfault.ko 0x55 extype.ko
+# setup: python3 $ROOT/tests/linux/patch-ko.py orc-far $LINUXTEST/lkfault.ko orcfar.ko
+# setup: python3 $ROOT/tests/linux/patch-ko.py orc-type $LINUXTEST/lkfault.ko orctype.ko
 minikern> insmod $LINUXTEST/lkfault.ko
 lkfault: init data 7
 minikern> sysctl module.lkfault.probe
@@ -23,5 +27,9 @@ minikern> insmod $TMP/exfar.ko
 insmod: lkfault: __ex_table entry 0: instruction 0x{{[0-9a-f]+}} is outside the module's code
 minikern> insmod $TMP/extype.ko
 insmod: lkfault: __ex_table entry 0: fixup type 85 is not one Linux 6.1 defines
+minikern> insmod $TMP/orcfar.ko
+insmod: lkfault: .orc_unwind entry 0: address 0x{{[0-9a-f]+}} is outside the module's code
+minikern> insmod $TMP/orctype.ko
+insmod: lkfault: .orc_unwind entry 0: registers {{[0-9]+}}/{{[0-9]+}}, type 3: not an entry Linux 6.1 writes
 minikern> lsmod
 Module                  Size  Used by

@@ -10,6 +10,9 @@
     patch-ko.py alt-long IN OUT              .altinstructions entry 0's
                                              replacement 1 byte longer than
                                              its original
+    patch-ko.py orc-far IN OUT               .orc_unwind_ip entry 0 1 MiB
+                                             past where it was
+    patch-ko.py orc-type IN OUT              .orc_unwind entry 0 of type 3
 
 The appended signature is left as it is (it no longer matches: the tests
 run without trusted keys, where an unverified signature only taints).
@@ -60,10 +63,11 @@ def main():
         off, size = section(data, "__versions")
         data[off:off + size] = bytes(size)
         out = sys.argv[3]
-    elif op == "ex-far":
-        # The entry's instruction field is a PC32 relocation at offset 0
-        # of the section: its addend moves it.
-        off, size = section(data, ".rela__ex_table")
+    elif op in ("ex-far", "orc-far"):
+        # The entry's address field is a PC32 relocation at offset 0 of
+        # the section: its addend moves it.
+        rela = ".rela__ex_table" if op == "ex-far" else ".rela.orc_unwind_ip"
+        off, size = section(data, rela)
         for r in range(off, off + size, 24):
             r_offset, = struct.unpack_from("<Q", data, r)
             if r_offset == 0:
@@ -71,7 +75,13 @@ def main():
                 struct.pack_into("<q", data, r + 16, addend + (1 << 20))
                 break
         else:
-            sys.exit("patch-ko: no relocation of __ex_table entry 0")
+            sys.exit("patch-ko: no relocation of %s entry 0" % rela[5:])
+        out = sys.argv[3]
+    elif op == "orc-type":
+        # struct orc_entry: s16 sp_offset, bp_offset; u16 sp_reg:4,
+        # bp_reg:4, type:2, end:1
+        off, size = section(data, ".orc_unwind")
+        data[off + 5] = (data[off + 5] & ~3) | 3
         out = sys.argv[3]
     elif op == "ex-type":
         off, size = section(data, "__ex_table")
