@@ -12,15 +12,11 @@
 // loader.  Everything else of a load runs: read and check, dependencies,
 // link into the arena, protect, register sets, record probes, and the
 // whole unload.
-#include "kernel_state.h"
+#include "fuzz_kernel.h"
 
-#include "../../sdt/trampoline.h"
-
-#include <fcntl.h>
 #include <fstream>
 #include <memory>
 #include <string>
-#include <unistd.h>
 
 using namespace mk;
 
@@ -31,49 +27,14 @@ struct Fuzz {
   std::unique_ptr<Kernel> k;
 
   Fuzz() {
-    // In memory where there is a tmpfs: rewriting the file on a disk
-    // file system (its truncation, then its blocks freed) took half of
-    // each input's time.
-    std::string tmpl = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
-    tmpl += "/mk-fuzz-kld-XXXXXX";
-    if (!mkdtemp(tmpl.data()))
-      std::abort();
-    dir = tmpl;
+    dir = fuzz_module_dir("kld");
     path = dir + "/fuzz.ko";
-    // libcounter.ko from the build this driver belongs to, if there.
-    if (const char *lib = std::getenv("MK_FUZZ_LIBCOUNTER")) {
-      std::ifstream in(lib, std::ios::binary);
-      std::ofstream(dir + "/libcounter.ko", std::ios::binary) << in.rdbuf();
-    }
-    // The console is stdout: the kernel's chatter goes to /dev/null,
-    // libFuzzer's and the sanitizers' to stderr.
-    int null = open("/dev/null", O_WRONLY);
-    if (null >= 0 && !std::getenv("MK_FUZZ_VERBOSE"))
-      dup2(null, 1);
-    Options o;
-    o.cpus = 1;
-    o.quiet = true;
-    o.arena_mib = 64;
-    o.module_path = {dir};
-    o.run_module_code = false;
-    o.catch_faults = false;
-    k = std::make_unique<Kernel>(o);
-    if (!k->boot())
-      std::abort();
-    // Probe stubs come from a 64 KiB chunk of the arena that, once there,
-    // stays: make it now, so that after each input the arena is exactly
-    // as before (a stub not returned would show as a new chunk).
-    const u8 ret[5] = {0xc3, 0x90, 0x90, 0x90, 0x90};
-    auto stub = k->probes().trampolines().make_stub(ret);
-    if (!stub)
-      std::abort();
-    k->probes().trampolines().release_stub(*stub);
+    fuzz_console_to_null();
+    k = fuzz_loader_kernel(dir);
   }
   ~Fuzz() {
     k.reset();
-    unlink(path.c_str());
-    unlink((dir + "/libcounter.ko").c_str());
-    rmdir(dir.c_str());
+    fuzz_remove_module_dir(dir);
   }
 };
 
@@ -84,11 +45,7 @@ Fuzz &fuzz() {
     g_fuzz = new Fuzz; // lives as long as the process
     // Its files go at exit (the kernel is never torn down: libFuzzer exits
     // from anywhere), so runs leave no directory behind.
-    std::atexit([] {
-      unlink(g_fuzz->path.c_str());
-      unlink((g_fuzz->dir + "/libcounter.ko").c_str());
-      rmdir(g_fuzz->dir.c_str());
-    });
+    std::atexit([] { fuzz_remove_module_dir(g_fuzz->dir); });
   }
   return *g_fuzz;
 }

@@ -32,10 +32,9 @@
 //   after kChildSeconds (module code that spins) is killed and counted.
 //
 // MK_FUZZ_VERBOSE=1 keeps the kernels' console and the child's stderr.
-#include "kernel_state.h"
+#include "fuzz_kernel.h"
 
 #include "../../kernel/kern_panic.h"
-#include "../../sdt/trampoline.h"
 #include "../../sdt/unwind.h"
 
 #include <algorithm>
@@ -78,38 +77,12 @@ struct Fuzz {
                 timeouts = 0;
 
   Fuzz() {
-    std::string tmpl = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
-    tmpl += "/mk-fuzz-run-XXXXXX";
-    if (!mkdtemp(tmpl.data()))
-      std::abort();
-    dir = tmpl;
+    dir = fuzz_module_dir("run");
     path = dir + "/fuzz.ko";
     err_path = dir + "/stderr";
-    if (const char *lib = std::getenv("MK_FUZZ_LIBCOUNTER")) {
-      std::ifstream in(lib, std::ios::binary);
-      std::ofstream(dir + "/libcounter.ko", std::ios::binary) << in.rdbuf();
-    }
-    int null = open("/dev/null", O_WRONLY);
-    if (null >= 0 && !verbose)
-      dup2(null, 1);
+    fuzz_console_to_null();
     start_server();
-    Options o;
-    o.cpus = 1;
-    o.quiet = true;
-    o.arena_mib = 64;
-    o.module_path = {dir};
-    o.run_module_code = false;
-    o.catch_faults = false;
-    k = std::make_unique<Kernel>(o);
-    if (!k->boot())
-      std::abort();
-    // The probe stubs' chunk of the arena, made once (see the kldload
-    // target).
-    const u8 ret[5] = {0xc3, 0x90, 0x90, 0x90, 0x90};
-    auto stub = k->probes().trampolines().make_stub(ret);
-    if (!stub)
-      std::abort();
-    k->probes().trampolines().release_stub(*stub);
+    k = fuzz_loader_kernel(dir);
     // fbt's stubs likewise come from a chunk that stays, made on its first
     // enabling: enable libcounter's probes once now (the kernel's own
     // functions have none in the fuzzer's build).
@@ -128,12 +101,6 @@ struct Fuzz {
     }
   }
   void start_server();
-  void remove_files() {
-    unlink(path.c_str());
-    unlink(err_path.c_str());
-    unlink((dir + "/libcounter.ko").c_str());
-    rmdir(dir.c_str());
-  }
 };
 
 Fuzz *g_fuzz;
@@ -148,7 +115,7 @@ Fuzz &fuzz() {
                    "killed after %d s\n",
                    g_fuzz->runs, g_fuzz->exits, g_fuzz->panics,
                    g_fuzz->sanitizer_stops, g_fuzz->timeouts, kChildSeconds);
-      g_fuzz->remove_files();
+      fuzz_remove_module_dir(g_fuzz->dir);
     });
   }
   return *g_fuzz;
