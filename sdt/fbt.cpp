@@ -61,7 +61,7 @@ struct alignas(64) FbtFunc {
   struct Ret {
     u64 addr;
     u8 len;
-    u8 bytes[2]; // as it was: c3, or f3 c3
+    u8 bytes[3]; // as it was: c3, f3 c3, or c2 iw (i386's ret $N)
   };
   std::vector<Ret> rets; // its `ret`s, once breakpoint mode wanted them
   std::string function;
@@ -1348,7 +1348,8 @@ Result<u64> FbtProvider::stub_for(FbtFunc &f) {
 
 namespace {
 
-// The function's `ret` instructions (c3, and f3 c3), for breakpoint mode.
+// The function's `ret` instructions (c3, f3 c3, and c2 iw: ret $N), for
+// breakpoint mode.
 std::vector<FbtFunc::Ret> find_rets(u64 func, u64 size) {
   std::vector<FbtFunc::Ret> out;
   csh cs;
@@ -1364,6 +1365,9 @@ std::vector<FbtFunc::Ret> find_rets(u64 func, u64 size) {
       out.push_back(FbtFunc::Ret{in.address, 1, {0xc3, 0}});
     else if (in.size == 2 && in.bytes[0] == 0xf3 && in.bytes[1] == 0xc3)
       out.push_back(FbtFunc::Ret{in.address, 2, {0xf3, 0xc3}});
+    else if (in.size == 3 && in.bytes[0] == 0xc2)
+      out.push_back(
+          FbtFunc::Ret{in.address, 3, {0xc2, in.bytes[1], in.bytes[2]}});
   }
   if (n)
     cs_free(insn, n);
@@ -1391,13 +1395,15 @@ void ops_for(FbtFunc &f, std::vector<PatchOp> &ops) {
     return;
   f.rets_armed = arm;
   for (const FbtFunc::Ret &r : f.rets) {
-    PatchOp rop{r.addr, r.len, {r.bytes[0], r.bytes[1]}};
+    PatchOp rop{r.addr, r.len, {r.bytes[0], r.bytes[1], r.bytes[2]}};
     if (f.ret_mode == FbtFunc::Trap) {
       rop.bytes[0] = 0xcc;
       rop.fire = f.ret;
       rop.then = x86::Emul::Ret;
       rop.args = x86::TrapArgs::Return;
       rop.func = f.func;
+      if (r.bytes[0] == 0xc2)
+        rop.pop = (u16)(r.bytes[1] | r.bytes[2] << 8);
     }
     ops.push_back(rop);
   }

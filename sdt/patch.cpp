@@ -373,7 +373,7 @@ void PatchEngine::apply(const std::vector<PatchOp> &ops) {
   for (const PatchOp &op : ops) {
     if (op.fire)
       breakpoints_[op.addr] =
-          Breakpoint{op.len, op.fire, op.then, op.args, op.func};
+          Breakpoint{op.len, op.fire, op.then, op.args, op.func, op.pop};
     else
       breakpoints_.erase(op.addr);
   }
@@ -418,7 +418,8 @@ TrapTable *PatchEngine::make_table(const std::vector<const PatchOp *> &live) {
   t->entries.reserve(breakpoints_.size() + live.size());
   for (const auto &[addr, b] : breakpoints_)
     t->entries.push_back(
-        {addr, x86::TrapAction{x86::Emul::Fire, b.then, b.len, b.func, b.args},
+        {addr,
+         x86::TrapAction{x86::Emul::Fire, b.then, b.len, b.func, b.args, b.pop},
          b.fire});
   for (const PatchOp *op : live)
     if (op->bytes[0] != 0xcc) // breakpoint sites are already in

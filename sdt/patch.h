@@ -77,6 +77,7 @@ struct PatchOp {
   x86::Emul then = x86::Emul::Skip;
   x86::TrapArgs args = x86::TrapArgs::Call; // breakpoint mode: its arguments
   u64 func = 0; // breakpoint mode, TrapArgs::Return: the function
+  u16 pop = 0;  // breakpoint mode, a `ret $N`: N
 };
 
 class PatchEngine {
@@ -117,6 +118,7 @@ private:
     x86::Emul then;
     x86::TrapArgs args;
     u64 func;
+    u16 pop;
   };
   TextAliases text_;
   Mutex mu_; // one batch at a time

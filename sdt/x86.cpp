@@ -227,6 +227,10 @@ TrapAction decode_final(const u8 *b, u8 len, u64 site) {
   case 0xc3:
     a.emul = Emul::Ret;
     break;
+  case 0xc2: // ret $N (an i386 function's ret, in fbt's breakpoint mode)
+    a.emul = Emul::Ret;
+    a.pop = (u16)(b[1] | b[2] << 8);
+    break;
   case 0xb8:
     a.emul = Emul::SetOne;
     break;
@@ -289,6 +293,7 @@ void emulate(void *uctx, u64 site, const TrapAction &a) {
     break;
   case Emul::Ret:
     pop();
+    g[SP_REG] += a.pop; // ret $N
     break;
   case Emul::SetOne:
     g[AX_REG] = 1;

@@ -76,6 +76,7 @@ struct TrapAction {
   u8 len;
   u64 target; // Call/Jump: the target; Fire: the function (TrapArgs::Return)
   TrapArgs args = TrapArgs::Call;
+  u16 pop = 0; // Ret: bytes of arguments popped above the return address
 };
 
 TrapAction decode_final(const u8 *bytes, u8 len, u64 site);

@@ -319,6 +319,45 @@ TEST_CASE("fbt: a module's function: entry arguments, return value, once each") 
   REQUIRE_OK(k.linker().unload(*file));
 }
 
+#if !defined(__x86_64__)
+TEST_CASE("fbt: an i386 function's ret $4, in call and breakpoint mode") {
+  // stdcall: the function pops its argument (mov 4(%esp),%eax; inc;
+  // ret $4).  Its return comes back through the trampoline in call mode
+  // and through the int3 on its `ret $4` in breakpoint mode, each time
+  // with the stack pointer where the caller expects it.
+  const std::vector<u8> body = {0x8b, 0x44, 0x24, 0x04, 0x40, 0xc2, 0x04, 0x00};
+  ModuleDir dir;
+  dir.write("fs.ko", EntryObject("__fentry__", kCall, body).b);
+  mk::Kernel k(kernel_options(dir.path()));
+  REQUIRE(k.boot());
+  auto file = k.linker().load("fs");
+  REQUIRE_OK(file);
+  using Stdcall = long(__attribute__((stdcall)) *)(long);
+  auto fn = (Stdcall)(uintptr_t)(*file)->address;
+  auto entry = ids_of(k, "fbt:fs:f:entry"), ret = ids_of(k, "fbt:fs:f:return");
+  REQUIRE(entry.size() == 1);
+  REQUIRE(ret.size() == 1);
+  for (mk::PatchMode mode : {mk::PatchMode::Call, mk::PatchMode::Breakpoint}) {
+    CAPTURE((int)mode);
+    Seen seen;
+    seen.entry_id = entry[0];
+    auto e = k.probes().enable({entry[0], ret[0]}, record, &seen, mode);
+    REQUIRE_OK(e);
+    CHECK(fn(41) == 42);
+    CHECK(fn(7) == 8);
+    k.probes().disable(*e);
+    CHECK(fn(1) == 2);
+    REQUIRE(seen.entries.size() == 2);
+    REQUIRE(seen.returns.size() == 2);
+    CHECK(seen.returns[0][1] == 42);
+    CHECK(seen.returns[1][1] == 8);
+  }
+  const u8 *code = (const u8 *)(*file)->address + 5;
+  CHECK(std::vector<u8>(code, code + body.size()) == body);
+  REQUIRE_OK(k.linker().unload(*file));
+}
+#endif
+
 namespace {
 
 // What a handler that resets the x87 unit saw: each probe's firings'
