@@ -30,6 +30,30 @@ bool is_small(Type t) {
          t == Type::UInt16;
 }
 bool is_64(Type t) { return t == Type::Int64 || t == Type::UInt64; }
+bool is_unsigned(Type t) {
+  return t == Type::UInt8 || t == Type::UInt16 || t == Type::UInt32 ||
+         t == Type::UInt64;
+}
+int int_bytes(Type t) {
+  switch (t) {
+  case Type::Int8: case Type::UInt8: return 1;
+  case Type::Int16: case Type::UInt16: return 2;
+  case Type::Int32: case Type::UInt32: return 4;
+  default: return 8;
+  }
+}
+
+// The type of a binary operation on integers of types a and b, as DTrace
+// gives it: the wider of the two, unsigned if either of equal width is.
+// (DTrace does not first promote char and short to int, as C would: a
+// uint8_t plus an int8_t is a uint8_t.)  Values are computed in 64 bits
+// and narrowed to their type only where stored or recorded.
+Type promote(Type a, Type b) {
+  const int wa = int_bytes(a), wb = int_bytes(b);
+  if (wa != wb)
+    return wa > wb ? a : b;
+  return is_unsigned(a) ? a : b;
+}
 
 const char *type_name(Type t) {
   switch (t) {
@@ -119,6 +143,7 @@ private:
   Result<void> define_aggs();
   Result<void> clause(size_t i);
   Result<Type> expr(const Expr &e);
+  Result<Type> type_of(const Expr &e);
   Result<Type> call(const Expr &e); // a built-in function (builtins.cpp)
   // Store kids[1] into the variable kids[0]; with `value`, leave the
   // expression's value (Expr::Assign) on the stack.
@@ -175,6 +200,13 @@ private:
     }
   }
   u32 here() const { return (u32)code_->size(); }
+  // A value about to be recorded or used as a key: cut to its type's
+  // width (arithmetic ran in 64 bits; see promote( )).
+  void narrow(Type t) {
+    if (!is_int(t) || int_bytes(t) == 8)
+      return;
+    emit(is_unsigned(t) ? OP_ZEXT : OP_SEXT, (u8)(8 * int_bytes(t)));
+  }
 
   ProgramAst &ast_;
   const std::vector<std::vector<ProbeInfo>> &matched_;
@@ -234,6 +266,14 @@ Result<const VarDef *> Compiler::variable(const Expr &e) {
   return &defs.back();
 }
 
+// An undeclared variable takes the type of the first value stored in it,
+// and its stores wrap at that width as a declared one's do.
+void fix_type(VarDef &d, Type t) {
+  d.type = is_small(t) ? Type::Int32 : t, d.typed = true;
+  if (is_int(d.type) && int_bytes(d.type) < 8)
+    d.bits = (u8)(8 * int_bytes(d.type)), d.is_signed = !is_unsigned(d.type);
+}
+
 std::string key_sig(const std::vector<Type> &v) {
   std::string r = "[";
   for (size_t i = 0; i < v.size(); i++)
@@ -275,7 +315,7 @@ Result<void> Compiler::store_type(std::vector<VarDef> &defs, size_t var,
   const Type want = is_int(t) ? Type::Int64 : Type::String;
   if (!d.typed) {
     // The first store fixes the type, as in DTrace: x = 1 makes an int.
-    d.type = is_small(t) ? Type::Int32 : t, d.typed = true;
+    fix_type(d, t);
     return {};
   }
   if (is_int(d.type) != is_int(want))
@@ -310,8 +350,7 @@ void Compiler::infer_var_types() {
       if (d && !(*d)->typed) {
         std::vector<VarDef> &defs =
             s.args[0]->scope == VarScope::Clause ? locals_ : prog_.vars;
-        VarDef &v = defs[*d - defs.data()];
-        v.type = is_small(*t) ? Type::Int32 : *t, v.typed = true;
+        fix_type(defs[*d - defs.data()], *t);
       }
     }
   }
@@ -433,6 +472,18 @@ Result<void> Compiler::define_aggs() {
   return {};
 }
 
+// The type of `e`, from code compiled and thrown away.
+Result<Type> Compiler::type_of(const Expr &e) {
+  std::vector<Insn> *code = code_;
+  std::vector<Insn> dry;
+  code_ = &dry;
+  const int sp = sp_, max_sp = max_sp_;
+  const u32 scratch = scratch_;
+  auto t = expr(e);
+  code_ = code, sp_ = sp, max_sp_ = max_sp, scratch_ = scratch;
+  return t;
+}
+
 Result<Type> Compiler::expr(const Expr &e) {
   switch (e.kind) {
   case Expr::Int:
@@ -549,6 +600,8 @@ Result<Type> Compiler::expr(const Expr &e) {
     if (!is_int(*t))
       return sem(e.near, e.line, strf("a %s cannot be cast to %s",
                                       type_name(*t), e.ctype.name.c_str()));
+    if (int_bytes(*t) < e.ctype.bytes)
+      narrow(*t); // widened from the value its own type holds
     if (e.ctype.bytes < 8)
       emit(e.ctype.is_signed ? OP_SEXT : OP_ZEXT, (u8)(e.ctype.bytes * 8));
     return value_type(e.ctype);
@@ -560,15 +613,8 @@ Result<Type> Compiler::expr(const Expr &e) {
         prog_.pragmas.strsize ? prog_.pragmas.strsize : kDefaultStrSize;
     i64 size = e.ctype.string ? strsize : e.ctype.bytes;
     if (!e.kids.empty()) {
-      // The operand's type, from code compiled and thrown away (sizeof
-      // does not evaluate its operand).
-      std::vector<Insn> *code = code_;
-      std::vector<Insn> dry;
-      code_ = &dry;
-      const int sp = sp_, max_sp = max_sp_;
-      const u32 scratch = scratch_;
-      auto t = expr(*e.kids[0]);
-      code_ = code, sp_ = sp, max_sp_ = max_sp, scratch_ = scratch;
+      // sizeof does not evaluate its operand.
+      auto t = type_of(*e.kids[0]);
       if (!t)
         return t;
       if (*t == Type::Stack)
@@ -590,13 +636,7 @@ Result<Type> Compiler::expr(const Expr &e) {
     emit(e.op == X_NEG ? OP_NEG : e.op == X_BNOT ? OP_BNOT : OP_LNOT);
     if (e.op == X_LNOT)
       return Type::Int32;
-    if (*t == Type::Int32 || is_small(*t)) {
-      emit(OP_TRUNC32);
-      return Type::Int32;
-    }
-    if (*t == Type::UInt32)
-      emit(OP_ZEXT, 32);
-    return *t;
+    return *t; // in 64 bits, narrowed where stored (see promote( ))
   }
   case Expr::Ternary: {
     auto c = expr(*e.kids[0]);
@@ -656,6 +696,9 @@ Result<Type> Compiler::expr(const Expr &e) {
     (*code_)[jend].c = here();
     return Type::Int32;
   }
+  bool cmp = e.op == X_LT || e.op == X_LE || e.op == X_GT || e.op == X_GE ||
+             e.op == X_EQ || e.op == X_NE;
+  const bool shift = e.op == X_SHL || e.op == X_SHR;
   auto l = expr(*e.kids[0]);
   if (!l)
     return l;
@@ -663,13 +706,22 @@ Result<Type> Compiler::expr(const Expr &e) {
     return sem(e.near, e.line, "a stack( ) is not a value to compute with");
   if (e.op == X_LXOR)
     emit(OP_BOOL);
+  // An operand narrower than the operation's type (or compared) takes
+  // its own type's value first: an int's x + x that overflowed is
+  // negative once added to a long long, as in DTrace.
+  if (is_int(*l) && int_bytes(*l) < 8 && !shift && e.op != X_LXOR) {
+    auto rt = type_of(*e.kids[1]);
+    if (rt && is_int(*rt) && (cmp || int_bytes(*rt) > int_bytes(*l)))
+      narrow(*l);
+  }
   auto r = expr(*e.kids[1]);
   if (!r)
     return r;
   if (*r == Type::Stack)
     return sem(e.near, e.line, "a stack( ) is not a value to compute with");
-  bool cmp = e.op == X_LT || e.op == X_LE || e.op == X_GT || e.op == X_GE ||
-             e.op == X_EQ || e.op == X_NE;
+  if (is_int(*l) && is_int(*r) && !shift && e.op != X_LXOR &&
+      (cmp || int_bytes(*r) < int_bytes(*l)))
+    narrow(*r);
   if (cmp && *l == Type::String && *r == Type::String) {
     static const u8 sops[] = {OP_SLT, OP_SLE, OP_SGT, OP_SGE, OP_SEQ, OP_SNE};
     emit(sops[e.op - X_LT]);
@@ -682,19 +734,23 @@ Result<Type> Compiler::expr(const Expr &e) {
                                       e.near.c_str(), type_name(*l), type_name(*r)));
     return sem(e.near, e.line, "operator " + e.near + " needs integers, not strings");
   }
+  // Comparisons, division, remainder and >> are unsigned where the
+  // operation's type is (a = 1): -1 > 0u, as in C and DTrace.
+  const Type type = e.op == X_SHL || e.op == X_SHR ? *l : promote(*l, *r);
+  const u8 uns = is_unsigned(type) ? 1 : 0;
   if (cmp) {
     static const u8 iops[] = {OP_LT, OP_LE, OP_GT, OP_GE, OP_EQ, OP_NE};
-    emit(iops[e.op - X_LT]);
+    emit(iops[e.op - X_LT], uns);
     return Type::Int32;
   }
   switch (e.op) {
   case X_ADD: emit(OP_ADD); break;
   case X_SUB: emit(OP_SUB); break;
   case X_MUL: emit(OP_MUL); break;
-  case X_DIV: emit(OP_DIV); break;
-  case X_MOD: emit(OP_MOD); break;
+  case X_DIV: emit(OP_DIV, uns); break;
+  case X_MOD: emit(OP_MOD, uns); break;
   case X_SHL: emit(OP_SHL); break;
-  case X_SHR: emit(OP_SHR); break;
+  case X_SHR: emit(OP_SHR, uns); break;
   case X_BAND: emit(OP_AND); break;
   case X_BOR: emit(OP_OR); break;
   case X_BXOR: emit(OP_XOR); break;
@@ -704,16 +760,7 @@ Result<Type> Compiler::expr(const Expr &e) {
     return Type::Int32;
   default: break;
   }
-  // C's usual arithmetic conversions, as far as these types go.
-  if (is_64(*l) || is_64(*r))
-    return *l == Type::UInt64 || *r == Type::UInt64 ? Type::UInt64
-                                                    : Type::Int64;
-  if (*l == Type::UInt32 || *r == Type::UInt32) {
-    emit(OP_ZEXT, 32);
-    return Type::UInt32;
-  }
-  emit(OP_TRUNC32);
-  return Type::Int32;
+  return type;
 }
 
 Result<Type> Compiler::assign(const Expr &v, const Expr &x, int line,
@@ -729,7 +776,9 @@ Result<Type> Compiler::assign(const Expr &v, const Expr &x, int line,
   if (!t)
     return t;
   MK_TRY(store_type(defs, i, v, *t, line));
-  if (defs[i].bits < 64) // a declared int wraps at its width
+  if (is_int(*t) && int_bytes(*t) * 8 < defs[i].bits)
+    narrow(*t); // widened from the value its own type holds
+  if (defs[i].bits < 64) // an int variable wraps at its width
     emit(defs[i].is_signed ? OP_SEXT : OP_ZEXT, defs[i].bits);
   const bool keyed = !v.kids.empty();
   if (value && !keyed)
@@ -987,8 +1036,7 @@ Result<void> Compiler::clause(size_t ci) {
         size += 8;
         a.types.push_back(Type::Int32);
       } else {
-        if (*t == Type::Int32)
-          emit(OP_TRUNC32);
+        narrow(*t);
         rec(*t);
         a.types.push_back(*t);
       }
@@ -1005,8 +1053,7 @@ Result<void> Compiler::clause(size_t ci) {
         auto t = expr(*e);
         if (!t)
           return t.take_error();
-        if (*t == Type::Int32)
-          emit(OP_TRUNC32);
+        narrow(*t);
         rec(*t);
         a.types.push_back(*t);
       }
@@ -1136,8 +1183,7 @@ Result<void> Compiler::clause(size_t ci) {
         auto t = expr(*k);
         if (!t)
           return t.take_error();
-        if (*t == Type::Int32)
-          emit(OP_TRUNC32);
+        narrow(*t);
         keys.push_back(*t);
       }
       std::string at = "@" + s.agg;

@@ -1412,14 +1412,16 @@ op_mod: {
     fail(FLT_DIVZERO, 0);
     return;
   }
-  if (b == -1)
+  if (in->a) // unsigned
+    st[sp - 1] = (i64)(in->op == OP_DIV ? (u64)a / (u64)b : (u64)a % (u64)b);
+  else if (b == -1)
     st[sp - 1] = in->op == OP_DIV ? (i64)(0 - (u64)a) : 0;
   else
     st[sp - 1] = in->op == OP_DIV ? a / b : a % b;
   NEXT;
 }
 op_shl: BINARY((i64)((u64)a << (b & 63)));
-op_shr: BINARY(a >> (b & 63));
+op_shr: BINARY(in->a ? (i64)((u64)a >> (b & 63)) : a >> (b & 63));
 op_and: BINARY(a & b);
 op_or: BINARY(a | b);
 op_xor: BINARY(a ^ b);
@@ -1437,10 +1439,10 @@ op_bool:
   NEXT;
 op_eq: BINARY(a == b);
 op_ne: BINARY(a != b);
-op_lt: BINARY(a < b);
-op_le: BINARY(a <= b);
-op_gt: BINARY(a > b);
-op_ge: BINARY(a >= b);
+op_lt: BINARY(in->a ? (u64)a < (u64)b : a < b);
+op_le: BINARY(in->a ? (u64)a <= (u64)b : a <= b);
+op_gt: BINARY(in->a ? (u64)a > (u64)b : a > b);
+op_ge: BINARY(in->a ? (u64)a >= (u64)b : a >= b);
 #define STRCMP                                                                 \
   sp--;                                                                        \
   cmp = strcmp((const char *)(uintptr_t)st[sp - 1],                            \
