@@ -818,6 +818,10 @@ Result<Type> Compiler::call(const Expr &e) {
   const BuiltinFn *f = find_builtin(e.name);
   if (!f) // the parser accepts only the table's names
     return sem(e.near, e.line, "unknown function " + e.name + "( )");
+  if ((f->flags & BF_DESTRUCTIVE) && !prog_.pragmas.destructive)
+    return sem(e.near, e.line,
+               e.name + "( ) is a destructive action: allowed only with -w "
+                        "(or -x destructive, #pragma D option destructive)");
   if (f->how == BuiltinFn::Speculation) {
     emit(OP_SPECULATION);
     return Type::Int32;
@@ -1008,7 +1012,7 @@ Result<void> Compiler::clause(size_t ci) {
     ++action;
     cc.action_at.resize(here(), (u8)(action - 1));
     const bool records_data = s.kind == Stmt::Trace || s.kind == Stmt::Printf ||
-                              s.kind == Stmt::Printa;
+                              s.kind == Stmt::Printa || s.kind == Stmt::System;
     if (records_data && ends_spec)
       return sem(s.near, s.line, "data-recording actions may not follow "
                                  "commit( ) or discard( )");
@@ -1042,11 +1046,23 @@ Result<void> Compiler::clause(size_t ci) {
       }
       break;
     }
+    case Stmt::System:
+    case Stmt::Freopen:
     case Stmt::Printf: {
-      a.kind = Action::Printf;
+      a.kind = s.kind == Stmt::System    ? Action::System
+               : s.kind == Stmt::Freopen ? Action::Freopen
+                                         : Action::Printf;
+      const char *what = s.kind == Stmt::System    ? "system"
+                         : s.kind == Stmt::Freopen ? "freopen"
+                                                   : "printf";
+      if (s.kind != Stmt::Printf && !prog_.pragmas.destructive)
+        return sem(what, s.line,
+                   strf("%s( ) is a destructive action: allowed only with -w "
+                        "(or -x destructive, #pragma D option destructive)",
+                        what));
       auto f = parse_format(s.fmt);
       if (!f)
-        return sem(s.near, s.line, "printf( ) " + f.error().message);
+        return sem(s.near, s.line, std::string(what) + "( ) " + f.error().message);
       prog_.formats.push_back(std::move(*f));
       a.fmt = &prog_.formats.back();
       for (const ExprPtr &e : s.args) {
@@ -1116,6 +1132,21 @@ Result<void> Compiler::clause(size_t ci) {
                           type_name(*t)));
         rec(Type::Int64);
         a.types.push_back(Type::Int64);
+      }
+      break;
+    }
+    case Stmt::Setopt: {
+      // The consumer sets it when it reads the record, as DTrace's does.
+      a.kind = Action::Setopt;
+      for (const ExprPtr &e : s.args) {
+        auto t = expr(*e);
+        if (!t)
+          return t.take_error();
+        if (*t != Type::String)
+          return sem(s.near, s.line, "setopt( ) takes strings: the option's "
+                                     "name and its value");
+        rec(*t);
+        a.types.push_back(*t);
       }
       break;
     }

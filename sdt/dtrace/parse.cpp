@@ -892,9 +892,14 @@ Result<void> Parser::stmt(ClauseAst &c) {
   if (!is(T_LPAREN))
     return err_at(name, "expected an action (trace, printf, printa, exit) or "
                         "an aggregation");
-  if (name.sval == "printf" || name.sval == "printa") {
+  // system( ) and freopen( ) take printf( )'s arguments.
+  if (name.sval == "printf" || name.sval == "printa" ||
+      name.sval == "system" || name.sval == "freopen") {
     bool pa = name.sval == "printa";
-    s.kind = pa ? Stmt::Printa : Stmt::Printf;
+    s.kind = pa                        ? Stmt::Printa
+             : name.sval == "system"  ? Stmt::System
+             : name.sval == "freopen" ? Stmt::Freopen
+                                      : Stmt::Printf;
     MK_TRY(advance());
     if (is(T_STR)) {
       s.fmt = tok_.sval;
@@ -903,7 +908,7 @@ Result<void> Parser::stmt(ClauseAst &c) {
       if (pa || !is(T_RPAREN))
         MK_TRY(expect(T_COMMA, "','"));
     } else if (!pa) {
-      return err_at(tok_, "printf( ) needs a format string first");
+      return err_at(tok_, name.sval + "( ) needs a format string first");
     }
     if (pa) {
       if (!is(T_AGG))
@@ -995,6 +1000,19 @@ Result<void> Parser::stmt(ClauseAst &c) {
     c.stmts.push_back(std::move(s));
     return {};
   }
+  if (name.sval == "setopt") {
+    s.kind = Stmt::Setopt;
+    auto args = call_args();
+    if (!args)
+      return args.take_error();
+    if (args->empty() || args->size() > 2)
+      return err_at(name, strf("setopt( ) takes an option's name and at most "
+                               "a value, %zu argument%s given",
+                               args->size(), args->size() == 1 ? "" : "s"));
+    s.args = std::move(*args);
+    c.stmts.push_back(std::move(s));
+    return {};
+  }
   if (name.sval == "speculate" || name.sval == "commit" ||
       name.sval == "discard") {
     s.kind = name.sval == "speculate" ? Stmt::Speculate
@@ -1012,7 +1030,7 @@ Result<void> Parser::stmt(ClauseAst &c) {
   }
   return err_at(name, "unknown action (trace, printf, printa, exit, stack, "
                       "normalize, denormalize, trunc, clear, speculate, "
-                      "commit, discard)");
+                      "commit, discard, setopt, system, freopen)");
 }
 
 Result<CType> Parser::ctype() {

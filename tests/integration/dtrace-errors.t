@@ -18,7 +18,7 @@ dtrace: description 'nosuch:::' matched 0 probes
 minikern> dtrace -n 'BEGIN { trace(1) '
 dtrace: syntax error at end of input: expected ';' or '}' after a statement
 minikern> dtrace -n 'BEGIN { foo(1); }'
-dtrace: syntax error near "foo": unknown action (trace, printf, printa, exit, stack, normalize, denormalize, trunc, clear, speculate, commit, discard)
+dtrace: syntax error near "foo": unknown action (trace, printf, printa, exit, stack, normalize, denormalize, trunc, clear, speculate, commit, discard, setopt, system, freopen)
 minikern> dtrace -n 'BEGIN { trace(nosuchvar); }'
 dtrace: syntax error near "nosuchvar": undefined variable
 minikern> dtrace -n 'BEGIN { printf("%s\n", arg0); }'

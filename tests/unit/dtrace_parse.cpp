@@ -134,7 +134,7 @@ TEST_CASE("dtrace parse: errors name the token and the cause") {
         "syntax error at end of input: expected ';' or '}' after a statement");
   CHECK(parse_error("BEGIN { foo(1); }") ==
         "syntax error near \"foo\": unknown action (trace, printf, printa, exit, stack, normalize, "
-        "denormalize, trunc, clear, speculate, commit, discard)");
+        "denormalize, trunc, clear, speculate, commit, discard, setopt, system, freopen)");
   CHECK(parse_error("BEGIN { trace(nosuch); }") ==
         "syntax error near \"nosuch\": undefined variable");
   CHECK(parse_error("BEGIN { trace(1 / ); }") ==
