@@ -21,6 +21,11 @@ namespace {
 i64 host_strlen(const i64 *a) {
   return (i64)strnlen((const char *)(uintptr_t)a[0], kStrSize - 1);
 }
+i64 host_strchar(const i64 *a) {
+  const char *s = (const char *)(uintptr_t)a[0];
+  const i64 n = (i64)strnlen(s, kStrSize - 1);
+  return a[1] < 0 || a[1] >= n ? 0 : (i64)(signed char)s[a[1]];
+}
 i64 host_chill(const i64 *a) {
   dt_chill(std::min<u64>((u64)a[0], kMaxChill));
   return 0;
@@ -58,6 +63,9 @@ const BuiltinFn kBuiltins[] = {
     {"htonll", 1, 1, {I}, {}, Type::Int64, BuiltinFn::Library, "dt_bswap64", 0, nullptr},
     {"ntohll", 1, 1, {I}, {}, Type::Int64, BuiltinFn::Library, "dt_bswap64", 0, nullptr},
     {"rand", 0, 0, {}, {}, Type::Int32, BuiltinFn::Library, "dt_rand", BF_STATE, nullptr},
+    // s[i], a string's character (the parser's name for it: no D
+    // program can call "[]" by name).
+    {"[]", 2, 2, {S, I}, {}, Type::Int8, BuiltinFn::Library, "dt_strchar", 0, host_strchar},
     // Destructive: the consumer's helpers do them in probe context.
     {"chill", 1, 1, {I}, {}, Type::Int32, BuiltinFn::Library, nullptr, BF_DESTRUCTIVE, host_chill, H_CHILL},
     {"panic", 0, 0, {}, {}, Type::Int32, BuiltinFn::Library, nullptr, BF_DESTRUCTIVE, host_panic, H_PANIC},

@@ -144,6 +144,7 @@ private:
   Result<void> clause(size_t i);
   Result<Type> expr(const Expr &e);
   Result<Type> type_of(const Expr &e);
+  std::optional<Result<Type>> string_char(const Expr &e);
   Result<Type> call(const Expr &e); // a built-in function (builtins.cpp)
   // Store kids[1] into the variable kids[0]; with `value`, leave the
   // expression's value (Expr::Assign) on the stack.
@@ -234,6 +235,10 @@ Result<i64> Compiler::constant(const Expr &e) {
 
 Result<const VarDef *> Compiler::variable(const Expr &e) {
   const bool keyed = !e.kids.empty();
+  if (keyed && e.scope == VarScope::Clause)
+    return sem(e.near, e.line,
+               "clause-local variables are not associative arrays (" + e.near +
+                   "[...]): use self-> or a global");
   std::vector<VarDef> &defs = e.scope == VarScope::Clause ? locals_ : prog_.vars;
   for (const VarDef &d : defs) {
     if (d.scope != e.scope || d.name != e.name)
@@ -472,6 +477,49 @@ Result<void> Compiler::define_aggs() {
   return {};
 }
 
+// s[i], this->s[i], self->s[i] where s holds strings: its i-th character
+// (the parser cannot tell them from array elements).  None: an array.
+std::optional<Result<Type>> Compiler::string_char(const Expr &e) {
+  VarScope scope = e.scope;
+  std::string name = e.name;
+  size_t key = 0;
+  if (scope == VarScope::Global && name.rfind("self->", 0) == 0) {
+    scope = VarScope::Thread; // self->a[k] was made a[tid, k]
+    name = name.substr(6);
+    key = 1;
+  }
+  if (e.kids.size() != key + 1)
+    return std::nullopt;
+  const std::vector<VarDef> &defs =
+      scope == VarScope::Clause ? locals_ : prog_.vars;
+  const VarDef *d = nullptr;
+  for (const VarDef &v : defs)
+    if (v.scope == scope && v.name == name && !v.keyed)
+      d = &v;
+  if (!d || d->type != Type::String) {
+    if (scope == VarScope::Clause)
+      return Result<Type>(sem(e.near, e.line,
+                              "clause-local variables are not associative "
+                              "arrays (" + e.near + "[...]): use self-> or "
+                              "a global"));
+    return std::nullopt;
+  }
+  Expr var;
+  var.kind = Expr::Variable;
+  var.scope = scope, var.name = name, var.near = e.near, var.line = e.line;
+  auto t = expr(var);
+  if (!t)
+    return t;
+  auto i = expr(*e.kids[key]);
+  if (!i)
+    return i;
+  if (!is_int(*i))
+    return Result<Type>(sem(e.near, e.line, "a string's index must be an integer"));
+  const BuiltinFn &f = *find_builtin("[]");
+  emit(OP_CALL, 0, 2, builtin_index(f));
+  return f.ret;
+}
+
 // The type of `e`, from code compiled and thrown away.
 Result<Type> Compiler::type_of(const Expr &e) {
   std::vector<Insn> *code = code_;
@@ -497,6 +545,12 @@ Result<Type> Compiler::expr(const Expr &e) {
          (i64)(uintptr_t)prog_.strings.back().c_str());
     return Type::String;
   case Expr::Variable: {
+    if (!e.kids.empty()) {
+      // s[i] of a string variable reads like an array element.
+      std::optional<Result<Type>> c = string_char(e);
+      if (c)
+        return std::move(*c);
+    }
     auto v = variable(e);
     if (!v)
       return v.take_error();
@@ -699,6 +753,26 @@ Result<Type> Compiler::expr(const Expr &e) {
   bool cmp = e.op == X_LT || e.op == X_LE || e.op == X_GT || e.op == X_GE ||
              e.op == X_EQ || e.op == X_NE;
   const bool shift = e.op == X_SHL || e.op == X_SHR;
+  // A string compared with NULL (0): the string functions that find
+  // nothing (strchr, strstr, strtok) give "" here, so NULL compares as
+  // the empty string.
+  auto null = [](const Expr &x) { return x.kind == Expr::Int && x.ival == 0; };
+  if ((e.op == X_EQ || e.op == X_NE) &&
+      (null(*e.kids[0]) || null(*e.kids[1]))) {
+    const bool left_null = null(*e.kids[0]);
+    const Expr &other = *e.kids[left_null ? 1 : 0];
+    auto t = type_of(other);
+    if (t && *t == Type::String) {
+      auto o = expr(other);
+      if (!o)
+        return o;
+      prog_.strings.push_back("");
+      emit(OP_PUSH, 0, 1, (u32)(prog_.strings.size() - 1),
+           (i64)(uintptr_t)prog_.strings.back().c_str());
+      emit(e.op == X_EQ ? OP_SEQ : OP_SNE);
+      return Type::Int32;
+    }
+  }
   auto l = expr(*e.kids[0]);
   if (!l)
     return l;

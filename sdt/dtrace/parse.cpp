@@ -1397,6 +1397,21 @@ Result<ExprPtr> Parser::unary() {
     return e;
   }
   auto p = primary();
+  while (p && is(T_LBRACK)) { // a string's character: execname[0], a[k][i]
+    Token lb = tok_;
+    MK_TRY(advance());
+    auto i = expr();
+    if (!i)
+      return i;
+    MK_TRY(expect(T_RBRACK, "']'"));
+    auto e = node(Expr::Call, lb);
+    e->name = "[]";
+    e->near = (*p)->near + "[ ]";
+    e->kids.push_back(std::move(*p));
+    e->kids.push_back(std::move(*i));
+    MK_TRY(deepen(*e, lb));
+    p = std::move(e);
+  }
   if (p && (is(T_INC) || is(T_DEC))) { // a variable's were taken there
     Token op = tok_;
     auto one = node(Expr::Int, op);
@@ -1603,9 +1618,8 @@ Result<ExprPtr> Parser::variable(const Token &t) {
       MK_TRY(subscripts(*e, t));
       return e;
     }
-    if (is(T_LBRACK))
-      return err_at(tok_, "associative arrays are global or self-> here (" +
-                              e->near + "[...] is not supported)");
+    if (is(T_LBRACK)) // a string's character: this->s[i] (compile.cpp)
+      MK_TRY(subscripts(*e, t));
     return e;
   }
   auto e = node(Expr::Variable, t);
