@@ -231,7 +231,7 @@ Result<ProgramAst> parse(const std::string &text, const std::string &file = "",
                          const MacroArgs &macros = {});
 
 // A buffer size option's value (-b, -x bufsize=, #pragma D option
-// bufsize=): bytes, or with a k, m or g suffix, within 4k..1g.
+// bufsize=): bytes, or with a k, m or g suffix, within 1 byte..1g (a buffer is a page at least).
 Result<u64> parse_size(const std::string &s);
 
 // The strsize option's value (-x strsize=, #pragma D option strsize=): the

@@ -1691,7 +1691,10 @@ Result<ProgramAst> Parser::run() {
 } // namespace
 
 Result<u64> parse_size(const std::string &s) {
-  const u64 lo = 4096, hi = 1ull << 30;
+  // Any size from a byte: a per-thread buffer is a page at least whatever
+  // is asked (a smaller one holds no fewer records than DTrace's would),
+  // and specsize counts the bytes a speculation may hold.
+  const u64 lo = 1, hi = 1ull << 30;
   errno = 0;
   char *end = nullptr;
   unsigned long long v = std::strtoull(s.c_str(), &end, 10);
@@ -1713,7 +1716,7 @@ Result<u64> parse_size(const std::string &s) {
   if (range || v > hi / mul)
     return error("size '" + s + "' is above the maximum of 1g");
   if (v * mul < lo)
-    return error("size '" + s + "' is below the minimum of 4k");
+    return error("size '" + s + "' is below the minimum of 1 byte");
   return v * mul;
 }
 

@@ -31,8 +31,8 @@ minikern> dtrace -n 'BEGIN { trace("a" == 1); }'
 dtrace: semantic error near "==": operands of == have incompatible types: string and int
 minikern> dtrace -n 'BEGIN { printf("%f", 1); }'
 dtrace: semantic error near "printf": printf( ) conversion "%f" is not supported: D here has no floating point
-minikern> dtrace -b 100 -n BEGIN
-dtrace: -b: size '100' is below the minimum of 4k
+minikern> dtrace -b 0 -n BEGIN
+dtrace: -b: size '0' is below the minimum of 1 byte
 minikern> dtrace -s $TMP/nosuch.d
 dtrace: failed to open $TMP/nosuch.d: No such file or directory
 minikern> kldload dtrace_probes
