@@ -596,7 +596,13 @@ Result<Type> Compiler::expr(const Expr &e) {
       return Type::String;
     }
   case Expr::Arg:
-    emit(OP_ARG, (u8)e.ival);
+    // DTrace's arg0..arg9; probes here pass six at most (the x86_64
+    // argument registers), so arg6..arg9 are 0, as any argument a probe
+    // does not pass is.
+    if (e.ival >= 6)
+      emit(OP_PUSH, 0, 0, 0, 0);
+    else
+      emit(OP_ARG, (u8)e.ival);
     return Type::Int64;
   case Expr::Args: {
     // Typed by the probes' argument types: char * reads as a string.

@@ -1516,8 +1516,6 @@ Result<ExprPtr> Parser::primary() {
     return e;
   }
   if (n.size() == 4 && n.compare(0, 3, "arg") == 0 && isdigit((unsigned char)n[3])) {
-    if (n[3] > '5')
-      return err_at(t, "probes here have at most 6 arguments (arg0..arg5)");
     auto e = node(Expr::Arg, t);
     e->ival = n[3] - '0';
     return e;

@@ -47,6 +47,8 @@ minikern> dtrace -q -n 'BEGIN { @q = lquantize(2, 0, 4, 1, 7); @q = lquantize(3,
 minikern> kldload memdev
 minikern> dtrace -q -n 'memdev:::write-done { printf("%s %d\n", execname, stackdepth > 0); }' -c 'memdev write hi'
 memdev 1
+minikern> dtrace -q -n 'memdev:::write-done { printf("%d %d\n", arg6, arg9); }' -c 'memdev write hi'
+0 0
 minikern> dtrace -q -n 'BEGIN { exit(0); } BEGIN { printf("not reached\n"); }'
 minikern> dtrace -q -n 'BEGIN { i = 0; j = 1 / i; } ERROR { printf("%d %d\n", arg4 == DTRACEFLT_DIVZERO, DTRACEFLT_BADADDR); exit(0); }'
 dtrace: error on enabled probe ID 1 (ID 1: dtrace:::BEGIN): divide-by-zero in action #2
