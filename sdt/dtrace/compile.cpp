@@ -759,6 +759,12 @@ Result<Type> Compiler::expr(const Expr &e) {
   bool cmp = e.op == X_LT || e.op == X_LE || e.op == X_GT || e.op == X_GE ||
              e.op == X_EQ || e.op == X_NE;
   const bool shift = e.op == X_SHL || e.op == X_SHR;
+  // x / 0 and x % 0 with a constant 0 can only fault: refused here, as
+  // DTrace refuses them, rather than failing at every firing.
+  if ((e.op == X_DIV || e.op == X_MOD) && e.kids[1]->kind == Expr::Int &&
+      e.kids[1]->ival == 0)
+    return sem(e.near, e.line, strf("operator %s divides by the constant 0",
+                                    e.near.c_str()));
   // A string compared with NULL (0): the string functions that find
   // nothing (strchr, strstr, strtok) give "" here, so NULL compares as
   // the empty string.

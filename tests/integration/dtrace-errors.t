@@ -52,3 +52,5 @@ dtrace: error on enabled probe ID 1 (ID {{[0-9]+}}: dtt:dtrace_probes:dtt_value:
 ERROR: enabled probe 1, action 0, fault 4
 2
 minikern> kldunload dtrace_probes
+minikern> dtrace -n 'BEGIN { x = 1; y = x % 0; }'
+dtrace: semantic error near "%": operator % divides by the constant 0
