@@ -1968,31 +1968,27 @@ void Consumer::process(const u8 *rec, u32 state, std::string &out) {
         out += trace_int(v, quiet);
       break;
     }
-    case Action::Printf: {
-      std::vector<Value> vals;
-      for (Type t : a.types)
-        vals.push_back(value(t));
-      out += format(*a.fmt, vals);
-      break;
-    }
-    case Action::System: {
-      std::vector<Value> vals;
-      for (Type t : a.types)
-        vals.push_back(value(t));
-      // The command runs on the host, as DTrace's consumer runs it, its
-      // output in order with the records'.
-      flush(out);
-      out += run_command(format(*a.fmt, vals));
-      break;
-    }
+    case Action::Printf:
+    case Action::System:
     case Action::Freopen: {
+      // system( ) and freopen( ) take printf( )'s arguments.
       std::vector<Value> vals;
       for (Type t : a.types)
         vals.push_back(value(t));
+      std::string text = format(*a.fmt, vals);
+      if (a.kind == Action::Printf) {
+        out += text;
+        break;
+      }
       flush(out);
-      if (!redirect(format(*a.fmt, vals)))
-        sink_.err(strf("dtrace: freopen( ) of \"%s\": %s",
-                       format(*a.fmt, vals).c_str(), strerror(errno)));
+      if (a.kind == Action::System) {
+        // The command runs on the host, as DTrace's consumer runs it, its
+        // output in order with the records'.
+        out += run_command(text);
+      } else if (!redirect(text)) {
+        sink_.err(strf("dtrace: freopen( ) of \"%s\": %s", text.c_str(),
+                       strerror(errno)));
+      }
       break;
     }
     case Action::Setopt: {
