@@ -166,6 +166,7 @@ private:
   // clause compiles (a clause may read one that a later clause stores).
   void infer_var_types();
   std::vector<VarDef> locals_; // this-> of the clause being compiled
+  std::map<const Expr *, Type> types_; // type_of( )'s answers, per clause
 
   void emit(u8 op, u8 a = 0, u16 b = 0, u32 c = 0, i64 imm = 0) {
     code_->push_back(Insn{op, a, b, c, imm});
@@ -338,6 +339,7 @@ void Compiler::infer_var_types() {
     probes_ = &matched_[ci];
     file_ = c.file;
     locals_.clear();
+    types_.clear();
     for (const Stmt &s : c.stmts) {
       // this-> variables too: a global stored from one takes its type.
       if (s.kind != Stmt::Assign)
@@ -520,8 +522,11 @@ std::optional<Result<Type>> Compiler::string_char(const Expr &e) {
   return f.ret;
 }
 
-// The type of `e`, from code compiled and thrown away.
+// The type of `e`, from code compiled and thrown away; remembered for
+// the clause, so that operands nested n deep cost n compilations, not 2^n.
 Result<Type> Compiler::type_of(const Expr &e) {
+  if (auto it = types_.find(&e); it != types_.end())
+    return it->second;
   std::vector<Insn> *code = code_;
   std::vector<Insn> dry;
   code_ = &dry;
@@ -529,6 +534,8 @@ Result<Type> Compiler::type_of(const Expr &e) {
   const u32 scratch = scratch_;
   auto t = expr(e);
   code_ = code, sp_ = sp, max_sp_ = max_sp, scratch_ = scratch;
+  if (t)
+    types_[&e] = *t;
   return t;
 }
 
@@ -795,7 +802,10 @@ Result<Type> Compiler::expr(const Expr &e) {
   // An operand narrower than the operation's type (or compared) takes
   // its own type's value first: an int's x + x that overflowed is
   // negative once added to a long long, as in DTrace.
-  if (is_int(*l) && int_bytes(*l) < 8 && !shift && e.op != X_LXOR) {
+  // (A constant is exact already.)
+  auto exact = [](const Expr &x) { return x.kind == Expr::Int; };
+  if (is_int(*l) && int_bytes(*l) < 8 && !shift && e.op != X_LXOR &&
+      !exact(*e.kids[0])) {
     auto rt = type_of(*e.kids[1]);
     if (rt && is_int(*rt) && (cmp || int_bytes(*rt) > int_bytes(*l)))
       narrow(*l);
@@ -806,7 +816,7 @@ Result<Type> Compiler::expr(const Expr &e) {
   if (*r == Type::Stack)
     return sem(e.near, e.line, "a stack( ) is not a value to compute with");
   if (is_int(*l) && is_int(*r) && !shift && e.op != X_LXOR &&
-      (cmp || int_bytes(*r) < int_bytes(*l)))
+      !exact(*e.kids[1]) && (cmp || int_bytes(*r) < int_bytes(*l)))
     narrow(*r);
   if (cmp && *l == Type::String && *r == Type::String) {
     static const u8 sops[] = {OP_SLT, OP_SLE, OP_SGT, OP_SGE, OP_SEQ, OP_SNE};
@@ -1060,6 +1070,7 @@ Result<void> Compiler::clause(size_t ci) {
   scratch_ = 0;
   sp_ = max_sp_ = 0;
   locals_.clear();
+  types_.clear();
   if (c.pred) {
     auto t = expr(*c.pred);
     if (!t)
