@@ -652,8 +652,10 @@ void panic_thread_init(const char *name) {
 
 const char *panic_thread_name() { return t_name; }
 
-void vpanic_at(u64 caller, const char *fmt, va_list ap) {
-  const ProbeFrame f = current_frame();
+namespace {
+
+[[noreturn]] void report_panic(const ProbeFrame &from, const ProbeFrame &f,
+                               const char *fmt, va_list ap) {
   enter_panic(SIGABRT);
   Out o;
   begin_report(o);
@@ -669,9 +671,21 @@ void vpanic_at(u64 caller, const char *fmt, va_list ap) {
     o.add("\n");
     o.flush();
   });
-  called_from(o, code_of(k),
-              ProbeFrame{(uintptr_t)caller, 0, 0, 0, false});
+  called_from(o, code_of(k), from);
   finish(o, k, f);
+}
+
+} // namespace
+
+void vpanic_at(u64 caller, const char *fmt, va_list ap) {
+  report_panic(ProbeFrame{(uintptr_t)caller, 0, 0, 0, false}, current_frame(),
+               fmt, ap);
+}
+
+void panic_from(const ProbeFrame &from, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  report_panic(from, from, fmt, ap);
 }
 
 void panic(const char *fmt, ...) {

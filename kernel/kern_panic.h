@@ -21,6 +21,7 @@
 namespace mk {
 
 class Kernel;
+struct ProbeFrame;
 
 // The exit status of a panicked kernel (documented in docs/shell.md).
 constexpr int kPanicStatus = 3;
@@ -63,5 +64,10 @@ void set_fault_hook(FaultHook h);
     __attribute__((format(printf, 1, 2)));
 // The same for a call of panic() made at return address `caller`.
 [[noreturn]] void vpanic_at(u64 caller, const char *fmt, va_list ap);
+// The same with the backtrace from `from`, a frame further out than the
+// caller's (a probe's site, when the panic comes from code with no unwind
+// tables, such as a D clause's JIT-compiled program).
+[[noreturn]] void panic_from(const ProbeFrame &from, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 } // namespace mk

@@ -363,7 +363,7 @@ Result<void> Lowering::insn(const dt::Insn &in, size_t pc) {
     static const u8 alu[] = {kADD, kSUB, kMUL, 0, 0, kLSH, kARSH, kAND, kOR, kXOR};
     pop(2);
     pop(1);
-    put(alu64(alu[in.op - OP_ADD], 1, 2));
+    put(alu64(in.op == OP_SHR && in.a ? kRSH : alu[in.op - OP_ADD], 1, 2));
     push(1);
     return {};
   }
@@ -378,7 +378,7 @@ Result<void> Lowering::insn(const dt::Insn &in, size_t pc) {
     put(mov64i(3, action_));
     put(call(H_FAULT));
     jump_to(ja(0), -1);
-    put(alu64off(in.op == OP_DIV ? kDIV : kMOD, 1, 2, 1)); // signed
+    put(alu64off(in.op == OP_DIV ? kDIV : kMOD, 1, 2, in.a ? 0 : 1)); // a: unsigned
     push(1);
     return {};
   case OP_NEG:
@@ -401,10 +401,11 @@ Result<void> Lowering::insn(const dt::Insn &in, size_t pc) {
     return {};
   case OP_EQ: case OP_NE: case OP_LT: case OP_LE: case OP_GT: case OP_GE: {
     static const u8 j[] = {kJEQ, kJNE, kJSLT, kJSLE, kJSGT, kJSGE};
+    static const u8 uj[] = {kJEQ, kJNE, kJLT, kJLE, kJGT, kJGE};
     pop(2);
     pop(1);
     put(mov64i(0, 1));
-    put(jmp(j[in.op - OP_EQ], 1, 2, 1));
+    put(jmp((in.a ? uj : j)[in.op - OP_EQ], 1, 2, 1));
     put(mov64i(0, 0));
     push(0);
     return {};

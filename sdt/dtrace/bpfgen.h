@@ -52,6 +52,8 @@ enum BpfHelperId : u32 {
   H_VTIMESTAMP,     // (): the thread's CPU time, ns
   H_STACKDEPTH,     // (): the frames stack( ) would walk
   H_CALLER,         // (): the probed function's caller, or 0
+  H_CHILL,          // (ns, strsize): chill( ): spin ns nanoseconds
+  H_PANIC,          // (strsize): panic( ): the kernel panics
 };
 
 // Map indices of the Env every clause of a consumer shares.

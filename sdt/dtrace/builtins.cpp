@@ -6,8 +6,13 @@
 #include "dtrace.h"
 #include "bpfgen.h"
 
+#include "../../kernel/kern_panic.h"
+#include "../registry.h"
+
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <ctime>
 
 namespace mk::dt {
 
@@ -16,6 +21,16 @@ namespace {
 i64 host_strlen(const i64 *a) {
   return (i64)strnlen((const char *)(uintptr_t)a[0], kStrSize - 1);
 }
+i64 host_strchar(const i64 *a) {
+  const char *s = (const char *)(uintptr_t)a[0];
+  const i64 n = (i64)strnlen(s, kStrSize - 1);
+  return a[1] < 0 || a[1] >= n ? 0 : (i64)(signed char)s[a[1]];
+}
+i64 host_chill(const i64 *a) {
+  dt_chill(std::min<u64>((u64)a[0], kMaxChill));
+  return 0;
+}
+i64 host_panic(const i64 *) { dt_panic(nullptr); }
 
 constexpr ArgT I = ArgT::Int, S = ArgT::Str;
 
@@ -48,9 +63,35 @@ const BuiltinFn kBuiltins[] = {
     {"htonll", 1, 1, {I}, {}, Type::Int64, BuiltinFn::Library, "dt_bswap64", 0, nullptr},
     {"ntohll", 1, 1, {I}, {}, Type::Int64, BuiltinFn::Library, "dt_bswap64", 0, nullptr},
     {"rand", 0, 0, {}, {}, Type::Int32, BuiltinFn::Library, "dt_rand", BF_STATE, nullptr},
+    // s[i], a string's character (the parser's name for it: no D
+    // program can call "[]" by name).
+    {"[]", 2, 2, {S, I}, {}, Type::Int8, BuiltinFn::Library, "dt_strchar", 0, host_strchar},
+    // Destructive: the consumer's helpers do them in probe context.
+    {"chill", 1, 1, {I}, {}, Type::Int32, BuiltinFn::Library, nullptr, BF_DESTRUCTIVE, host_chill, H_CHILL},
+    {"panic", 0, 0, {}, {}, Type::Int32, BuiltinFn::Library, nullptr, BF_DESTRUCTIVE, host_panic, H_PANIC},
 };
 
 } // namespace
+
+void dt_chill(u64 ns) {
+  // A busy wait, as DTrace's: the probe's thread is held, not descheduled.
+  timespec t0, t;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  do
+    clock_gettime(CLOCK_MONOTONIC, &t);
+  while ((u64)(t.tv_sec - t0.tv_sec) * 1000000000 + (u64)t.tv_nsec -
+             (u64)t0.tv_nsec <
+         ns);
+}
+
+void dt_panic(const char *probe) {
+  // The backtrace from the probe's site: through the probed code's
+  // frames, which the unwinder cannot reach from a JIT-compiled clause.
+  const char *what = probe ? probe : "its probe";
+  if (const ProbeFrame *pf = probe_frame())
+    mk::panic_from(*pf, "dtrace: panic( ) called by a D clause of %s", what);
+  mk::panic("dtrace: panic( ) called by a D clause of %s", what);
+}
 
 const BuiltinFn *find_builtin(const std::string &name) {
   for (const BuiltinFn &f : kBuiltins)

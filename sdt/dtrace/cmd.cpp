@@ -37,6 +37,7 @@
 #include <set>
 #include <sstream>
 #include <thread>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -341,13 +342,32 @@ void merge_options(Pragmas &to, const Pragmas &from) {
 
 // -C: the script through the C preprocessor (cpp, as DTrace runs it),
 // with -D/-U/-I.  Its line markers keep messages on the script's lines;
-// its own errors go to stderr as it prints them.
+// its own errors go to stderr as it prints them.  `text`: a -n program,
+// fed to cpp's standard input (path "-") from a memory file.
 Result<std::string> preprocess(const std::string &path,
-                               const std::vector<std::string> &defs) {
+                               const std::vector<std::string> &defs,
+                               const std::string *text = nullptr) {
   std::vector<std::string> argv{"cpp", "-E", "-D__SUNW_D=1",
                                 "-D__SUNW_D_64=1"};
   argv.insert(argv.end(), defs.begin(), defs.end());
-  argv.push_back(path);
+  argv.push_back(text ? "-" : path);
+  int in = -1;
+  if (text) {
+    in = memfd_create("dtrace-n", MFD_CLOEXEC);
+    if (in < 0 || ::write(in, text->data(), text->size()) != (ssize_t)text->size() ||
+        lseek(in, 0, SEEK_SET) != 0) {
+      if (in >= 0)
+        close(in);
+      return error(std::string("cpp: the program's text: ") + std::strerror(errno));
+    }
+  }
+  struct CloseIn {
+    int fd;
+    ~CloseIn() {
+      if (fd >= 0)
+        close(fd);
+    }
+  } close_in{in};
   int fds[2];
   if (pipe(fds) != 0)
     return error(std::string("cpp: pipe: ") + std::strerror(errno));
@@ -361,6 +381,8 @@ Result<std::string> preprocess(const std::string &path,
   if (pid < 0)
     return error(std::string("cpp: fork: ") + std::strerror(errno));
   if (pid == 0) {
+    if (in >= 0)
+      dup2(in, 0);
     dup2(fds[1], 1);
     close(fds[0]);
     close(fds[1]);
@@ -382,7 +404,7 @@ Result<std::string> preprocess(const std::string &path,
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    return error("failed to preprocess " + path +
+    return error("failed to preprocess " + (text ? std::string("the -n program") : path) +
                  (WIFEXITED(status) && WEXITSTATUS(status) == 127
                       ? std::string(": cpp could not be run")
                       : std::string(": cpp failed")));
@@ -397,7 +419,14 @@ Result<ProgramAst> gather(Kernel &k, const Options &o, std::vector<Source> &src)
     if (s.kind == 'n') {
       MacroArgs macros = o.macros;
       macros.args.insert(macros.args.begin(), "dtrace");
-      auto r = parse(s.arg, "", macros);
+      std::string text = s.arg;
+      if (o.cpp) {
+        auto t = preprocess("", o.cpp_args, &s.arg);
+        if (!t)
+          return t.take_error();
+        text = std::move(*t);
+      }
+      auto r = parse(text, "", macros);
       if (!r)
         return r.take_error();
       p = std::move(*r);
@@ -457,6 +486,7 @@ Result<ProgramAst> gather(Kernel &k, const Options &o, std::vector<Source> &src)
   }
   if (o.has_xopts) // -x wins over a script's #pragma
     merge_options(all.pragmas, o.xopts);
+  all.pragmas.destructive |= o.destructive;
   return all;
 }
 
@@ -847,7 +877,7 @@ int Dtrace::enable(const Options &o) {
   if (o.sites)
     print_programs(c);
 
-  if (!quiet)
+  if (!quiet) {
     for (const Source &s : src) {
       size_t n = 0;
       for (size_t i = s.first; i < s.first + s.count; i++)
@@ -855,6 +885,9 @@ int Dtrace::enable(const Options &o) {
       notice(strf("dtrace: %s '%s' matched %zu probe%s", s.what.c_str(),
                   s.name.c_str(), n, n == 1 ? "" : "s"));
     }
+    if (c.program().pragmas.destructive)
+      notice("dtrace: allowing destructive actions");
+  }
 
   // Every enabling is retained, as DTrace's are: probes of modules loaded
   // while it runs join the clauses whose descriptions match them (-Z only

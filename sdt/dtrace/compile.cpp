@@ -30,6 +30,30 @@ bool is_small(Type t) {
          t == Type::UInt16;
 }
 bool is_64(Type t) { return t == Type::Int64 || t == Type::UInt64; }
+bool is_unsigned(Type t) {
+  return t == Type::UInt8 || t == Type::UInt16 || t == Type::UInt32 ||
+         t == Type::UInt64;
+}
+int int_bytes(Type t) {
+  switch (t) {
+  case Type::Int8: case Type::UInt8: return 1;
+  case Type::Int16: case Type::UInt16: return 2;
+  case Type::Int32: case Type::UInt32: return 4;
+  default: return 8;
+  }
+}
+
+// The type of a binary operation on integers of types a and b, as DTrace
+// gives it: the wider of the two, unsigned if either of equal width is.
+// (DTrace does not first promote char and short to int, as C would: a
+// uint8_t plus an int8_t is a uint8_t.)  Values are computed in 64 bits
+// and narrowed to their type only where stored or recorded.
+Type promote(Type a, Type b) {
+  const int wa = int_bytes(a), wb = int_bytes(b);
+  if (wa != wb)
+    return wa > wb ? a : b;
+  return is_unsigned(a) ? a : b;
+}
 
 const char *type_name(Type t) {
   switch (t) {
@@ -119,6 +143,8 @@ private:
   Result<void> define_aggs();
   Result<void> clause(size_t i);
   Result<Type> expr(const Expr &e);
+  Result<Type> type_of(const Expr &e);
+  std::optional<Result<Type>> string_char(const Expr &e);
   Result<Type> call(const Expr &e); // a built-in function (builtins.cpp)
   // Store kids[1] into the variable kids[0]; with `value`, leave the
   // expression's value (Expr::Assign) on the stack.
@@ -140,6 +166,7 @@ private:
   // clause compiles (a clause may read one that a later clause stores).
   void infer_var_types();
   std::vector<VarDef> locals_; // this-> of the clause being compiled
+  std::map<const Expr *, Type> types_; // type_of( )'s answers, per clause
 
   void emit(u8 op, u8 a = 0, u16 b = 0, u32 c = 0, i64 imm = 0) {
     code_->push_back(Insn{op, a, b, c, imm});
@@ -175,6 +202,13 @@ private:
     }
   }
   u32 here() const { return (u32)code_->size(); }
+  // A value about to be recorded or used as a key: cut to its type's
+  // width (arithmetic ran in 64 bits; see promote( )).
+  void narrow(Type t) {
+    if (!is_int(t) || int_bytes(t) == 8)
+      return;
+    emit(is_unsigned(t) ? OP_ZEXT : OP_SEXT, (u8)(8 * int_bytes(t)));
+  }
 
   ProgramAst &ast_;
   const std::vector<std::vector<ProbeInfo>> &matched_;
@@ -202,6 +236,10 @@ Result<i64> Compiler::constant(const Expr &e) {
 
 Result<const VarDef *> Compiler::variable(const Expr &e) {
   const bool keyed = !e.kids.empty();
+  if (keyed && e.scope == VarScope::Clause)
+    return sem(e.near, e.line,
+               "clause-local variables are not associative arrays (" + e.near +
+                   "[...]): use self-> or a global");
   std::vector<VarDef> &defs = e.scope == VarScope::Clause ? locals_ : prog_.vars;
   for (const VarDef &d : defs) {
     if (d.scope != e.scope || d.name != e.name)
@@ -232,6 +270,14 @@ Result<const VarDef *> Compiler::variable(const Expr &e) {
   }
   defs.push_back(d);
   return &defs.back();
+}
+
+// An undeclared variable takes the type of the first value stored in it,
+// and its stores wrap at that width as a declared one's do.
+void fix_type(VarDef &d, Type t) {
+  d.type = is_small(t) ? Type::Int32 : t, d.typed = true;
+  if (is_int(d.type) && int_bytes(d.type) < 8)
+    d.bits = (u8)(8 * int_bytes(d.type)), d.is_signed = !is_unsigned(d.type);
 }
 
 std::string key_sig(const std::vector<Type> &v) {
@@ -275,7 +321,7 @@ Result<void> Compiler::store_type(std::vector<VarDef> &defs, size_t var,
   const Type want = is_int(t) ? Type::Int64 : Type::String;
   if (!d.typed) {
     // The first store fixes the type, as in DTrace: x = 1 makes an int.
-    d.type = is_small(t) ? Type::Int32 : t, d.typed = true;
+    fix_type(d, t);
     return {};
   }
   if (is_int(d.type) != is_int(want))
@@ -293,6 +339,7 @@ void Compiler::infer_var_types() {
     probes_ = &matched_[ci];
     file_ = c.file;
     locals_.clear();
+    types_.clear();
     for (const Stmt &s : c.stmts) {
       // this-> variables too: a global stored from one takes its type.
       if (s.kind != Stmt::Assign)
@@ -310,8 +357,7 @@ void Compiler::infer_var_types() {
       if (d && !(*d)->typed) {
         std::vector<VarDef> &defs =
             s.args[0]->scope == VarScope::Clause ? locals_ : prog_.vars;
-        VarDef &v = defs[*d - defs.data()];
-        v.type = is_small(*t) ? Type::Int32 : *t, v.typed = true;
+        fix_type(defs[*d - defs.data()], *t);
       }
     }
   }
@@ -433,6 +479,66 @@ Result<void> Compiler::define_aggs() {
   return {};
 }
 
+// s[i], this->s[i], self->s[i] where s holds strings: its i-th character
+// (the parser cannot tell them from array elements).  None: an array.
+std::optional<Result<Type>> Compiler::string_char(const Expr &e) {
+  VarScope scope = e.scope;
+  std::string name = e.name;
+  size_t key = 0;
+  if (scope == VarScope::Global && name.rfind("self->", 0) == 0) {
+    scope = VarScope::Thread; // self->a[k] was made a[tid, k]
+    name = name.substr(6);
+    key = 1;
+  }
+  if (e.kids.size() != key + 1)
+    return std::nullopt;
+  const std::vector<VarDef> &defs =
+      scope == VarScope::Clause ? locals_ : prog_.vars;
+  const VarDef *d = nullptr;
+  for (const VarDef &v : defs)
+    if (v.scope == scope && v.name == name && !v.keyed)
+      d = &v;
+  if (!d || d->type != Type::String) {
+    if (scope == VarScope::Clause)
+      return Result<Type>(sem(e.near, e.line,
+                              "clause-local variables are not associative "
+                              "arrays (" + e.near + "[...]): use self-> or "
+                              "a global"));
+    return std::nullopt;
+  }
+  Expr var;
+  var.kind = Expr::Variable;
+  var.scope = scope, var.name = name, var.near = e.near, var.line = e.line;
+  auto t = expr(var);
+  if (!t)
+    return t;
+  auto i = expr(*e.kids[key]);
+  if (!i)
+    return i;
+  if (!is_int(*i))
+    return Result<Type>(sem(e.near, e.line, "a string's index must be an integer"));
+  const BuiltinFn &f = *find_builtin("[]");
+  emit(OP_CALL, 0, 2, builtin_index(f));
+  return f.ret;
+}
+
+// The type of `e`, from code compiled and thrown away; remembered for
+// the clause, so that operands nested n deep cost n compilations, not 2^n.
+Result<Type> Compiler::type_of(const Expr &e) {
+  if (auto it = types_.find(&e); it != types_.end())
+    return it->second;
+  std::vector<Insn> *code = code_;
+  std::vector<Insn> dry;
+  code_ = &dry;
+  const int sp = sp_, max_sp = max_sp_;
+  const u32 scratch = scratch_;
+  auto t = expr(e);
+  code_ = code, sp_ = sp, max_sp_ = max_sp, scratch_ = scratch;
+  if (t)
+    types_[&e] = *t;
+  return t;
+}
+
 Result<Type> Compiler::expr(const Expr &e) {
   switch (e.kind) {
   case Expr::Int:
@@ -446,6 +552,12 @@ Result<Type> Compiler::expr(const Expr &e) {
          (i64)(uintptr_t)prog_.strings.back().c_str());
     return Type::String;
   case Expr::Variable: {
+    if (!e.kids.empty()) {
+      // s[i] of a string variable reads like an array element.
+      std::optional<Result<Type>> c = string_char(e);
+      if (c)
+        return std::move(*c);
+    }
     auto v = variable(e);
     if (!v)
       return v.take_error();
@@ -491,7 +603,13 @@ Result<Type> Compiler::expr(const Expr &e) {
       return Type::String;
     }
   case Expr::Arg:
-    emit(OP_ARG, (u8)e.ival);
+    // DTrace's arg0..arg9; probes here pass six at most (the x86_64
+    // argument registers), so arg6..arg9 are 0, as any argument a probe
+    // does not pass is.
+    if (e.ival >= 6)
+      emit(OP_PUSH, 0, 0, 0, 0);
+    else
+      emit(OP_ARG, (u8)e.ival);
     return Type::Int64;
   case Expr::Args: {
     // Typed by the probes' argument types: char * reads as a string.
@@ -549,6 +667,8 @@ Result<Type> Compiler::expr(const Expr &e) {
     if (!is_int(*t))
       return sem(e.near, e.line, strf("a %s cannot be cast to %s",
                                       type_name(*t), e.ctype.name.c_str()));
+    if (int_bytes(*t) < e.ctype.bytes)
+      narrow(*t); // widened from the value its own type holds
     if (e.ctype.bytes < 8)
       emit(e.ctype.is_signed ? OP_SEXT : OP_ZEXT, (u8)(e.ctype.bytes * 8));
     return value_type(e.ctype);
@@ -560,15 +680,8 @@ Result<Type> Compiler::expr(const Expr &e) {
         prog_.pragmas.strsize ? prog_.pragmas.strsize : kDefaultStrSize;
     i64 size = e.ctype.string ? strsize : e.ctype.bytes;
     if (!e.kids.empty()) {
-      // The operand's type, from code compiled and thrown away (sizeof
-      // does not evaluate its operand).
-      std::vector<Insn> *code = code_;
-      std::vector<Insn> dry;
-      code_ = &dry;
-      const int sp = sp_, max_sp = max_sp_;
-      const u32 scratch = scratch_;
-      auto t = expr(*e.kids[0]);
-      code_ = code, sp_ = sp, max_sp_ = max_sp, scratch_ = scratch;
+      // sizeof does not evaluate its operand.
+      auto t = type_of(*e.kids[0]);
       if (!t)
         return t;
       if (*t == Type::Stack)
@@ -590,13 +703,7 @@ Result<Type> Compiler::expr(const Expr &e) {
     emit(e.op == X_NEG ? OP_NEG : e.op == X_BNOT ? OP_BNOT : OP_LNOT);
     if (e.op == X_LNOT)
       return Type::Int32;
-    if (*t == Type::Int32 || is_small(*t)) {
-      emit(OP_TRUNC32);
-      return Type::Int32;
-    }
-    if (*t == Type::UInt32)
-      emit(OP_ZEXT, 32);
-    return *t;
+    return *t; // in 64 bits, narrowed where stored (see promote( ))
   }
   case Expr::Ternary: {
     auto c = expr(*e.kids[0]);
@@ -656,6 +763,35 @@ Result<Type> Compiler::expr(const Expr &e) {
     (*code_)[jend].c = here();
     return Type::Int32;
   }
+  bool cmp = e.op == X_LT || e.op == X_LE || e.op == X_GT || e.op == X_GE ||
+             e.op == X_EQ || e.op == X_NE;
+  const bool shift = e.op == X_SHL || e.op == X_SHR;
+  // x / 0 and x % 0 with a constant 0 can only fault: refused here, as
+  // DTrace refuses them, rather than failing at every firing.
+  if ((e.op == X_DIV || e.op == X_MOD) && e.kids[1]->kind == Expr::Int &&
+      e.kids[1]->ival == 0)
+    return sem(e.near, e.line, strf("operator %s divides by the constant 0",
+                                    e.near.c_str()));
+  // A string compared with NULL (0): the string functions that find
+  // nothing (strchr, strstr, strtok) give "" here, so NULL compares as
+  // the empty string.
+  auto null = [](const Expr &x) { return x.kind == Expr::Int && x.ival == 0; };
+  if ((e.op == X_EQ || e.op == X_NE) &&
+      (null(*e.kids[0]) || null(*e.kids[1]))) {
+    const bool left_null = null(*e.kids[0]);
+    const Expr &other = *e.kids[left_null ? 1 : 0];
+    auto t = type_of(other);
+    if (t && *t == Type::String) {
+      auto o = expr(other);
+      if (!o)
+        return o;
+      prog_.strings.push_back("");
+      emit(OP_PUSH, 0, 1, (u32)(prog_.strings.size() - 1),
+           (i64)(uintptr_t)prog_.strings.back().c_str());
+      emit(e.op == X_EQ ? OP_SEQ : OP_SNE);
+      return Type::Int32;
+    }
+  }
   auto l = expr(*e.kids[0]);
   if (!l)
     return l;
@@ -663,13 +799,25 @@ Result<Type> Compiler::expr(const Expr &e) {
     return sem(e.near, e.line, "a stack( ) is not a value to compute with");
   if (e.op == X_LXOR)
     emit(OP_BOOL);
+  // An operand narrower than the operation's type (or compared) takes
+  // its own type's value first: an int's x + x that overflowed is
+  // negative once added to a long long, as in DTrace.
+  // (A constant is exact already.)
+  auto exact = [](const Expr &x) { return x.kind == Expr::Int; };
+  if (is_int(*l) && int_bytes(*l) < 8 && !shift && e.op != X_LXOR &&
+      !exact(*e.kids[0])) {
+    auto rt = type_of(*e.kids[1]);
+    if (rt && is_int(*rt) && (cmp || int_bytes(*rt) > int_bytes(*l)))
+      narrow(*l);
+  }
   auto r = expr(*e.kids[1]);
   if (!r)
     return r;
   if (*r == Type::Stack)
     return sem(e.near, e.line, "a stack( ) is not a value to compute with");
-  bool cmp = e.op == X_LT || e.op == X_LE || e.op == X_GT || e.op == X_GE ||
-             e.op == X_EQ || e.op == X_NE;
+  if (is_int(*l) && is_int(*r) && !shift && e.op != X_LXOR &&
+      !exact(*e.kids[1]) && (cmp || int_bytes(*r) < int_bytes(*l)))
+    narrow(*r);
   if (cmp && *l == Type::String && *r == Type::String) {
     static const u8 sops[] = {OP_SLT, OP_SLE, OP_SGT, OP_SGE, OP_SEQ, OP_SNE};
     emit(sops[e.op - X_LT]);
@@ -682,19 +830,23 @@ Result<Type> Compiler::expr(const Expr &e) {
                                       e.near.c_str(), type_name(*l), type_name(*r)));
     return sem(e.near, e.line, "operator " + e.near + " needs integers, not strings");
   }
+  // Comparisons, division, remainder and >> are unsigned where the
+  // operation's type is (a = 1): -1 > 0u, as in C and DTrace.
+  const Type type = e.op == X_SHL || e.op == X_SHR ? *l : promote(*l, *r);
+  const u8 uns = is_unsigned(type) ? 1 : 0;
   if (cmp) {
     static const u8 iops[] = {OP_LT, OP_LE, OP_GT, OP_GE, OP_EQ, OP_NE};
-    emit(iops[e.op - X_LT]);
+    emit(iops[e.op - X_LT], uns);
     return Type::Int32;
   }
   switch (e.op) {
   case X_ADD: emit(OP_ADD); break;
   case X_SUB: emit(OP_SUB); break;
   case X_MUL: emit(OP_MUL); break;
-  case X_DIV: emit(OP_DIV); break;
-  case X_MOD: emit(OP_MOD); break;
+  case X_DIV: emit(OP_DIV, uns); break;
+  case X_MOD: emit(OP_MOD, uns); break;
   case X_SHL: emit(OP_SHL); break;
-  case X_SHR: emit(OP_SHR); break;
+  case X_SHR: emit(OP_SHR, uns); break;
   case X_BAND: emit(OP_AND); break;
   case X_BOR: emit(OP_OR); break;
   case X_BXOR: emit(OP_XOR); break;
@@ -704,16 +856,7 @@ Result<Type> Compiler::expr(const Expr &e) {
     return Type::Int32;
   default: break;
   }
-  // C's usual arithmetic conversions, as far as these types go.
-  if (is_64(*l) || is_64(*r))
-    return *l == Type::UInt64 || *r == Type::UInt64 ? Type::UInt64
-                                                    : Type::Int64;
-  if (*l == Type::UInt32 || *r == Type::UInt32) {
-    emit(OP_ZEXT, 32);
-    return Type::UInt32;
-  }
-  emit(OP_TRUNC32);
-  return Type::Int32;
+  return type;
 }
 
 Result<Type> Compiler::assign(const Expr &v, const Expr &x, int line,
@@ -729,7 +872,9 @@ Result<Type> Compiler::assign(const Expr &v, const Expr &x, int line,
   if (!t)
     return t;
   MK_TRY(store_type(defs, i, v, *t, line));
-  if (defs[i].bits < 64) // a declared int wraps at its width
+  if (is_int(*t) && int_bytes(*t) * 8 < defs[i].bits)
+    narrow(*t); // widened from the value its own type holds
+  if (defs[i].bits < 64) // an int variable wraps at its width
     emit(defs[i].is_signed ? OP_SEXT : OP_ZEXT, defs[i].bits);
   const bool keyed = !v.kids.empty();
   if (value && !keyed)
@@ -769,6 +914,10 @@ Result<Type> Compiler::call(const Expr &e) {
   const BuiltinFn *f = find_builtin(e.name);
   if (!f) // the parser accepts only the table's names
     return sem(e.near, e.line, "unknown function " + e.name + "( )");
+  if ((f->flags & BF_DESTRUCTIVE) && !prog_.pragmas.destructive)
+    return sem(e.near, e.line,
+               e.name + "( ) is a destructive action: allowed only with -w "
+                        "(or -x destructive, #pragma D option destructive)");
   if (f->how == BuiltinFn::Speculation) {
     emit(OP_SPECULATION);
     return Type::Int32;
@@ -921,6 +1070,7 @@ Result<void> Compiler::clause(size_t ci) {
   scratch_ = 0;
   sp_ = max_sp_ = 0;
   locals_.clear();
+  types_.clear();
   if (c.pred) {
     auto t = expr(*c.pred);
     if (!t)
@@ -959,7 +1109,7 @@ Result<void> Compiler::clause(size_t ci) {
     ++action;
     cc.action_at.resize(here(), (u8)(action - 1));
     const bool records_data = s.kind == Stmt::Trace || s.kind == Stmt::Printf ||
-                              s.kind == Stmt::Printa;
+                              s.kind == Stmt::Printa || s.kind == Stmt::System;
     if (records_data && ends_spec)
       return sem(s.near, s.line, "data-recording actions may not follow "
                                  "commit( ) or discard( )");
@@ -987,26 +1137,36 @@ Result<void> Compiler::clause(size_t ci) {
         size += 8;
         a.types.push_back(Type::Int32);
       } else {
-        if (*t == Type::Int32)
-          emit(OP_TRUNC32);
+        narrow(*t);
         rec(*t);
         a.types.push_back(*t);
       }
       break;
     }
+    case Stmt::System:
+    case Stmt::Freopen:
     case Stmt::Printf: {
-      a.kind = Action::Printf;
+      a.kind = s.kind == Stmt::System    ? Action::System
+               : s.kind == Stmt::Freopen ? Action::Freopen
+                                         : Action::Printf;
+      const char *what = s.kind == Stmt::System    ? "system"
+                         : s.kind == Stmt::Freopen ? "freopen"
+                                                   : "printf";
+      if (s.kind != Stmt::Printf && !prog_.pragmas.destructive)
+        return sem(what, s.line,
+                   strf("%s( ) is a destructive action: allowed only with -w "
+                        "(or -x destructive, #pragma D option destructive)",
+                        what));
       auto f = parse_format(s.fmt);
       if (!f)
-        return sem(s.near, s.line, "printf( ) " + f.error().message);
+        return sem(s.near, s.line, std::string(what) + "( ) " + f.error().message);
       prog_.formats.push_back(std::move(*f));
       a.fmt = &prog_.formats.back();
       for (const ExprPtr &e : s.args) {
         auto t = expr(*e);
         if (!t)
           return t.take_error();
-        if (*t == Type::Int32)
-          emit(OP_TRUNC32);
+        narrow(*t);
         rec(*t);
         a.types.push_back(*t);
       }
@@ -1069,6 +1229,21 @@ Result<void> Compiler::clause(size_t ci) {
                           type_name(*t)));
         rec(Type::Int64);
         a.types.push_back(Type::Int64);
+      }
+      break;
+    }
+    case Stmt::Setopt: {
+      // The consumer sets it when it reads the record, as DTrace's does.
+      a.kind = Action::Setopt;
+      for (const ExprPtr &e : s.args) {
+        auto t = expr(*e);
+        if (!t)
+          return t.take_error();
+        if (*t != Type::String)
+          return sem(s.near, s.line, "setopt( ) takes strings: the option's "
+                                     "name and its value");
+        rec(*t);
+        a.types.push_back(*t);
       }
       break;
     }
@@ -1136,8 +1311,7 @@ Result<void> Compiler::clause(size_t ci) {
         auto t = expr(*k);
         if (!t)
           return t.take_error();
-        if (*t == Type::Int32)
-          emit(OP_TRUNC32);
+        narrow(*t);
         keys.push_back(*t);
       }
       std::string at = "@" + s.agg;

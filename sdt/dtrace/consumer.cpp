@@ -369,6 +369,16 @@ struct BpfRuntime {
   static u64 caller(u64, u64, u64, u64, u64, RunCtx *rc) {
     return stack_caller(lane(rc).c->opts_.code);
   }
+  static u64 chill(u64 ns, u64, u64, u64, u64, RunCtx *) {
+    dt_chill(std::min<u64>(ns, kMaxChill));
+    return 0;
+  }
+  static u64 panic_h(u64, u64, u64, u64, u64, RunCtx *rc) {
+    const EcbRt &e = *lane(rc).cur;
+    const std::string probe = strf("%s:%s:%s:%s", e.pstr[0], e.pstr[1],
+                                   e.pstr[2], e.pstr[3]);
+    dt_panic(probe.c_str());
+  }
   static u64 walltimestamp(u64, u64, u64, u64, u64, RunCtx *) {
     timespec t;
     clock_gettime(CLOCK_REALTIME, &t);
@@ -578,6 +588,8 @@ struct BpfRuntime {
         h(H_VTIMESTAMP, "dt_vtimestamp", vtimestamp, {}),
         h(H_STACKDEPTH, "dt_stackdepth", stackdepth, {}),
         h(H_CALLER, "dt_caller", caller, {}),
+        h(H_CHILL, "dt_chill", chill, {S, S}),
+        h(H_PANIC, "dt_panic", panic_h, {S}),
     };
   }
 };
@@ -732,6 +744,8 @@ const EcbInfo *Consumer::ecb(u32 epid) const {
 }
 
 Consumer::~Consumer() {
+  if (redirect_)
+    fclose(redirect_);
   if (walks_)
     opts_.code->use_unwind(-1);
   delete[] states_;
@@ -1412,14 +1426,16 @@ op_mod: {
     fail(FLT_DIVZERO, 0);
     return;
   }
-  if (b == -1)
+  if (in->a) // unsigned
+    st[sp - 1] = (i64)(in->op == OP_DIV ? (u64)a / (u64)b : (u64)a % (u64)b);
+  else if (b == -1)
     st[sp - 1] = in->op == OP_DIV ? (i64)(0 - (u64)a) : 0;
   else
     st[sp - 1] = in->op == OP_DIV ? a / b : a % b;
   NEXT;
 }
 op_shl: BINARY((i64)((u64)a << (b & 63)));
-op_shr: BINARY(a >> (b & 63));
+op_shr: BINARY(in->a ? (i64)((u64)a >> (b & 63)) : a >> (b & 63));
 op_and: BINARY(a & b);
 op_or: BINARY(a | b);
 op_xor: BINARY(a ^ b);
@@ -1437,10 +1453,10 @@ op_bool:
   NEXT;
 op_eq: BINARY(a == b);
 op_ne: BINARY(a != b);
-op_lt: BINARY(a < b);
-op_le: BINARY(a <= b);
-op_gt: BINARY(a > b);
-op_ge: BINARY(a >= b);
+op_lt: BINARY(in->a ? (u64)a < (u64)b : a < b);
+op_le: BINARY(in->a ? (u64)a <= (u64)b : a <= b);
+op_gt: BINARY(in->a ? (u64)a > (u64)b : a > b);
+op_ge: BINARY(in->a ? (u64)a >= (u64)b : a >= b);
 #define STRCMP                                                                 \
   sp--;                                                                        \
   cmp = strcmp((const char *)(uintptr_t)st[sp - 1],                            \
@@ -1681,10 +1697,86 @@ void Consumer::stop() { activity_.store(Stopped); }
 void Consumer::end() { fire_special(end_id_); }
 
 void Consumer::flush(std::string &out) {
-  if (!out.empty()) {
+  if (out.empty())
+    return;
+  if (redirect_) {
+    fwrite(out.data(), 1, out.size(), redirect_);
+    fflush(redirect_);
+  } else {
     sink_.out(out);
-    out.clear();
   }
+  out.clear();
+}
+
+std::string Consumer::run_command(const std::string &cmd) {
+  std::string got;
+  FILE *f = popen(cmd.c_str(), "r");
+  if (!f) {
+    sink_.err(strf("dtrace: system( ) of \"%s\": %s", cmd.c_str(),
+                   strerror(errno)));
+    return got;
+  }
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+    got.append(buf, n);
+  pclose(f);
+  return got;
+}
+
+bool Consumer::redirect(const std::string &path) {
+  // freopen(""): back to where the output went at first.
+  if (redirect_)
+    fclose(redirect_);
+  redirect_ = nullptr;
+  if (path.empty())
+    return true;
+  redirect_ = fopen(path.c_str(), "a");
+  return redirect_ != nullptr;
+}
+
+Result<void> Consumer::setopt(const std::string &name, const std::string &v,
+                              bool has_value) {
+  // The options the consumer reads while it prints; the others are fixed
+  // once tracing runs.
+  auto yes_no = [&](bool &b) -> Result<void> {
+    if (!has_value || v == "yes" || v == "true" || v == "1")
+      b = true;
+    else if (v == "no" || v == "false" || v == "0")
+      b = false;
+    else
+      return error(strf("option %s: \"%s\" is not yes or no", name.c_str(),
+                        v.c_str()));
+    return {};
+  };
+  Pragmas &p = prog_->pragmas;
+  if (name == "quiet")
+    return yes_no(opts_.quiet);
+  if (name == "rawbytes")
+    return yes_no(p.rawbytes);
+  if (name == "aggsortkey")
+    return yes_no(p.aggsortkey);
+  if (name == "aggsortrev")
+    return yes_no(p.aggsortrev);
+  if (name == "aggsortpos" || name == "aggsortkeypos") {
+    auto r = set_option(p, name, v);
+    if (!r)
+      return r.take_error();
+    return {};
+  }
+  // Rates are accepted as the pragma accepts them: the consumer drains
+  // every 50 ms whatever they say.
+  if (name == "switchrate" || name == "aggrate" || name == "statusrate" ||
+      name == "cleanrate")
+    return {};
+  static const char *const fixed[] = {"bufsize", "aggsize", "strsize", "nspec",
+                                      "specsize", "bufpolicy", "dynvarsize",
+                                      "destructive"};
+  for (const char *f : fixed)
+    if (name == f)
+      return error(strf("option %s cannot change while tracing runs",
+                        name.c_str()));
+  return error(strf("unknown option \"%s\"", name.c_str()));
 }
 
 void Consumer::drain() {
@@ -1876,12 +1968,38 @@ void Consumer::process(const u8 *rec, u32 state, std::string &out) {
         out += trace_int(v, quiet);
       break;
     }
-    case Action::Printf: {
+    case Action::Printf:
+    case Action::System:
+    case Action::Freopen: {
+      // system( ) and freopen( ) take printf( )'s arguments.
       std::vector<Value> vals;
       for (Type t : a.types)
         vals.push_back(value(t));
-      out += format(*a.fmt, vals);
+      std::string text = format(*a.fmt, vals);
+      if (a.kind == Action::Printf) {
+        out += text;
+        break;
+      }
+      flush(out);
+      if (a.kind == Action::System) {
+        // The command runs on the host, as DTrace's consumer runs it, its
+        // output in order with the records'.
+        out += run_command(text);
+      } else if (!redirect(text)) {
+        sink_.err(strf("dtrace: freopen( ) of \"%s\": %s", text.c_str(),
+                       strerror(errno)));
+      }
       break;
+    }
+    case Action::Setopt: {
+      const std::string name = value(Type::String).s;
+      const bool has_value = a.types.size() > 1;
+      const std::string val = has_value ? value(Type::String).s : "";
+      if (auto r = setopt(name, val, has_value); !r) {
+        flush(out);
+        sink_.err("dtrace: setopt( ): " + r.error().message);
+      }
+      break; // quiet from the next record: this one's line is begun
     }
     case Action::Printa: {
       std::vector<const AggDef *> defs;

@@ -23,6 +23,7 @@
 #include "bpfgen.h"
 
 #include <atomic>
+#include <cstdio>
 #include <deque>
 #include <mutex>
 #include <set>
@@ -144,6 +145,14 @@ private:
   // A recorded stack as it prints.
   std::string stack_value(const u64 *pcs, u64 n) const;
   void flush(std::string &out);
+  // system( ): the command's output.
+  std::string run_command(const std::string &cmd);
+  // freopen( ): output to `path` from now on ("": where it went at first).
+  bool redirect(const std::string &path);
+  // setopt( ) while tracing runs.
+  Result<void> setopt(const std::string &name, const std::string &value,
+                      bool has_value);
+  FILE *redirect_ = nullptr;
 
   std::unique_ptr<Program> prog_;
   // In EPID order; entries never move (the runtime table points at their

@@ -154,6 +154,9 @@ struct Stmt {
     Speculate, Commit, Discard,           // args[0]: the speculation
     Eval,                                 // args[0] evaluated for its
                                           // effect (++x; a = b = 0)
+    System, Freopen, // printf's format and arguments: a command to run,
+                     // a file the output goes to (destructive)
+    Setopt,          // args: the option's name [, its value]
   } kind;
   std::vector<ExprPtr> args; // trace/exit: 1; printf: after the format;
                              // aggregate: the function's arguments;
@@ -228,7 +231,7 @@ Result<ProgramAst> parse(const std::string &text, const std::string &file = "",
                          const MacroArgs &macros = {});
 
 // A buffer size option's value (-b, -x bufsize=, #pragma D option
-// bufsize=): bytes, or with a k, m or g suffix, within 4k..1g.
+// bufsize=): bytes, or with a k, m or g suffix, within 1 byte..1g (a buffer is a page at least).
 Result<u64> parse_size(const std::string &s);
 
 // The strsize option's value (-x strsize=, #pragma D option strsize=): the
@@ -282,7 +285,14 @@ enum : u8 {
   BF_NULL = 2,  // finds nothing with "" (the library's _d variant of a
                 // function that returns NULL, copying its result to dst)
   BF_STATE = 4, // keeps state per CPU (strtok, rand): passed last
+  BF_DESTRUCTIVE = 8, // changes the system (panic, chill): only with -w
 };
+
+// chill( ) and panic( ) for both engines.  chill( ) is capped by the
+// compiler's caller at kMaxChill per call.
+void dt_chill(u64 ns);
+[[noreturn]] void dt_panic(const char *probe); // probe: "p:m:f:n" or null
+constexpr u64 kMaxChill = 500000000; // ns: DTrace's chill_max
 
 // The function called `name`, or nullptr; builtin(i) is the i-th entry
 // (what OP_CALL's c names).
@@ -402,6 +412,8 @@ struct Action {
     Trace, Printf, Printa, Exit, Aggregate,
     Normalize, Denormalize, Trunc, Clear, // of agg; recorded: types
     Speculate, Commit, Discard,           // recorded: the id (not Speculate)
+    System, Freopen, // recorded as printf's, run by the consumer
+    Setopt,          // recorded: the name [, the value] (strings)
   } kind;
   std::vector<Type> types; // recorded values, in order
   const Format *fmt = nullptr;

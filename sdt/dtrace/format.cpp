@@ -178,7 +178,13 @@ std::string format(const Format &f, const std::vector<Value> &args) {
     switch (c.conv) {
     case 'd':
     case 'i':
-      out += vfmt((spec + "lld").c_str(), (long long)sv);
+      // An unsigned value prints as one, as DTrace's %d does, unless a
+      // size (%hhd, %ld) says how to read it.
+      if (!c.size && (v.type == Type::UInt8 || v.type == Type::UInt16 ||
+                      v.type == Type::UInt32 || v.type == Type::UInt64))
+        out += vfmt((spec + "llu").c_str(), (unsigned long long)uv);
+      else
+        out += vfmt((spec + "lld").c_str(), (long long)sv);
       break;
     case 'u':
     case 'x':
@@ -396,22 +402,61 @@ int compare_keys(const std::vector<Value> &a, const std::vector<Value> &b,
   return 0;
 }
 
+// Where an empty histogram's three rows centre: quantize( )'s bucket of
+// 0; -1 for the others, whose first three buckets print.
+int zero_bucket(const AggDef &a) {
+  return a.fn == AggFn::Quantize ? kQuantZero : -1;
+}
+
+// One bar of a histogram, as DTrace draws it: 40 columns of '@' scaled to
+// the sum of the buckets' magnitudes.  With negative counts (a weight
+// below zero) the bar sits left of the '|' when all are negative, and
+// with both signs each side gets 20 columns around a centre line.
+std::string histogram_bar(i64 val, long double total, bool positives,
+                          bool negatives) {
+  static const char ats[] = "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@";
+  static const char spaces[] = "                                        ";
+  const unsigned width = positives && negatives ? 20 : 40;
+  unsigned depth = 0;
+  if (total > 0 && (positives || negatives))
+    depth = (unsigned)(std::fabs((long double)val) * width / total + 0.5L);
+  depth = std::min(depth, width);
+  const std::string bar(ats + 40 - depth), pad(spaces + 40 - (width - depth));
+  if (!negatives)
+    return "|" + bar + pad + vfmt(" %-9lld\n", (long long)val);
+  if (!positives)
+    return pad + bar + vfmt("| %-9lld\n", (long long)val);
+  if (val <= 0)
+    return pad + bar + "|" + std::string(20, ' ') + vfmt(" %-9lld\n", (long long)val);
+  return std::string(20, ' ') + "|" + bar + pad + vfmt(" %-9lld\n", (long long)val);
+}
+
 std::string histogram(const AggDef &a, const std::vector<i64> &data) {
   int n = (int)data.size();
   int first = 0, last = n - 1;
-  while (first < n - 1 && data[first] == 0)
+  while (first < n && data[first] == 0)
     first++;
-  if (first > 0)
-    first--;
-  while (last > 0 && data[last] == 0)
-    last--;
-  if (last < n - 1)
-    last++;
+  if (first == n) {
+    // Nothing counted (clear( )ed, or only zero weights): the buckets
+    // around 0 for quantize( ), the first three for the others.
+    const int z = zero_bucket(a);
+    first = z < 0 ? 0 : z - 1;
+    last = std::min(first + 2, n - 1);
+  } else {
+    if (first > 0)
+      first--;
+    while (last > 0 && data[last] == 0)
+      last--;
+    if (last < n - 1)
+      last++;
+  }
   long double total = 0;
-  for (int i = 0; i < n; i++)
+  bool positives = false, negatives = false;
+  for (int i = 0; i < n; i++) {
     total += std::fabs((long double)data[i]);
-  static const char ats[] = "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@";
-  static const char spaces[] = "                                        ";
+    positives |= data[i] > 0;
+    negatives |= data[i] < 0;
+  }
   std::string out = vfmt("\n%16s %41s %-9s\n", "value",
                          "------------- Distribution -------------", "count");
   for (int i = first; i <= last; i++) {
@@ -423,12 +468,7 @@ std::string histogram(const AggDef &a, const std::vector<i64> &data) {
     } else {
       out += vfmt("%16s ", vfmt(">= %lld", (long long)bucket_value(a, i)).c_str());
     }
-    unsigned depth = 0;
-    if (total > 0)
-      depth = (unsigned)(std::fabs((long double)data[i]) * 40 / total + 0.5L);
-    depth = std::min(depth, 40u);
-    out += vfmt("|%s%s %-9lld\n", ats + 40 - depth, spaces + depth,
-                (long long)data[i]);
+    out += histogram_bar(data[i], total, positives, negatives);
   }
   return out;
 }

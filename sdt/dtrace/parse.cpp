@@ -892,9 +892,14 @@ Result<void> Parser::stmt(ClauseAst &c) {
   if (!is(T_LPAREN))
     return err_at(name, "expected an action (trace, printf, printa, exit) or "
                         "an aggregation");
-  if (name.sval == "printf" || name.sval == "printa") {
+  // system( ) and freopen( ) take printf( )'s arguments.
+  if (name.sval == "printf" || name.sval == "printa" ||
+      name.sval == "system" || name.sval == "freopen") {
     bool pa = name.sval == "printa";
-    s.kind = pa ? Stmt::Printa : Stmt::Printf;
+    s.kind = pa                        ? Stmt::Printa
+             : name.sval == "system"  ? Stmt::System
+             : name.sval == "freopen" ? Stmt::Freopen
+                                      : Stmt::Printf;
     MK_TRY(advance());
     if (is(T_STR)) {
       s.fmt = tok_.sval;
@@ -903,7 +908,7 @@ Result<void> Parser::stmt(ClauseAst &c) {
       if (pa || !is(T_RPAREN))
         MK_TRY(expect(T_COMMA, "','"));
     } else if (!pa) {
-      return err_at(tok_, "printf( ) needs a format string first");
+      return err_at(tok_, name.sval + "( ) needs a format string first");
     }
     if (pa) {
       if (!is(T_AGG))
@@ -995,6 +1000,19 @@ Result<void> Parser::stmt(ClauseAst &c) {
     c.stmts.push_back(std::move(s));
     return {};
   }
+  if (name.sval == "setopt") {
+    s.kind = Stmt::Setopt;
+    auto args = call_args();
+    if (!args)
+      return args.take_error();
+    if (args->empty() || args->size() > 2)
+      return err_at(name, strf("setopt( ) takes an option's name and at most "
+                               "a value, %zu argument%s given",
+                               args->size(), args->size() == 1 ? "" : "s"));
+    s.args = std::move(*args);
+    c.stmts.push_back(std::move(s));
+    return {};
+  }
   if (name.sval == "speculate" || name.sval == "commit" ||
       name.sval == "discard") {
     s.kind = name.sval == "speculate" ? Stmt::Speculate
@@ -1012,7 +1030,7 @@ Result<void> Parser::stmt(ClauseAst &c) {
   }
   return err_at(name, "unknown action (trace, printf, printa, exit, stack, "
                       "normalize, denormalize, trunc, clear, speculate, "
-                      "commit, discard)");
+                      "commit, discard, setopt, system, freopen)");
 }
 
 Result<CType> Parser::ctype() {
@@ -1379,6 +1397,21 @@ Result<ExprPtr> Parser::unary() {
     return e;
   }
   auto p = primary();
+  while (p && is(T_LBRACK)) { // a string's character: execname[0], a[k][i]
+    Token lb = tok_;
+    MK_TRY(advance());
+    auto i = expr();
+    if (!i)
+      return i;
+    MK_TRY(expect(T_RBRACK, "']'"));
+    auto e = node(Expr::Call, lb);
+    e->name = "[]";
+    e->near = (*p)->near + "[ ]";
+    e->kids.push_back(std::move(*p));
+    e->kids.push_back(std::move(*i));
+    MK_TRY(deepen(*e, lb));
+    p = std::move(e);
+  }
   if (p && (is(T_INC) || is(T_DEC))) { // a variable's were taken there
     Token op = tok_;
     auto one = node(Expr::Int, op);
@@ -1483,8 +1516,6 @@ Result<ExprPtr> Parser::primary() {
     return e;
   }
   if (n.size() == 4 && n.compare(0, 3, "arg") == 0 && isdigit((unsigned char)n[3])) {
-    if (n[3] > '5')
-      return err_at(t, "probes here have at most 6 arguments (arg0..arg5)");
     auto e = node(Expr::Arg, t);
     e->ival = n[3] - '0';
     return e;
@@ -1585,9 +1616,8 @@ Result<ExprPtr> Parser::variable(const Token &t) {
       MK_TRY(subscripts(*e, t));
       return e;
     }
-    if (is(T_LBRACK))
-      return err_at(tok_, "associative arrays are global or self-> here (" +
-                              e->near + "[...] is not supported)");
+    if (is(T_LBRACK)) // a string's character: this->s[i] (compile.cpp)
+      MK_TRY(subscripts(*e, t));
     return e;
   }
   auto e = node(Expr::Variable, t);
@@ -1659,7 +1689,10 @@ Result<ProgramAst> Parser::run() {
 } // namespace
 
 Result<u64> parse_size(const std::string &s) {
-  const u64 lo = 4096, hi = 1ull << 30;
+  // Any size from a byte: a per-thread buffer is a page at least whatever
+  // is asked (a smaller one holds no fewer records than DTrace's would),
+  // and specsize counts the bytes a speculation may hold.
+  const u64 lo = 1, hi = 1ull << 30;
   errno = 0;
   char *end = nullptr;
   unsigned long long v = std::strtoull(s.c_str(), &end, 10);
@@ -1681,7 +1714,7 @@ Result<u64> parse_size(const std::string &s) {
   if (range || v > hi / mul)
     return error("size '" + s + "' is above the maximum of 1g");
   if (v * mul < lo)
-    return error("size '" + s + "' is below the minimum of 4k");
+    return error("size '" + s + "' is below the minimum of 1 byte");
   return v * mul;
 }
 

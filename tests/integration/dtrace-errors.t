@@ -18,7 +18,7 @@ dtrace: description 'nosuch:::' matched 0 probes
 minikern> dtrace -n 'BEGIN { trace(1) '
 dtrace: syntax error at end of input: expected ';' or '}' after a statement
 minikern> dtrace -n 'BEGIN { foo(1); }'
-dtrace: syntax error near "foo": unknown action (trace, printf, printa, exit, stack, normalize, denormalize, trunc, clear, speculate, commit, discard)
+dtrace: syntax error near "foo": unknown action (trace, printf, printa, exit, stack, normalize, denormalize, trunc, clear, speculate, commit, discard, setopt, system, freopen)
 minikern> dtrace -n 'BEGIN { trace(nosuchvar); }'
 dtrace: syntax error near "nosuchvar": undefined variable
 minikern> dtrace -n 'BEGIN { printf("%s\n", arg0); }'
@@ -31,8 +31,8 @@ minikern> dtrace -n 'BEGIN { trace("a" == 1); }'
 dtrace: semantic error near "==": operands of == have incompatible types: string and int
 minikern> dtrace -n 'BEGIN { printf("%f", 1); }'
 dtrace: semantic error near "printf": printf( ) conversion "%f" is not supported: D here has no floating point
-minikern> dtrace -b 100 -n BEGIN
-dtrace: -b: size '100' is below the minimum of 4k
+minikern> dtrace -b 0 -n BEGIN
+dtrace: -b: size '0' is below the minimum of 1 byte
 minikern> dtrace -s $TMP/nosuch.d
 dtrace: failed to open $TMP/nosuch.d: No such file or directory
 minikern> kldload dtrace_probes
@@ -52,3 +52,5 @@ dtrace: error on enabled probe ID 1 (ID {{[0-9]+}}: dtt:dtrace_probes:dtt_value:
 ERROR: enabled probe 1, action 0, fault 4
 2
 minikern> kldunload dtrace_probes
+minikern> dtrace -n 'BEGIN { x = 1; y = x % 0; }'
+dtrace: semantic error near "%": operator % divides by the constant 0

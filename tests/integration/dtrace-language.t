@@ -16,7 +16,9 @@ minikern> dtrace -q -n 'BEGIN { x = 5; y = x++; z = ++x; a["k"] = 3; b = a["k"]-
 minikern> dtrace -q -n 'BEGIN { self->a[1] = 5; a[1] = 7; self->a[1]++; printf("%d %d %d\n", self->a[1], a[1], self->a[9]); exit(0); }'
 6 7 0
 minikern> dtrace -q -n 'BEGIN { this->a[1] = 5; }'
-dtrace: syntax error near "[": associative arrays are global or self-> here (this->a[...] is not supported)
+dtrace: semantic error near "this->a": clause-local variables are not associative arrays (this->a[...]): use self-> or a global
+minikern> dtrace -q -n 'BEGIN { s = "hello"; self->t = "world"; this->u = "!"; a[1] = "ab"; printf("%c%c%c%c%c %d %d %d\n", s[1], self->t[0], this->u[0], a[1][1], execname[0], s[5], s[-1], s[1] + 1); exit(0); }'
+ew!bd 0 0 102
 minikern> dtrace -q -n 'BEGIN { printf("%d %d %d %u %d %d\n", (char)300, (uint8_t)-1, (int)4294967295, (uint64_t)-1, sizeof(int), sizeof "abc"); exit(0); }'
 44 255 -1 18446744073709551615 4 4
 minikern> dtrace -q -C -s $TMP/cpp.d
@@ -45,6 +47,8 @@ minikern> dtrace -q -n 'BEGIN { @q = lquantize(2, 0, 4, 1, 7); @q = lquantize(3,
 minikern> kldload memdev
 minikern> dtrace -q -n 'memdev:::write-done { printf("%s %d\n", execname, stackdepth > 0); }' -c 'memdev write hi'
 memdev 1
+minikern> dtrace -q -n 'memdev:::write-done { printf("%d %d\n", arg6, arg9); }' -c 'memdev write hi'
+0 0
 minikern> dtrace -q -n 'BEGIN { exit(0); } BEGIN { printf("not reached\n"); }'
 minikern> dtrace -q -n 'BEGIN { i = 0; j = 1 / i; } ERROR { printf("%d %d\n", arg4 == DTRACEFLT_DIVZERO, DTRACEFLT_BADADDR); exit(0); }'
 dtrace: error on enabled probe ID 1 (ID 1: dtrace:::BEGIN): divide-by-zero in action #2

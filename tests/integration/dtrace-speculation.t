@@ -63,5 +63,7 @@ minikern> dtrace -n 'BEGIN { trace(speculation(1)); }'
 dtrace: syntax error near "speculation": speculation( ) takes 0 arguments, 1 given
 minikern> dtrace -x nspec=0 -n 'BEGIN'
 dtrace: invalid value for option nspec: '0' (1..4096)
-minikern> dtrace -x specsize=1 -n 'BEGIN'
-dtrace: invalid value for option specsize: size '1' is below the minimum of 4k
+minikern> dtrace -x specsize=0 -n 'BEGIN'
+dtrace: invalid value for option specsize: size '0' is below the minimum of 1 byte
+minikern> dtrace -q -x specsize=16 -n 'BEGIN { s = speculation(); speculate(s); printf("held\n"); } BEGIN { commit(s); exit(0); }'
+dtrace: 1 speculative drop

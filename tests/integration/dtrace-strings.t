@@ -2,7 +2,9 @@
 # globals, self->, this-> and associative arrays, keys of several
 # components of any type, comparison and ?: on strings, and each string
 # function with DTrace's rules at the edges (negative and out-of-range
-# substr( ), index( ) and rindex( ) positions, NULL for strtok( )).
+# substr( ), index( ) and rindex( ) positions, NULL for strtok( ); a
+# string compared with NULL is compared with "", what the functions that
+# find nothing return here).
 # status: 1
 minikern> dtrace -q -n 'BEGIN { s = "abc"; t = strjoin(s, "def"); printf("%s %d\n", t, strlen(t)); exit(0); }'
 abcdef 6
@@ -49,3 +51,5 @@ minikern> dtrace -x engine=interp -n 'BEGIN { x = strjoin("a", "b"); }'
 dtrace: clause 1 (BEGIN): strjoin( ) runs on the BPF engine only, not -x engine=interp
 minikern> dtrace -x engine=interp -n 'BEGIN { s = "a"; }'
 dtrace: clause 1 (BEGIN): variable s runs on the BPF engine only, not -x engine=interp
+minikern> dtrace -q -n 'BEGIN { printf("%d %d %d %d\n", strchr("abc", 98) != NULL, strstr("abc", "x") == NULL, NULL == strstr("abc", "x"), strjoin("a", "") != 0); exit(0); }'
+1 1 1 1

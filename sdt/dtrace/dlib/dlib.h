@@ -54,6 +54,7 @@ s64 dt_index(const char *s, const char *sub, s64 pos);
 s64 dt_rindex(const char *s, const char *sub, s64 pos);
 char *dt_strtok(char *dst, const char *s, const char *delim, char *state);
 s64 dt_strtoll(const char *s, s64 base);
+s64 dt_strchar(const char *s, s64 i);
 /* The same, "" for NULL, copied to dst: what D calls. */
 char *dt_strchr_d(char *dst, const char *s, u64 c);
 char *dt_strrchr_d(char *dst, const char *s, u64 c);

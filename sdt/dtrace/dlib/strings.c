@@ -275,6 +275,20 @@ dt_dirname(char *dst, const char *s)
 	return dst;
 }
 
+/*
+ * s[i]: the i-th character of a string, as a signed char; 0 for an index
+ * outside it (DTrace reads no further than the string either).
+ */
+DT_FN s64
+dt_strchar(const char *s, s64 i)
+{
+	s64 slen = (s64)dt_strlen(s);
+
+	if (i < 0 || i >= slen)
+		return 0;
+	return (signed char)s[i];
+}
+
 DT_FN char *
 dt_lltostr(char *dst, s64 v)
 {

@@ -1,0 +1,48 @@
+# Destructive actions, refused unless -w (or -x destructive, or the
+# destructive pragma) allows them: system() runs a host command with
+# printf()'s arguments, its output in order with the records'; freopen()
+# sends the output to a file and freopen("") back; chill() holds the
+# probe's thread; panic() panics the kernel through its panic path, the
+# backtrace starting at the probe's site (exit status 3).  Also setopt()
+# of the options the consumer reads while printing, and -C for -n.
+# status: 3
+minikern> dtrace -q -n 'BEGIN { system("echo from %s %d", "system", 42); exit(0); }'
+dtrace: semantic error near "system": system( ) is a destructive action: allowed only with -w (or -x destructive, #pragma D option destructive)
+minikern> dtrace -q -n 'BEGIN { panic(); }'
+dtrace: semantic error near "panic": panic( ) is a destructive action: allowed only with -w (or -x destructive, #pragma D option destructive)
+minikern> dtrace -q -w -n 'BEGIN { printf("before\n"); system("echo from %s %d", "system", 42); printf("after\n"); exit(0); }'
+before
+from system 42
+after
+minikern> dtrace -n 'BEGIN { chill(1000); exit(0); }' -x destructive
+dtrace: description 'BEGIN ' matched 1 probe
+dtrace: allowing destructive actions
+CPU     ID                    FUNCTION:NAME
+{{ +}}0      1                           :BEGIN 
+minikern> dtrace -q -w -n 'BEGIN { t = walltimestamp; chill(2000000); printf("%d\n", walltimestamp - t >= 2000000); exit(0); }'
+1
+minikern> dtrace -q -w -n 'BEGIN { freopen("$TMP/out.txt"); printf("to the file\n"); freopen(""); printf("back\n"); system("cat $TMP/out.txt"); exit(0); }'
+back
+to the file
+minikern> dtrace -q -n 'BEGIN { setopt("aggsortkey", "maybe"); setopt("bogus"); setopt("bufsize", "1m"); setopt("quiet", "no"); } BEGIN { printf("loud now"); exit(0); }'
+dtrace: setopt( ): option aggsortkey: "maybe" is not yes or no
+dtrace: setopt( ): unknown option "bogus"
+dtrace: setopt( ): option bufsize cannot change while tracing runs
+CPU     ID                    FUNCTION:NAME
+{{ +}}0      1                           :BEGIN loud now
+minikern> dtrace -q -n 'BEGIN { setopt(1); }'
+dtrace: semantic error near "setopt": setopt( ) takes strings: the option's name and its value
+minikern> dtrace -q -C -DN=21 -n 'BEGIN { printf("%d\n", N * 2); exit(0); }'
+42
+minikern> kldload dtrace_probes
+minikern> dtrace -w -q -n 'dtt:::tick { panic(); }' -c 'dtprobe tick 1'
+panic: dtrace: panic( ) called by a D clause of dtt:dtrace_probes:dtt_tick:tick
+called from: {{0x[0-9a-f]+}} dtrace_probes`dtt_tick+{{0x[0-9a-f]+}}
+thread: shell (tid {{[0-9]+}})
+backtrace:
+  #0 {{0x[0-9a-f]+}} dtrace_probes`dtt_tick+{{0x[0-9a-f]+}}
+  #1 {{0x[0-9a-f]+}} dtrace_probes`dtt_cmd+{{0x[0-9a-f]+}}
+...
+dmesg (last lines):
+...
+panic: kernel stopped (exit status 3)
