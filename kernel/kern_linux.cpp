@@ -719,18 +719,11 @@ LinuxModules::check(const ObjectFile &obj, const std::string &fname) {
                       release.compare(0, 4, "6.1.") == 0 ? release.c_str()
                                                          : "6.1.0",
                       vermagic_flags()));
-  for (const Section &s : obj.sections) {
+  for (const Section &s : obj.sections)
     if ((s.flags & SHF_ALLOC) && !known_section(s.name))
       return error(strf("%s: section %s is not one a Linux module is "
                         "loaded with here",
                         who.c_str(), s.name.c_str()));
-    // Its variables are reached %gs-relative: they would need an offset
-    // in every CPU's area (kern_percpu.h), which modules do not get yet.
-    if (s.name == ".data..percpu" && s.size)
-      return error(strf("%s: per-CPU variables (.data..percpu, %llu bytes) "
-                        "are not supported in Linux modules yet",
-                        who.c_str(), (unsigned long long)s.size));
-  }
   if (const Section *v = obj.find_section("__versions"); v && v->data) {
     if (v->size % kModversionSize)
       return error(strf("%s: __versions: size %llu is not a multiple of %zu",
@@ -841,8 +834,11 @@ Result<void> LinuxModules::read_linked(LinuxModule &m, const ObjectFile &obj,
             return ns.take_error();
           sym.ns = *ns;
         }
-        if (sym.value < pl.image_base ||
-            sym.value >= pl.image_base + pl.image_size)
+        // EXPORT_PER_CPU_SYMBOL: an offset in the module's per-CPU space.
+        const bool percpu = sym.value >= m.percpu_off &&
+                            sym.value < m.percpu_off + m.percpu_size;
+        if (!percpu && (sym.value < pl.image_base ||
+                        sym.value >= pl.image_base + pl.image_size))
           return error(strf("%s: export %s: 0x%llx is outside the module",
                             who.c_str(), *name,
                             (unsigned long long)sym.value));
@@ -1110,6 +1106,39 @@ void LinuxModules::free_params(const LinuxModule &m) {
   }
 }
 
+Result<void> LinuxModules::alloc_percpu(LinuxModule &m,
+                                        const ObjectFile &obj) {
+  for (size_t s = 0; s < obj.sections.size(); s++) {
+    const Section &sec = obj.sections[s];
+    if (sec.name != ".data..percpu" || !(sec.flags & SHF_ALLOC) || !sec.size)
+      continue;
+    const u64 align = sec.align ? sec.align : 1;
+    auto off = k_.percpu().alloc(sec.size, align);
+    if (!off)
+      return error(strf("%s: .data..percpu (%llu bytes, aligned to %llu): %s",
+                        m.name.c_str(), (unsigned long long)sec.size,
+                        (unsigned long long)align,
+                        off.error().message.c_str()));
+    m.percpu_sec = (u32)s;
+    m.percpu_off = *off;
+    m.percpu_size = sec.size;
+    return {};
+  }
+  return {};
+}
+
+void LinuxModules::place_percpu(const LinuxModule &m, Placement &pl) {
+  if (m.percpu_size)
+    pl.sec_addr[m.percpu_sec] = m.percpu_off;
+}
+
+void LinuxModules::copy_percpu(const LinuxModule &m, Placement &pl) {
+  if (!m.percpu_size)
+    return;
+  k_.percpu().fill(m.percpu_off, pl.sec_mem[m.percpu_sec], m.percpu_size);
+  pl.sec_mem[m.percpu_sec] = nullptr;
+}
+
 void LinuxModules::add_loaded(LinkerFile *f) {
   loaded_.push_back(f);
   if (f->linux_mod->bugs.empty() && f->linux_mod->fixups.empty())
@@ -1132,6 +1161,12 @@ void LinuxModules::remove_loaded(const LinkerFile *f) {
   }
   loaded_.erase(std::remove(loaded_.begin(), loaded_.end(), f), loaded_.end());
   jumps_.remove_module(f);
+  // Its code no longer runs: its per-CPU space goes back (once: a failed
+  // load may come here twice).
+  if (LinuxModule *m = f->linux_mod.get(); m && m->percpu_size) {
+    k_.percpu().free(m->percpu_off);
+    m->percpu_size = 0;
+  }
 }
 
 void LinuxModules::free_init(LinuxModule &m, const LinkerFile *f) {

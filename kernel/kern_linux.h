@@ -8,10 +8,11 @@
 // __versions checked against the exporter's CRCs, exports through
 // __ksymtab/__ksymtab_gpl (place-relative entries) into a namespace of
 // Linux symbols apart from minikern's, __param set from `insmod FILE
-// name=value`, init_module and cleanup_module, and the code patching the
-// file asks for (static keys from __jump_table) through the one patch
-// engine.  The Linux kernel API the modules call lives in kernel/linuxkpi/
-// and reaches the loader only through linux_export_set.
+// name=value`, init_module and cleanup_module, .data..percpu at one offset
+// in every CPU's per-CPU area, and the code patching the file asks for
+// (static keys from __jump_table) through the one patch engine.  The
+// Linux kernel API the modules call lives in kernel/linuxkpi/ and reaches
+// the loader only through linux_export_set.
 #pragma once
 
 #include "../linker/link.h"
@@ -65,6 +66,10 @@ struct LinuxModule {
   Range init_text, init_rodata, init_data;
   bool init_freed = false;
   std::vector<LinuxParam> params;
+  // .data..percpu: its space, at one offset in every CPU's area
+  // (kern_percpu.h), its symbols' values; 0 bytes: none.
+  u32 percpu_sec = 0;
+  u64 percpu_off = 0, percpu_size = 0;
   // __bug_table: each WARN and BUG site (a ud2), by address.
   struct Bug {
     u64 addr;
@@ -153,9 +158,23 @@ public:
   // init; each parameter also becomes sysctl module.NAME.PARAM.
   Result<void> set_params(LinuxModule &m, LinkerFile &f,
                           const std::vector<std::string> &args);
+  // Linux's percpu_modalloc(): space for the module's .data..percpu in
+  // every CPU's area, before the link; nothing when it has none.
+  Result<void> alloc_percpu(LinuxModule &m, const ObjectFile &obj);
+  // The link's placement step for that section: it is linked at its
+  // per-CPU offset, so %gs-relative and per_cpu_ptr() references reach
+  // each CPU's copy, while its contents are copied and relocated in the
+  // image as a template.
+  static void place_percpu(const LinuxModule &m, Placement &pl);
+  // Linux's percpu_modcopy(): the relocated template into every CPU's
+  // copy, before the module's code runs; the template is no longer a
+  // section's memory (its address is not one).
+  void copy_percpu(const LinuxModule &m, Placement &pl);
   void add_loaded(LinkerFile *f);
   // At unload: each parameter's ops->free (a charp's copy of its value).
   void free_params(const LinuxModule &m);
+  // At unload or a failed load: its static keys' sites, its fault
+  // tables, its per-CPU space.
   void remove_loaded(const LinkerFile *f);
   // Init has returned and the module's init sections are about to be
   // freed: everything the loader keeps that points into them goes first
