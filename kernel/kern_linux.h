@@ -10,9 +10,10 @@
 // Linux symbols apart from minikern's, __param set from `insmod FILE
 // name=value`, init_module and cleanup_module, .data..percpu at one offset
 // in every CPU's per-CPU area, and the code patching the file asks for
-// (static keys from __jump_table) through the one patch engine.  The
-// Linux kernel API the modules call lives in kernel/linuxkpi/ and reaches
-// the loader only through linux_export_set.
+// (static keys from __jump_table, static calls from .static_call_sites)
+// through the one patch engine.  The Linux kernel API the modules call
+// lives in kernel/linuxkpi/ and reaches the loader only through
+// linux_export_set.
 #pragma once
 
 #include "../linker/link.h"
@@ -134,6 +135,44 @@ private:
   std::unordered_map<u64, std::vector<Entry>> by_key_ GUARDED_BY(mu_);
 };
 
+// Static calls (Linux 6.1's static_call_inline.c): every
+// .static_call_sites entry of every loaded Linux module whose key is a
+// module's (its own, or one a loaded module exports), by key.  At load
+// each site is aimed straight at its key's function; static_call_update()
+// (__static_call_update) re-aims the trampoline and every site of the key
+// in one batch of the patch engine.  Sites of the Linux API's own
+// trampolines (cond_resched ...), whose keys no module may update, stay
+// calls to the trampoline.
+class StaticCalls {
+public:
+  struct Site {
+    u64 addr = 0;
+    bool tail = false; // jmp, not call
+    const LinkerFile *owner = nullptr;
+  };
+  explicit StaticCalls(Kernel &k) : k_(k) {}
+  // A module's sites, read and checked from its linked image, each
+  // written through the image's writable view to its key's function.
+  // `key_ok`: a key address to trust; `api_tramp`: a trampoline of the
+  // Linux API (its sites are left alone).
+  Result<void> add_module(const LinkerFile &f, const std::string &who,
+                          const ObjectFile &obj, const Placement &pl,
+                          u64 text_lo, u64 text_hi,
+                          const std::function<bool(u64)> &key_ok,
+                          const std::function<bool(u64)> &api_tramp)
+      EXCLUDES(mu_);
+  void remove_module(const LinkerFile *f) EXCLUDES(mu_);
+  void remove_range(const LinkerFile *f, u64 lo, u64 hi) EXCLUDES(mu_);
+  // __static_call_update(key, tramp, func).
+  void update(void *key, void *tramp, void *func) EXCLUDES(mu_);
+  size_t sites() const EXCLUDES(mu_);
+
+private:
+  Kernel &k_;
+  mutable Mutex mu_; // one update at a time
+  std::unordered_map<u64, std::vector<Site>> by_key_ GUARDED_BY(mu_);
+};
+
 class LinuxModules {
 public:
   explicit LinuxModules(Kernel &k);
@@ -182,6 +221,7 @@ public:
   // do_init_module() trims them.
   void free_init(LinuxModule &m, const LinkerFile *f);
   JumpLabels &jump_labels() { return jumps_; }
+  StaticCalls &static_calls() { return calls_; }
   // The file of the Linux module named `name` ('-' and '_' alike) in the
   // module path, searched recursively (Linux's tree: kernel/lib/...).
   std::optional<std::string> find_file(const std::string &name) const;
@@ -195,6 +235,7 @@ private:
   std::unordered_map<std::string, LinuxSymbol> api_; // the Linux API
   std::vector<LinkerFile *> loaded_;                 // in load order
   JumpLabels jumps_;
+  StaticCalls calls_;
 };
 
 // Whether Linux code may take CPU feature `feature` (X86_FEATURE_*:

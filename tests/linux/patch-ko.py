@@ -10,6 +10,8 @@
     patch-ko.py alt-long IN OUT              .altinstructions entry 0's
                                              replacement 1 byte longer than
                                              its original
+    patch-ko.py sc-key-far IN OUT            .static_call_sites entry 0's key
+                                             1 MiB past its static call
     patch-ko.py percpu-big IN SIZE OUT       .data..percpu SIZE bytes of
                                              zeros (NOBITS)
 
@@ -97,6 +99,19 @@ def main():
         # struct alt_instr: s32, s32, u16 cpuid, u8 instrlen, u8 replacementlen
         off, size = section(data, ".altinstructions")
         data[off + 11] = data[off + 10] + 1
+        out = sys.argv[3]
+    elif op == "sc-key-far":
+        # struct static_call_site { s32 addr, key; }: entry 0's key is the
+        # PC32 relocation at offset 4.
+        off, size = section(data, ".rela.static_call_sites")
+        for r in range(off, off + size, 24):
+            r_offset, = struct.unpack_from("<Q", data, r)
+            if r_offset == 4:
+                addend, = struct.unpack_from("<q", data, r + 16)
+                struct.pack_into("<q", data, r + 16, addend + (1 << 20))
+                break
+        else:
+            sys.exit("patch-ko: no relocation of the key of entry 0")
         out = sys.argv[3]
     elif op == "percpu-big":
         # Elf64_Shdr: sh_type at 4, sh_size at 32.
