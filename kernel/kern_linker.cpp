@@ -594,12 +594,18 @@ Result<void> KernelLinker::link(Load &l) {
   };
   lo.hooks = l.probes.get();
   lo.observer = &marks;
-  if (f.linux_mod)
+  if (f.linux_mod) {
     // Linux's init sections (.init.text, .init.rodata, .init.data ...),
     // on pages of their own, given back once init has returned.
     lo.init_section = [](const Section &s) {
       return s.name.compare(0, 5, ".init") == 0;
     };
+    // Its per-CPU variables: linked at their offset in every CPU's area.
+    MK_TRY(linux_.alloc_percpu(*f.linux_mod, *l.obj));
+    lo.adjust = [&](const ObjectFile &, const LinkPlan &, Placement &pl) {
+      LinuxModules::place_percpu(*f.linux_mod, pl);
+    };
+  }
   auto linked = link_image(*l.obj, lo);
   if (!l.problems.empty()) {
     // As Linux reports them: a line each, then the load fails with the
@@ -637,6 +643,7 @@ Result<void> KernelLinker::link_linux(Load &l) {
   m.init_rodata = part(L.init_ro_off, L.ro_off + L.ro_size);
   m.init_data = part(L.init_data_off, L.data_off + L.data_size);
   MK_TRY(linux_.read_linked(m, *l.obj, *l.linked, *l.f));
+  linux_.copy_percpu(m, l.linked->pl);
   l.mark("linux format");
   return {};
 }

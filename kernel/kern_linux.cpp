@@ -64,7 +64,8 @@ bool known_section(const std::string &n) {
       "__jump_table", "__bug_table", "__ex_table", "__versions", ".modinfo",
       ".gnu.linkonce.this_module", ".return_sites", ".retpoline_sites",
       ".orc_unwind", ".orc_unwind_ip", ".smp_locks", ".altinstructions",
-      ".altinstr_replacement", ".static_call_sites", "__dyndbg",
+      ".altinstr_replacement", ".static_call_sites", ".static_call.text",
+      "__dyndbg",
       "__dyndbg_classes", ".printk_index", "__patchable_function_entries"};
   for (const char *e : exact)
     if (n == e)
@@ -658,9 +659,162 @@ size_t JumpLabels::entries() const {
   return n;
 }
 
+// ---- static calls ----------------------------------------------------------
+
+namespace {
+
+// struct static_call_site { s32 addr, key; }, both relative to their
+// fields; the key's low bits are flags (tail call, init).
+constexpr size_t kStaticCallSiteSize = 8;
+constexpr u64 kStaticCallFlags = 3;
+
+// What a static call's site or trampoline becomes for `func` (Linux's
+// arch_static_call_transform()): a call or jmp to it; with no function a
+// NOP in place of a call, a ret in place of a jump.  False when `func` is
+// out of a rel32's reach.
+bool static_call_bytes(u64 at, bool tail, u64 func, u8 *out) {
+  static const u8 nop5[] = {0x0f, 0x1f, 0x44, 0x00, 0x00},
+                  ret5[] = {0xc3, 0xcc, 0xcc, 0xcc, 0xcc};
+  if (!func) {
+    std::memcpy(out, tail ? ret5 : nop5, 5);
+    return true;
+  }
+  const i64 rel = (i64)(func - (at + 5));
+  if (rel != (i64)(i32)rel)
+    return false;
+  out[0] = tail ? 0xe9 : 0xe8;
+  const i32 r = (i32)rel;
+  std::memcpy(out + 1, &r, 4);
+  return true;
+}
+
+// A trampoline ends its jmp with Linux's signature, ud1 %esp,%ecx.
+constexpr u8 kTrampSignature[] = {0x0f, 0xb9, 0xcc};
+
+} // namespace
+
+Result<void> StaticCalls::add_module(const LinkerFile &f,
+                                     const std::string &who,
+                                     const ObjectFile &obj,
+                                     const Placement &pl, u64 text_lo,
+                                     u64 text_hi,
+                                     const std::function<bool(u64)> &key_ok,
+                                     const std::function<bool(u64)> &api_tramp) {
+  std::vector<std::pair<u64, Site>> found; // key, site
+  for (size_t s = 0; s < obj.sections.size(); s++) {
+    const Section &sec = obj.sections[s];
+    if (sec.name != ".static_call_sites" || !pl.sec_addr[s])
+      continue;
+    if (sec.size % kStaticCallSiteSize)
+      return error(strf("%s: .static_call_sites: %llu bytes, not a multiple "
+                        "of %zu",
+                        who.c_str(), (unsigned long long)sec.size,
+                        kStaticCallSiteSize));
+    for (u64 k = 0; k < sec.size; k += kStaticCallSiteSize) {
+      const u64 e = pl.sec_addr[s] + k;
+      const u8 *p = pl.sec_mem[s] + k;
+      const unsigned long long n = k / kStaticCallSiteSize;
+      Site site;
+      site.owner = &f;
+      site.addr = e + (i64)rd32(p);
+      const u64 key = (e + 4 + (i64)rd32(p + 4)) & ~kStaticCallFlags;
+      // A call through the Linux API's trampoline (cond_resched ...):
+      // no module may update it, it stays a call to the trampoline.
+      if (api_tramp(key))
+        continue;
+      if (!key_ok(key))
+        return error(strf("%s: .static_call_sites entry %llu: key 0x%llx is "
+                          "neither the module's data nor an exported "
+                          "static call",
+                          who.c_str(), n, (unsigned long long)key));
+      if (site.addr < text_lo || site.addr + 5 > text_hi)
+        return error(strf("%s: .static_call_sites entry %llu: site 0x%llx "
+                          "is outside the module's code",
+                          who.c_str(), n, (unsigned long long)site.addr));
+      const u8 *b = pl.image_mem + (site.addr - pl.image_base);
+      if (b[0] != 0xe8 && b[0] != 0xe9)
+        return error(strf("%s: .static_call_sites entry %llu: the site at "
+                          "0x%llx is neither a call nor a jump (%02x)",
+                          who.c_str(), n, (unsigned long long)site.addr,
+                          b[0]));
+      site.tail = b[0] == 0xe9;
+      found.emplace_back(key, site);
+    }
+  }
+  if (found.empty())
+    return {};
+  MutexLock g(mu_);
+  // Each site straight at its key's function; the link's writable view is
+  // still open.  One out of reach keeps calling the trampoline.
+  for (const auto &[key, site] : found) {
+    const u64 func = __atomic_load_n((const u64 *)(uintptr_t)key,
+                                     __ATOMIC_ACQUIRE);
+    u8 bytes[5];
+    if (static_call_bytes(site.addr, site.tail, func, bytes))
+      std::memcpy(pl.image_mem + (site.addr - pl.image_base), bytes, 5);
+    by_key_[key].push_back(site);
+  }
+  return {};
+}
+
+void StaticCalls::remove_module(const LinkerFile *f) {
+  remove_range(f, 0, ~0ull);
+}
+
+void StaticCalls::remove_range(const LinkerFile *f, u64 lo, u64 hi) {
+  MutexLock g(mu_);
+  for (auto it = by_key_.begin(); it != by_key_.end();) {
+    std::erase_if(it->second, [&](const Site &s) {
+      return s.owner == f && s.addr >= lo && s.addr < hi;
+    });
+    it = it->second.empty() ? by_key_.erase(it) : std::next(it);
+  }
+}
+
+void StaticCalls::update(void *key, void *tramp, void *func) {
+  MutexLock g(mu_);
+  __atomic_store_n((void **)key, func, __ATOMIC_RELEASE);
+  PatchEngine &patcher = k_.probes().patcher();
+  std::vector<PatchOp> ops;
+  auto aim = [&](u64 at, bool tail, u64 to) {
+    PatchOp op{};
+    op.addr = at;
+    op.len = 5;
+    if (!static_call_bytes(at, tail, to, op.bytes))
+      return false;
+    u8 now[5];
+    if (!patcher.read(at, now, 5) || !same_bytes(now, op.bytes, 5))
+      ops.push_back(op);
+    return true;
+  };
+  const u64 t = (u64)(uintptr_t)tramp, fn = (u64)(uintptr_t)func;
+  u8 sig[sizeof kTrampSignature];
+  const bool have_tramp =
+      t && patcher.read(t + 5, sig, sizeof sig) &&
+      same_bytes(sig, kTrampSignature, sizeof sig) && aim(t, true, fn);
+  if (t && !have_tramp)
+    k_.printf("static_call_update: 0x%llx is not a trampoline minikern can "
+              "aim at 0x%llx\n",
+              (unsigned long long)t, (unsigned long long)fn);
+  if (auto it = by_key_.find((u64)(uintptr_t)key); it != by_key_.end())
+    for (const Site &s : it->second)
+      if (!aim(s.addr, s.tail, fn) && have_tramp)
+        aim(s.addr, s.tail, t);
+  if (!ops.empty())
+    patcher.apply(ops);
+}
+
+size_t StaticCalls::sites() const {
+  MutexLock g(mu_);
+  size_t n = 0;
+  for (const auto &[k, v] : by_key_)
+    n += v.size();
+  return n;
+}
+
 // ---- the module format --------------------------------------------------------
 
-LinuxModules::LinuxModules(Kernel &k) : k_(k), jumps_(k) {
+LinuxModules::LinuxModules(Kernel &k) : k_(k), jumps_(k), calls_(k) {
   set_bug_hook(linux_bug_hook);
   set_fault_hook(linux_fault_hook);
 }
@@ -763,18 +917,11 @@ LinuxModules::check(const ObjectFile &obj, const std::string &fname) {
                       release.compare(0, 4, "6.1.") == 0 ? release.c_str()
                                                          : "6.1.0",
                       vermagic_flags()));
-  for (const Section &s : obj.sections) {
+  for (const Section &s : obj.sections)
     if ((s.flags & SHF_ALLOC) && !known_section(s.name))
       return error(strf("%s: section %s is not one a Linux module is "
                         "loaded with here",
                         who.c_str(), s.name.c_str()));
-    // Its variables are reached %gs-relative: they would need an offset
-    // in every CPU's area (kern_percpu.h), which modules do not get yet.
-    if (s.name == ".data..percpu" && s.size)
-      return error(strf("%s: per-CPU variables (.data..percpu, %llu bytes) "
-                        "are not supported in Linux modules yet",
-                        who.c_str(), (unsigned long long)s.size));
-  }
   if (const Section *v = obj.find_section("__versions"); v && v->data) {
     if (v->size % kModversionSize)
       return error(strf("%s: __versions: size %llu is not a multiple of %zu",
@@ -885,8 +1032,11 @@ Result<void> LinuxModules::read_linked(LinuxModule &m, const ObjectFile &obj,
             return ns.take_error();
           sym.ns = *ns;
         }
-        if (sym.value < pl.image_base ||
-            sym.value >= pl.image_base + pl.image_size)
+        // EXPORT_PER_CPU_SYMBOL: an offset in the module's per-CPU space.
+        const bool percpu = sym.value >= m.percpu_off &&
+                            sym.value < m.percpu_off + m.percpu_size;
+        if (!percpu && (sym.value < pl.image_base ||
+                        sym.value >= pl.image_base + pl.image_size))
           return error(strf("%s: export %s: 0x%llx is outside the module",
                             who.c_str(), *name,
                             (unsigned long long)sym.value));
@@ -1054,6 +1204,16 @@ Result<void> LinuxModules::read_linked(LinuxModule &m, const ObjectFile &obj,
   };
   if (auto r = jumps_.add_module(f, obj, pl, key_ok); !r)
     return r;
+  auto api_tramp = [&](u64 a) {
+    for (const auto &[n, s] : api_)
+      if (s.value == a)
+        return true;
+    return false;
+  };
+  if (auto r = calls_.add_module(f, who, obj, pl, m.text_lo, m.text_hi,
+                                 key_ok, api_tramp);
+      !r)
+    return r;
   // Return thunks: `jmp __x86_return_thunk` at every .return_sites entry
   // becomes a plain `ret` (what Linux does on a CPU that needs no return
   // thunk), when it is that jump.
@@ -1155,6 +1315,39 @@ void LinuxModules::free_params(const LinuxModule &m) {
   }
 }
 
+Result<void> LinuxModules::alloc_percpu(LinuxModule &m,
+                                        const ObjectFile &obj) {
+  for (size_t s = 0; s < obj.sections.size(); s++) {
+    const Section &sec = obj.sections[s];
+    if (sec.name != ".data..percpu" || !(sec.flags & SHF_ALLOC) || !sec.size)
+      continue;
+    const u64 align = sec.align ? sec.align : 1;
+    auto off = k_.percpu().alloc(sec.size, align);
+    if (!off)
+      return error(strf("%s: .data..percpu (%llu bytes, aligned to %llu): %s",
+                        m.name.c_str(), (unsigned long long)sec.size,
+                        (unsigned long long)align,
+                        off.error().message.c_str()));
+    m.percpu_sec = (u32)s;
+    m.percpu_off = *off;
+    m.percpu_size = sec.size;
+    return {};
+  }
+  return {};
+}
+
+void LinuxModules::place_percpu(const LinuxModule &m, Placement &pl) {
+  if (m.percpu_size)
+    pl.sec_addr[m.percpu_sec] = m.percpu_off;
+}
+
+void LinuxModules::copy_percpu(const LinuxModule &m, Placement &pl) {
+  if (!m.percpu_size)
+    return;
+  k_.percpu().fill(m.percpu_off, pl.sec_mem[m.percpu_sec], m.percpu_size);
+  pl.sec_mem[m.percpu_sec] = nullptr;
+}
+
 void LinuxModules::add_loaded(LinkerFile *f) {
   loaded_.push_back(f);
   if (f->linux_mod->bugs.empty() && f->linux_mod->fixups.empty())
@@ -1177,6 +1370,13 @@ void LinuxModules::remove_loaded(const LinkerFile *f) {
   }
   loaded_.erase(std::remove(loaded_.begin(), loaded_.end(), f), loaded_.end());
   jumps_.remove_module(f);
+  calls_.remove_module(f);
+  // Its code no longer runs: its per-CPU space goes back (once: a failed
+  // load may come here twice).
+  if (LinuxModule *m = f->linux_mod.get(); m && m->percpu_size) {
+    k_.percpu().free(m->percpu_off);
+    m->percpu_size = 0;
+  }
 }
 
 void LinuxModules::free_init(LinuxModule &m, const LinkerFile *f) {
@@ -1193,6 +1393,7 @@ void LinuxModules::free_init(LinuxModule &m, const LinkerFile *f) {
       n++;
     m.live_fixups.store(n, std::memory_order_release);
     jumps_.remove_range(f, t.lo, t.hi);
+    calls_.remove_range(f, t.lo, t.hi);
   }
   m.init = 0;
 }

@@ -8,10 +8,12 @@
 // __versions checked against the exporter's CRCs, exports through
 // __ksymtab/__ksymtab_gpl (place-relative entries) into a namespace of
 // Linux symbols apart from minikern's, __param set from `insmod FILE
-// name=value`, init_module and cleanup_module, and the code patching the
-// file asks for (static keys from __jump_table) through the one patch
-// engine.  The Linux kernel API the modules call lives in kernel/linuxkpi/
-// and reaches the loader only through linux_export_set.
+// name=value`, init_module and cleanup_module, .data..percpu at one offset
+// in every CPU's per-CPU area, and the code patching the file asks for
+// (static keys from __jump_table, static calls from .static_call_sites)
+// through the one patch engine.  The Linux kernel API the modules call
+// lives in kernel/linuxkpi/ and reaches the loader only through
+// linux_export_set.
 #pragma once
 
 #include "../linker/link.h"
@@ -65,6 +67,10 @@ struct LinuxModule {
   Range init_text, init_rodata, init_data;
   bool init_freed = false;
   std::vector<LinuxParam> params;
+  // .data..percpu: its space, at one offset in every CPU's area
+  // (kern_percpu.h), its symbols' values; 0 bytes: none.
+  u32 percpu_sec = 0;
+  u64 percpu_off = 0, percpu_size = 0;
   // __bug_table: each WARN and BUG site (a ud2), by address.
   struct Bug {
     u64 addr;
@@ -129,6 +135,44 @@ private:
   std::unordered_map<u64, std::vector<Entry>> by_key_ GUARDED_BY(mu_);
 };
 
+// Static calls (Linux 6.1's static_call_inline.c): every
+// .static_call_sites entry of every loaded Linux module whose key is a
+// module's (its own, or one a loaded module exports), by key.  At load
+// each site is aimed straight at its key's function; static_call_update()
+// (__static_call_update) re-aims the trampoline and every site of the key
+// in one batch of the patch engine.  Sites of the Linux API's own
+// trampolines (cond_resched ...), whose keys no module may update, stay
+// calls to the trampoline.
+class StaticCalls {
+public:
+  struct Site {
+    u64 addr = 0;
+    bool tail = false; // jmp, not call
+    const LinkerFile *owner = nullptr;
+  };
+  explicit StaticCalls(Kernel &k) : k_(k) {}
+  // A module's sites, read and checked from its linked image, each
+  // written through the image's writable view to its key's function.
+  // `key_ok`: a key address to trust; `api_tramp`: a trampoline of the
+  // Linux API (its sites are left alone).
+  Result<void> add_module(const LinkerFile &f, const std::string &who,
+                          const ObjectFile &obj, const Placement &pl,
+                          u64 text_lo, u64 text_hi,
+                          const std::function<bool(u64)> &key_ok,
+                          const std::function<bool(u64)> &api_tramp)
+      EXCLUDES(mu_);
+  void remove_module(const LinkerFile *f) EXCLUDES(mu_);
+  void remove_range(const LinkerFile *f, u64 lo, u64 hi) EXCLUDES(mu_);
+  // __static_call_update(key, tramp, func).
+  void update(void *key, void *tramp, void *func) EXCLUDES(mu_);
+  size_t sites() const EXCLUDES(mu_);
+
+private:
+  Kernel &k_;
+  mutable Mutex mu_; // one update at a time
+  std::unordered_map<u64, std::vector<Site>> by_key_ GUARDED_BY(mu_);
+};
+
 class LinuxModules {
 public:
   explicit LinuxModules(Kernel &k);
@@ -153,9 +197,23 @@ public:
   // init; each parameter also becomes sysctl module.NAME.PARAM.
   Result<void> set_params(LinuxModule &m, LinkerFile &f,
                           const std::vector<std::string> &args);
+  // Linux's percpu_modalloc(): space for the module's .data..percpu in
+  // every CPU's area, before the link; nothing when it has none.
+  Result<void> alloc_percpu(LinuxModule &m, const ObjectFile &obj);
+  // The link's placement step for that section: it is linked at its
+  // per-CPU offset, so %gs-relative and per_cpu_ptr() references reach
+  // each CPU's copy, while its contents are copied and relocated in the
+  // image as a template.
+  static void place_percpu(const LinuxModule &m, Placement &pl);
+  // Linux's percpu_modcopy(): the relocated template into every CPU's
+  // copy, before the module's code runs; the template is no longer a
+  // section's memory (its address is not one).
+  void copy_percpu(const LinuxModule &m, Placement &pl);
   void add_loaded(LinkerFile *f);
   // At unload: each parameter's ops->free (a charp's copy of its value).
   void free_params(const LinuxModule &m);
+  // At unload or a failed load: its static keys' sites, its fault
+  // tables, its per-CPU space.
   void remove_loaded(const LinkerFile *f);
   // Init has returned and the module's init sections are about to be
   // freed: everything the loader keeps that points into them goes first
@@ -163,6 +221,7 @@ public:
   // do_init_module() trims them.
   void free_init(LinuxModule &m, const LinkerFile *f);
   JumpLabels &jump_labels() { return jumps_; }
+  StaticCalls &static_calls() { return calls_; }
   // The file of the Linux module named `name` ('-' and '_' alike) in the
   // module path, searched recursively (Linux's tree: kernel/lib/...).
   std::optional<std::string> find_file(const std::string &name) const;
@@ -176,6 +235,7 @@ private:
   std::unordered_map<std::string, LinuxSymbol> api_; // the Linux API
   std::vector<LinkerFile *> loaded_;                 // in load order
   JumpLabels jumps_;
+  StaticCalls calls_;
 };
 
 // Whether Linux code may take CPU feature `feature` (X86_FEATURE_*:

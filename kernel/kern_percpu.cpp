@@ -67,11 +67,16 @@ Result<u64> PerCpu::alloc(u64 size, u64 align) {
     at = off + sz;
   }
   at = (at + align - 1) & ~(align - 1);
-  if (size > kAreaSize || at + size > kAreaSize)
-    return error(strf("per-CPU space exhausted (%llu bytes asked, %llu KiB "
-                      "per CPU)",
+  if (size > kAreaSize || at + size > kAreaSize) {
+    u64 held = 0;
+    for (const auto &[off, sz] : used_)
+      held += sz;
+    return error(strf("per-CPU space exhausted: %llu bytes asked, %llu of "
+                      "the %llu for modules free in each CPU's area",
                       (unsigned long long)size,
-                      (unsigned long long)(kAreaSize >> 10)));
+                      (unsigned long long)(kAreaSize - kStaticSize - held),
+                      (unsigned long long)(kAreaSize - kStaticSize)));
+  }
   used_[at] = size ? size : 1;
   for (u8 *a : areas_)
     std::memset(a + at, 0, size);
@@ -81,6 +86,19 @@ Result<u64> PerCpu::alloc(u64 size, u64 align) {
 void PerCpu::free(u64 off) {
   MutexLock g(mu_);
   used_.erase(off);
+}
+
+u64 PerCpu::used() const {
+  MutexLock g(mu_);
+  u64 n = 0;
+  for (const auto &[off, sz] : used_)
+    n += sz;
+  return n;
+}
+
+void PerCpu::fill(u64 off, const u8 *src, u64 n) const {
+  for (u8 *a : areas_)
+    std::memcpy(a + off, src, n);
 }
 
 } // namespace mk

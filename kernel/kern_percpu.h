@@ -45,10 +45,15 @@ public:
   // section; each area's copy is zeroed.
   Result<u64> alloc(u64 size, u64 align) EXCLUDES(mu_);
   void free(u64 off) EXCLUDES(mu_);
+  // Bytes of each area that modules hold (sysctl vm.percpu.used).
+  u64 used() const EXCLUDES(mu_);
+  // Copy `n` bytes to offset `off` of every area (a module's initial
+  // per-CPU contents, before its code runs).
+  void fill(u64 off, const u8 *src, u64 n) const;
 
 private:
   std::vector<u8 *> areas_;
-  Mutex mu_;
+  mutable Mutex mu_;
   std::map<u64, u64> used_ GUARDED_BY(mu_); // offset -> size
 };
 

@@ -290,6 +290,9 @@ bool init_kernel_sysctls(Kernel &k) {
      [&k] { return std::to_string(k.arena().size()); });
   ro("vm.arena.used", CTLTYPE_INT, "Module arena bytes in use",
      [&k] { return std::to_string(k.arena().used()); });
+  ro("vm.percpu.used", CTLTYPE_INT,
+     "Bytes of every CPU's per-CPU area that modules hold",
+     [&k] { return std::to_string(k.percpu().used()); });
   ro("kern.malloc.inuse", CTLTYPE_INT, "Kernel malloc blocks in use", [&k] {
     i64 n = 0;
     for (auto [m, gone] : k.malloc_accounts().all())

@@ -1,4 +1,5 @@
-// Static keys: Linux's static_key_* API over the loader's jump labels
+// Static keys and static calls: Linux's static_key_* API over the
+// loader's jump labels, and __static_call_update over its static calls
 // (kernel/kern_linux.h), which patch every site of a key through the one
 // patch engine.
 #include "lkpi_export.h"
@@ -10,6 +11,9 @@
 namespace {
 
 mk::JumpLabels &jumps() { return mk::curkernel()->linker().linux_modules().jump_labels(); }
+mk::StaticCalls &calls() {
+  return mk::curkernel()->linker().linux_modules().static_calls();
+}
 
 } // namespace
 
@@ -31,6 +35,14 @@ bool static_key_fast_inc_not_disabled(void *key) {
   return false;
 }
 
+// static_call_update(name, func): the key's function, its trampoline and
+// every site of the key re-aimed at `func`.
+void __static_call_update(void *key, void *tramp, void *func) {
+  calls().update(key, tramp, func);
+}
+// DEFINE_STATIC_CALL_RET0's function.
+long __static_call_return0() { return 0; }
+
 } // extern "C"
 
 LINUX_EXPORT_GPL(static_key_enable);
@@ -41,3 +53,5 @@ LINUX_EXPORT_GPL(static_key_slow_inc);
 LINUX_EXPORT_GPL(static_key_slow_dec);
 LINUX_EXPORT_GPL(static_key_count);
 LINUX_EXPORT_GPL(static_key_fast_inc_not_disabled);
+LINUX_EXPORT_GPL(__static_call_update);
+LINUX_EXPORT_GPL(__static_call_return0);

@@ -4,7 +4,7 @@
 // kernel's own struct xxh64_state/xxh32_state, which are not libxxhash's),
 // the ChaCha block function, the CRC32 family (zlib for the IEEE one,
 // tables for crc32c and the big-endian form), random bytes, crypto helpers,
-// sort/bsearch and hex dumps.
+// sort/bsearch, the bitmap searches and hex dumps.
 #include "lkpi.h"
 
 #define LZ4_DISABLE_DEPRECATE_WARNINGS
@@ -513,6 +513,73 @@ void *lkpi_bsearch(const void *key, const void *base, size_t num, size_t size,
   return nullptr;
 }
 
+// ---- bitmaps --------------------------------------------------------------
+
+// lib/find_bit.c: the first set bit at or after `start` of the words
+// `word(i)` give, below `nbits`; `nbits` when there is none.  CPU masks
+// walk through these (for_each_possible_cpu is cpumask_next()).
+namespace {
+constexpr unsigned long kLongBits = 8 * sizeof(long);
+template <class Word>
+unsigned long find_from(unsigned long nbits, unsigned long start, Word word) {
+  if (start >= nbits)
+    return nbits;
+  unsigned long i = start / kLongBits;
+  unsigned long w = word(i) & (~0ul << (start % kLongBits));
+  while (!w) {
+    if (++i * kLongBits >= nbits)
+      return nbits;
+    w = word(i);
+  }
+  const unsigned long bit = i * kLongBits + (unsigned long)__builtin_ctzl(w);
+  return bit < nbits ? bit : nbits;
+}
+} // namespace
+
+unsigned long _find_next_bit(const unsigned long *a, unsigned long nbits,
+                             unsigned long start) {
+  return find_from(nbits, start, [&](unsigned long i) { return a[i]; });
+}
+unsigned long _find_next_zero_bit(const unsigned long *a, unsigned long nbits,
+                                  unsigned long start) {
+  return find_from(nbits, start, [&](unsigned long i) { return ~a[i]; });
+}
+unsigned long _find_next_and_bit(const unsigned long *a,
+                                 const unsigned long *b, unsigned long nbits,
+                                 unsigned long start) {
+  return find_from(nbits, start,
+                   [&](unsigned long i) { return a[i] & b[i]; });
+}
+unsigned long _find_next_andnot_bit(const unsigned long *a,
+                                    const unsigned long *b,
+                                    unsigned long nbits, unsigned long start) {
+  return find_from(nbits, start,
+                   [&](unsigned long i) { return a[i] & ~b[i]; });
+}
+unsigned long _find_first_bit(const unsigned long *a, unsigned long nbits) {
+  return _find_next_bit(a, nbits, 0);
+}
+unsigned long _find_first_zero_bit(const unsigned long *a,
+                                   unsigned long nbits) {
+  return _find_next_zero_bit(a, nbits, 0);
+}
+unsigned long _find_first_and_bit(const unsigned long *a,
+                                  const unsigned long *b,
+                                  unsigned long nbits) {
+  return _find_next_and_bit(a, b, nbits, 0);
+}
+// The last set bit below `nbits`; `nbits` when there is none.
+unsigned long _find_last_bit(const unsigned long *a, unsigned long nbits) {
+  for (unsigned long i = (nbits + kLongBits - 1) / kLongBits; i-- > 0;) {
+    unsigned long w = a[i];
+    if (i == nbits / kLongBits && nbits % kLongBits)
+      w &= ~(~0ul << (nbits % kLongBits));
+    if (w)
+      return i * kLongBits + kLongBits - 1 - (unsigned long)__builtin_clzl(w);
+  }
+  return nbits;
+}
+
 // ---- hex dumps
 // -------------------------------------------------------------------
 
@@ -652,5 +719,13 @@ LINUX_EXPORT(sort);
 LINUX_EXPORT_AS("bsearch", lkpi_bsearch);
 LINUX_EXPORT(hex_dump_to_buffer);
 LINUX_EXPORT(print_hex_dump);
+LINUX_EXPORT(_find_next_bit);
+LINUX_EXPORT(_find_next_zero_bit);
+LINUX_EXPORT(_find_next_and_bit);
+LINUX_EXPORT(_find_next_andnot_bit);
+LINUX_EXPORT(_find_first_bit);
+LINUX_EXPORT(_find_first_zero_bit);
+LINUX_EXPORT(_find_first_and_bit);
+LINUX_EXPORT(_find_last_bit);
 
 } // namespace lkpi

@@ -13,12 +13,30 @@
     patch-ko.py orc-far IN OUT               .orc_unwind_ip entry 0 1 MiB
                                              past where it was
     patch-ko.py orc-type IN OUT              .orc_unwind entry 0 of type 3
+    patch-ko.py sc-key-far IN OUT            .static_call_sites entry 0's key
+                                             1 MiB past its static call
+    patch-ko.py percpu-big IN SIZE OUT       .data..percpu SIZE bytes of
+                                             zeros (NOBITS)
 
 The appended signature is left as it is (it no longer matches: the tests
 run without trusted keys, where an unverified signature only taints).
 """
 import struct
 import sys
+
+
+def header_at(data, name):
+    """File offset of section `name`'s header in an ELF64 little-endian file."""
+    shoff, = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3a)
+    strtab, = struct.unpack_from("<Q", data, shoff + shstrndx * shentsize + 24)
+    for i in range(shnum):
+        h = shoff + i * shentsize
+        n, = struct.unpack_from("<I", data, h)
+        end = data.index(b"\0", strtab + n)
+        if data[strtab + n:end] == name.encode():
+            return h
+    sys.exit("patch-ko: no section %s" % name)
 
 
 def section(data, name):
@@ -92,6 +110,25 @@ def main():
         off, size = section(data, ".altinstructions")
         data[off + 11] = data[off + 10] + 1
         out = sys.argv[3]
+    elif op == "sc-key-far":
+        # struct static_call_site { s32 addr, key; }: entry 0's key is the
+        # PC32 relocation at offset 4.
+        off, size = section(data, ".rela.static_call_sites")
+        for r in range(off, off + size, 24):
+            r_offset, = struct.unpack_from("<Q", data, r)
+            if r_offset == 4:
+                addend, = struct.unpack_from("<q", data, r + 16)
+                struct.pack_into("<q", data, r + 16, addend + (1 << 20))
+                break
+        else:
+            sys.exit("patch-ko: no relocation of the key of entry 0")
+        out = sys.argv[3]
+    elif op == "percpu-big":
+        # Elf64_Shdr: sh_type at 4, sh_size at 32.
+        h = header_at(data, ".data..percpu")
+        struct.pack_into("<I", data, h + 4, 8)  # SHT_NOBITS
+        struct.pack_into("<Q", data, h + 32, int(sys.argv[3], 0))
+        out = sys.argv[4]
     else:
         sys.exit("patch-ko: unknown operation %s" % op)
     open(out, "wb").write(data)
