@@ -257,19 +257,23 @@ std::vector<std::string> invocations(const Shell::Command &c) {
   _exit(0);
 }
 
-// Whether a sanitizer's report is about what a module asked of the
-// kernel: module code on its stack (a frame in the arena, which the
+// Whether a sanitizer's report is about what a module did or asked of
+// the kernel: module code on its stack (a frame in the arena, which the
 // sanitizer names by its mapping, "/memfd:minikern-arena", or not at
-// all), or a null or misaligned pointer used by the function of the
-// module API it was passed to (kernel/libkern*.cpp, kernel/linuxkpi/:
-// the stack often ends there, module code keeping no frame pointer).
+// all); a stack access inside a live variable that the shadow calls a
+// redzone (stale shadow: module code left kernel frames without their
+// epilogues, as a corrupted return does, or wrote into the shadow); or a
+// null or misaligned pointer used by the function of the module API it
+// was passed to (kernel/libkern*.cpp, kernel/linuxkpi/: the stack often
+// ends there, module code keeping no frame pointer).
 bool module_asked(const std::string &err) {
   const bool asan = err.find("ERROR: AddressSanitizer") != std::string::npos;
   const size_t ub = err.find("runtime error:");
   if (!asan && ub == std::string::npos)
     return false;
   if (err.find("(/memfd:minikern-arena") != std::string::npos ||
-      err.find("(<unknown module>)") != std::string::npos)
+      err.find("(<unknown module>)") != std::string::npos ||
+      err.find("is inside this variable") != std::string::npos)
     return true;
   if (ub == std::string::npos)
     return false;
