@@ -1019,7 +1019,8 @@ void KernelLinker::teardown(LinkerFile &f) {
   files_.front()->refs--;
 }
 
-Result<void> KernelLinker::unload(LinkerFile *f, LoadObserver *obs) {
+Result<void> KernelLinker::unload(LinkerFile *f, LoadObserver *obs,
+                                  bool force) {
   if (f == files_.front().get())
     return error("kernel: the kernel cannot be unloaded");
   auto users = dependents(f);
@@ -1037,7 +1038,7 @@ Result<void> KernelLinker::unload(LinkerFile *f, LoadObserver *obs) {
   const bool run = k_.opts().run_module_code;
   if (LinuxModule *lm = f->linux_mod.get()) {
     // Linux's delete_module(): a module with init and no exit stays.
-    if (lm->has_init && !lm->exit)
+    if (lm->has_init && !lm->exit && !force)
       return error(strf("%s: has no exit function, so it cannot be unloaded",
                         lm->name.c_str()));
     if (lm->exit && run)

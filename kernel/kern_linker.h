@@ -90,7 +90,10 @@ public:
                             LoadObserver *obs = nullptr,
                             const std::vector<std::string> &params = {});
   LinuxModules &linux_modules() { return linux_; }
-  Result<void> unload(LinkerFile *f, LoadObserver *obs = nullptr);
+  // `force`: a Linux module with an init and no exit function unloads too
+  // (Linux's rmmod -f; without it such a module stays, as in Linux).
+  Result<void> unload(LinkerFile *f, LoadObserver *obs = nullptr,
+                      bool force = false);
   void unload_all();
   LinkerFile *find(const std::string &name_or_id) const;
   ModuleRec *find_module(const std::string &name) const;

@@ -68,7 +68,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (r) {
     // Its dependencies may have come with it: unload newest first.
     while (f.k->linker().files().size() > before.files) {
-      auto ur = f.k->linker().unload(f.k->linker().files().back());
+      auto ur =
+          f.k->linker().unload(f.k->linker().files().back(), nullptr, true);
       FUZZ_CHECK(ur, "unload failed: %s", ur.error().message.c_str());
     }
   } else {

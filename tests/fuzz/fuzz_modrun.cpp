@@ -443,7 +443,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FUZZ_CHECK(f.k->probes().detach(count_probe, &fired, h.key),
                "the handler on %s did not detach", h.key.c_str());
   while (f.k->linker().files().size() > before.files) {
-    auto ur = f.k->linker().unload(f.k->linker().files().back());
+    auto ur =
+        f.k->linker().unload(f.k->linker().files().back(), nullptr, true);
     FUZZ_CHECK(ur, "unload failed: %s", ur.error().message.c_str());
   }
   f.k->probes().synchronize();
