@@ -47,6 +47,7 @@
 #include <signal.h>
 #include <sstream>
 #include <string>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -313,8 +314,10 @@ struct Reply {
   while (io(true, req, &panic_at, 1)) {
     Reply r;
     const pid_t pid = fork();
-    if (pid == 0)
+    if (pid == 0) {
+      prctl(PR_SET_PDEATHSIG, SIGKILL); // no orphan if the server goes
       child(f, panic_at);
+    }
     bool done = pid < 0;
     for (int ms = 0; !done && ms < kChildSeconds * 1000; ms += 2) {
       if (waitpid(pid, &r.status, WNOHANG) == pid) {
@@ -341,10 +344,14 @@ void Fuzz::start_server() {
   if (pipe(to) != 0 || pipe(from) != 0)
     std::abort();
   std::fflush(nullptr);
+  const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0)
     std::abort();
   if (pid == 0) {
+    // An interrupted run leaves no server behind.
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+      _exit(0);
     close(to[1]);
     close(from[0]);
     serve(*this, to[0], from[1]);
