@@ -157,7 +157,7 @@ HolderIndex::HolderIndex(const ObjectFile &obj) : obj_(obj) {
   for (const Func &f : funcs_)
     max_sec = std::max(max_sec, f.section), max_val = std::max(max_val, f.value);
   const int vbits = std::bit_width(max_val), sbits = std::bit_width(max_sec);
-  if (vbits + sbits > 64) {
+  if (vbits + sbits >= 64) { // (a key of 64 bits: a value of 2^63 or more)
     std::sort(funcs_.begin(), funcs_.end());
     return;
   }
