@@ -40,8 +40,7 @@ Result<const BpfLibrary *> embedded_dlib() {
 
 namespace {
 
-constexpr i16 kLocal0 = -8;                     // this->[0]
-constexpr i16 kStack0 = -8 * ((i16)kMaxLocals + 1); // value stack [0]
+constexpr i16 kStack0 = -8; // value stack [0]
 constexpr i16 kKeySlot = kStack0 - 8 * (i16)kStackDepth; // a map key
 constexpr u8 R_CTX = 6, R_SCRATCH = 7;
 constexpr i32 kENOENT = 2;
@@ -84,7 +83,9 @@ public:
 
 private:
   static i16 slot(int i) { return (i16)(kStack0 - 8 * i); }
-  static i16 local(u32 i) { return (i16)(kLocal0 - 8 * (i16)i); }
+  static i16 local(u32 i) {
+    return (i16)(offsetof(FireCtx, local) + 8 * i);
+  }
   void put(bpf::Insn i) {
     code.push_back(i);
     action_at.push_back(action_);
@@ -143,6 +144,7 @@ Result<void> Lowering::run() {
   const std::vector<dt::Insn> &bc = c_.code;
   bool scratch = false, ctx = false;
   for (const dt::Insn &in : bc) {
+    // (A this-> string's imm names its buffer in dt_scratch.)
     scratch |= ((in.op == OP_LDVAR || in.op == OP_STVAR) && in.imm) ||
                in.op == OP_STRARG || in.op == OP_STRINGOF || in.op == OP_STACK ||
                (in.op == OP_VAR && (Builtin)in.a == Builtin::Execname) ||
@@ -153,7 +155,7 @@ Result<void> Lowering::run() {
             (Builtin)in.a != Builtin::Timestamp &&
             (Builtin)in.a != Builtin::WallTimestamp) ||
            ((in.op == OP_LDVAR || in.op == OP_STVAR) &&
-            (VarScope)in.a == VarScope::Thread);
+            (VarScope)in.a != VarScope::Global);
   }
   // Depth before each bytecode instruction.
   std::vector<int> depth(bc.size() + 1, -1);
@@ -179,11 +181,9 @@ Result<void> Lowering::run() {
     }
   }
   std::vector<u32> at(bc.size() + 1, 0);
-  // Entry: the context, clause-locals zeroed, the scratch space.
+  // Entry: the context, the scratch space.
   if (ctx)
     put(mov64(R_CTX, 1));
-  for (u32 j = 0; j < c_.nlocals; j++)
-    put(st(kDW, 10, local(j), 0));
   if (scratch) {
     put(st(kW, 10, kKeySlot, 0));
     ld_sym(1, "dt_scratch");
@@ -527,17 +527,29 @@ Result<void> Lowering::insn(const dt::Insn &in, size_t pc) {
   }
   case OP_LDVAR:
   case OP_STVAR: {
-    if (in.imm)
-      return wide_var(in);
     const VarScope scope = (VarScope)in.a;
     const bool store = in.op == OP_STVAR;
+    if (scope == VarScope::Clause && in.imm) {
+      // A string: its buffer is its value, a store copies into it.
+      put(mov64(1, R_SCRATCH));
+      put(alu64i(kADD, 1, (i32)scratch_local_str(p_, (u32)in.imm - 1)));
+      if (!store) {
+        push(1);
+        return {};
+      }
+      pop(2);
+      call_lib("dt_strcpy");
+      return {};
+    }
+    if (in.imm)
+      return wide_var(in);
     if (store)
       pop(3);
     if (scope == VarScope::Clause) {
       if (store) {
-        put(stx(kDW, 10, local(in.c), 3));
+        put(stx(kDW, R_CTX, local(in.c), 3));
       } else {
-        put(ldx(kDW, 1, 10, local(in.c)));
+        put(ldx(kDW, 1, R_CTX, local(in.c)));
         push(1);
       }
       return {};

@@ -17,13 +17,16 @@
 
 namespace mk::dt {
 
-// r1 of a clause's program: read-only, one per firing lane.  The per-ECB
-// part (probe .. str) is filled per run only for clauses that read it.
+// r1 of a clause's program, one per firing lane.  The per-ECB part
+// (probe .. str) is filled per run only for clauses that read it.  The
+// programs write only local[]: the integer this-> variables, which the
+// clauses of one firing share (zeroed as the firing starts).
 struct FireCtx {
   u64 arg[6];
   u64 probe, epid;
   u64 str[4]; // probeprov, probemod, probefunc, probename: offsets in dt_strtab
   u64 tid, cpu;
+  u64 local[kMaxLocals];
 };
 constexpr u32 kEcbCtxWords = 6; // probe, epid, str[4]
 
@@ -71,10 +74,13 @@ enum BpfMapIndex : u32 {
 // A lane's dt_scratch value: kMaxScratch strings (copied in, made by a
 // function, a stack), then the functions' state kept between firings
 // (strtok's string and position, rand's seed), then a variable's key as
-// it is built.
+// it is built (Program::wkey_size), then the this-> strings' buffers.
 constexpr u32 kScratchState = kMaxScratch * kStrSize;
 constexpr u32 kStateSize = kStrSize + 16;
 constexpr u32 kScratchKey = kScratchState + kStateSize;
+inline u32 scratch_local_str(const Program &p, u32 strbuf) {
+  return kScratchKey + p.wkey_size + strbuf * kStrSize;
+}
 
 // What a clause's program is linked against.
 struct BpfTarget {

@@ -165,7 +165,8 @@ private:
   // Types of the variables that scripts store strings in, before any
   // clause compiles (a clause may read one that a later clause stores).
   void infer_var_types();
-  std::vector<VarDef> locals_; // this-> of the clause being compiled
+  i64 var_imm(std::vector<VarDef> &defs, size_t i);
+  std::vector<VarDef> locals_; // this-> variables (the program's)
   std::map<const Expr *, Type> types_; // type_of( )'s answers, per clause
 
   void emit(u8 op, u8 a = 0, u16 b = 0, u32 c = 0, i64 imm = 0) {
@@ -232,6 +233,18 @@ Result<i64> Compiler::constant(const Expr &e) {
     return (i64)(0 - (u64)*v); // -INT64_MIN wraps, as at run time
   }
   return sem(e.near, e.line, "expected an integer constant");
+}
+
+// OP_LDVAR's and OP_STVAR's imm for variable i of defs.
+i64 Compiler::var_imm(std::vector<VarDef> &defs, size_t i) {
+  VarDef &d = defs[i];
+  if (d.scope != VarScope::Clause)
+    return d.wide() ? (i64)i + 1 : 0;
+  if (d.type != Type::String)
+    return 0;
+  if (d.strbuf < 0)
+    d.strbuf = (i32)prog_.nlocal_strs++;
+  return d.strbuf + 1;
 }
 
 Result<const VarDef *> Compiler::variable(const Expr &e) {
@@ -338,7 +351,6 @@ void Compiler::infer_var_types() {
     ClauseAst &c = ast_.clauses[ci];
     probes_ = &matched_[ci];
     file_ = c.file;
-    locals_.clear();
     types_.clear();
     for (const Stmt &s : c.stmts) {
       // this-> variables too: a global stored from one takes its type.
@@ -565,10 +577,9 @@ Result<Type> Compiler::expr(const Expr &e) {
     const size_t i = *v - defs.data(); // the keys may define more variables
     if (e.kids.size())
       MK_TRY(keys(defs, i, e));
-    const VarDef &d = defs[i];
-    emit(OP_LDVAR, (u8)e.scope, (u16)e.kids.size(), d.number,
-         d.wide() ? (i64)i + 1 : 0);
-    return d.type;
+    emit(OP_LDVAR, (u8)e.scope, (u16)e.kids.size(), defs[i].number,
+         var_imm(defs, i));
+    return defs[i].type;
   }
   case Expr::Var:
     switch (e.builtin) {
@@ -880,14 +891,14 @@ Result<Type> Compiler::assign(const Expr &v, const Expr &x, int line,
   if (value && !keyed)
     emit(OP_DUP); // the value stored is the expression's
   emit(OP_STVAR, (u8)v.scope, (u16)v.kids.size(), defs[i].number,
-       defs[i].wide() ? (i64)i + 1 : 0);
+       var_imm(defs, i));
   if (!value)
     return *t;
   if (keyed) {
     // An element: read back what was stored (its keys computed again).
     MK_TRY(keys(defs, i, v));
     emit(OP_LDVAR, (u8)v.scope, (u16)v.kids.size(), defs[i].number,
-         defs[i].wide() ? (i64)i + 1 : 0);
+         var_imm(defs, i));
   }
   if (post) { // x++ is worth x before: undo the step on the copy
     emit(OP_PUSH, 0, 0, 0, 1);
@@ -1069,7 +1080,6 @@ Result<void> Compiler::clause(size_t ci) {
   code_ = &cc.code;
   scratch_ = 0;
   sp_ = max_sp_ = 0;
-  locals_.clear();
   types_.clear();
   if (c.pred) {
     auto t = expr(*c.pred);
@@ -1382,7 +1392,6 @@ Result<void> Compiler::clause(size_t ci) {
                     "at once (at most %u): nest its expressions less",
                     max_sp_, kStackDepth));
   cc.action_at.resize(here(), (u8)std::min(action, 255));
-  cc.nlocals = (u32)locals_.size();
   if (!c.pred && c.stmts.size() == 1 && cc.code.size() == 2 &&
       cc.code[0].op == OP_COUNT0) {
     cc.fast = CompiledClause::Count0;
@@ -1398,6 +1407,7 @@ Result<void> Compiler::run() {
   key_types_set_.assign(prog_.aggs.size(), false);
   for (size_t i = 0; i < ast_.clauses.size(); i++)
     MK_TRY(clause(i));
+  prog_.nlocals = (u32)locals_.size();
   // dt_wvars' entry: the widest key and value of the variables there.
   for (const VarDef &d : prog_.vars) {
     if (!d.wide())

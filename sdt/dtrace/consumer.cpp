@@ -71,8 +71,10 @@ struct alignas(64) ThreadState {
   int cpu = 0;
   i64 *keyless[kMaxAggs] = {};
   // The interpreter's buffers, by depth (0; 1 for dtrace:::ERROR clauses
-  // run from a fault): strings copied in, aggregation keys.
+  // run from a fault): strings copied in, aggregation keys, this->
+  // variables.
   char scratch[2][kMaxScratch][kStrSize];
+  i64 locals[2][kMaxLocals];
   u8 keybuf[2][kMaxKeys * (kStrSize + 8)];
   // The BPF engine's lanes: 0 for clauses, 1 for ERROR clauses run from
   // a fault (bpf only).
@@ -90,7 +92,9 @@ struct EcbRt {
   u8 fast; // CompiledClause::Fast
   u8 fast_agg;
   const char *pstr[4]; // provider, module, function, name
-  u32 nlocals;         // this-> variables
+  // The first ECB of its probe: the this-> variables it zeroes as a
+  // firing starts (the program's; 0 for the others).
+  u32 clear_locals;
   // BPF: the clause's program, and what its context holds for this ECB.
   const bpf::Program *bprog = nullptr;
   const BpfClause *bclause = nullptr;
@@ -120,6 +124,8 @@ struct BpfLane {
   u64 rec_head = 0, roff = 0;
   u32 keylen = 0;
   u32 spec = 0; // the record's speculation (RecHeader::spec)
+  char *local_strs = nullptr; // this-> strings' buffers, in dt_scratch
+  u32 nlocal_strs = 0;
   u8 key[kMaxKeys * (kStrSize + 8)];
 };
 
@@ -659,7 +665,9 @@ void Consumer::publish_table() {
     r.pstr[1] = e->probe.module.c_str();
     r.pstr[2] = e->probe.function.c_str();
     r.pstr[3] = e->probe.name.c_str();
-    r.nlocals = cc.nlocals;
+    r.clear_locals = 0;
+    if (t->rt.empty() || sorted[t->rt.size() - 1]->probe.id != e->probe.id)
+      r.clear_locals = prog_->nlocals;
     if (bpf_)
       bpf_ecb(r, *e);
     t->rt.push_back(r);
@@ -771,8 +779,9 @@ Result<void> Consumer::init() {
               "clause %u (%s): %s runs on the BPF engine only, not -x "
               "engine=interp",
               i + 1, prog_->clauses[i].descs.c_str(),
-              in.op == OP_CALL
-                  ? (builtin(in.c).name + std::string("( )")).c_str()
+              in.op == OP_CALL ? (builtin(in.c).name + std::string("( )")).c_str()
+              : (VarScope)in.a == VarScope::Clause
+                  ? "a this-> string"
                   : ("variable " + prog_->vars[in.imm - 1].name).c_str()));
   nstates_ = opts_.threads ? opts_.threads : 16;
   u64 ring = pow2_at_least(std::max<u64>(opts_.bufsize, 4096));
@@ -850,7 +859,7 @@ Result<void> Consumer::init_bpf() {
       {M_KEYLESS, {"dt_keyless", bpf::MapType::PerCpuArray, 4, 8, naggs}},
       {M_RODATA, {".rodata", bpf::MapType::Array, 4, rosize, 1, true}},
       {M_SCRATCH, {"dt_scratch", bpf::MapType::PerCpuArray, 4,
-                   kScratchKey + prog_->wkey_size, 1}},
+                   scratch_local_str(*prog_, prog_->nlocal_strs), 1}},
   };
   for (auto &m : specs) {
     auto map = bpf::Map::create(m.spec, lanes);
@@ -863,6 +872,7 @@ Result<void> Consumer::init_bpf() {
   if (ro)
     std::memcpy(maps_[M_RODATA]->lookup(&zero, 0), ro->data(), ro->size());
   env_.ctx_size = sizeof(FireCtx);
+  env_.ctx_writable = true; // FireCtx::local (the programs write nothing else)
   for (auto &m : maps_)
     env_.maps.push_back(m.get());
   env_.helpers = bpf::map_helpers();
@@ -880,6 +890,9 @@ Result<void> Consumer::init_bpf() {
       l->c = this;
       l->ts = &states_[i];
       l->depth = d;
+      l->local_strs = (char *)maps_[M_SCRATCH]->lookup(&zero, 2 * i + d) +
+                      scratch_local_str(*prog_, 0);
+      l->nlocal_strs = prog_->nlocal_strs;
       states_[i].lane[d] = l.get();
       lanes_.push_back(std::move(l));
     }
@@ -1265,11 +1278,21 @@ __attribute__((noinline)) static void bpf_run_helped(const EcbRt &e, BpfLane &l,
     bpf_run_fault(l, r);
 }
 
+// A firing starts: its this-> variables are 0 and "".
+__attribute__((noinline)) static void clear_locals(const EcbRt &e,
+                                                   BpfLane &l) {
+  std::memset(l.ctx.local, 0, 8 * e.clear_locals);
+  for (u32 i = 0; i < l.nlocal_strs; i++)
+    l.local_strs[i * kStrSize] = '\0';
+}
+
 // One clause on a lane.  Plain code (it calls no helper and cannot fault)
 // is the call alone: a tail call from Consumer::fire.
 inline __attribute__((always_inline)) void
 Consumer::run_bpf_on(const EcbRt &e, BpfLane &l, const uintptr_t *args,
                      u32 probe) {
+  if (__builtin_expect(e.clear_locals != 0, 0))
+    clear_locals(e, l);
   if (e.needs_ctx) {
     for (int i = 0; i < 6; i++)
       l.ctx.arg[i] = (u64)args[i];
@@ -1322,8 +1345,8 @@ void Consumer::run(const EcbRt &e, ThreadState *ts, const uintptr_t *args,
   const Insn *pc = code;
   const Insn *in;
   int cmp;
-  i64 locals[kMaxLocals];
-  for (u32 i = 0; i < e.nlocals; i++)
+  i64 *const locals = ts->locals[depth];
+  for (u32 i = 0; i < e.clear_locals; i++)
     locals[i] = 0;
   bpf::Map &vars = *maps_[M_VARS];
   auto stamp = [&]() {

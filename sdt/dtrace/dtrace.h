@@ -374,7 +374,8 @@ enum Op : u8 {
   OP_REC_STACK, // pop a stack into the record
   OP_LDVAR,     // a = VarScope, b = key components (popped), c = the
                // variable's number: push its value (0 or "" if never set);
-               // imm: 0, or 1 + its index in Program::vars when wide()
+               // imm: 0, or 1 + its index in Program::vars when wide();
+               // for a this-> string, 1 + its buffer (VarDef::strbuf)
   OP_STVAR,     // the same, the value popped first: store it (0 frees a
                // thread-local or an associative element)
   OP_SPECULATION, // push a free speculation's id (0: none free)
@@ -430,7 +431,6 @@ struct CompiledClause {
   u8 fast_agg = 0;
   std::vector<Action> actions;
   bool records = false; // writes a record when it fires
-  u32 nlocals = 0;         // clause-local (this->) variables
   std::vector<u32> probes; // matched probe ids
   std::string descs;       // "a:::b, c:::d" for -j
 };
@@ -447,16 +447,23 @@ struct VarDef {
                             // fixed by the first use
   u8 bits = 64;             // declared narrower: stores wrap to this width
   bool is_signed = true;
+  // this-> variables: a string one's buffer, by number among them (-1:
+  // an integer, or not given one yet).
+  i32 strbuf = -1;
   // Whether it lives in dt_wvars (a string value, or keys other than one
-  // integer) rather than dt_vars.
-  // this-> variables hold a string's address in their slot.
+  // integer) rather than dt_vars.  this-> variables are none of it.
   bool wide() const {
     return scope != VarScope::Clause &&
            (type == Type::String ||
             (keyed && !(keys.size() == 1 && keys[0] != Type::String)));
   }
 };
-constexpr u32 kMaxLocals = 16; // this-> variables in one clause
+// this-> variables of a program.  They are the program's, not a
+// clause's: one type each, and the clauses of one firing share their
+// values (zero when the firing starts), as in DTrace.  An integer lives in
+// the firing's context (bpfgen.h's FireCtx::local), a string in a buffer
+// of its own.
+constexpr u32 kMaxLocals = 32;
 
 struct Program {
   std::vector<CompiledClause> clauses;
@@ -465,6 +472,7 @@ struct Program {
   // dt_wvars' key and value sizes: the variable id, then the widest key
   // (an integer in 8 bytes, a string in kStrSize); a string or an integer.
   u32 wkey_size = 16, wval_size = 8;
+  u32 nlocals = 0, nlocal_strs = 0; // this-> variables, the strings of them
   std::deque<std::string> strings; // literals (stable addresses)
   std::deque<Format> formats;
   Pragmas pragmas;

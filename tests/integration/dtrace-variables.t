@@ -1,6 +1,7 @@
 # D variables: globals, thread-locals (self->), clause-locals (this->) and
-# associative arrays, zero until set; storing 0 in self-> or an array
-# element frees it.  The same script on the BPF engine (the default) and
+# associative arrays, zero until set (this-> as each firing starts: the
+# clauses of one firing share them, with one type per program); storing 0
+# in self-> or an array element frees it.  The same script on the BPF engine (the default) and
 # the old interpreter (-x engine=interp).  -S with a clause prints its
 # linked BPF program, each instruction with the function it came from.
 # status: 1
@@ -13,6 +14,16 @@ minikern> dtrace -x engine=interp -q -n 'dtt:::tick { n++; sum += arg0; self->la
 n=5 sum=10 last=4 even=6 odd=4 none=0
 
                30
+minikern> dtrace -q -n 'dtt:::tick { printf("%d:%d ", arg0, this->v); this->v = arg0 + 10; this->s = arg0 % 2 ? "odd" : "even"; } dtt:::tick /this->v > 11/ { printf("%d %s\n", this->v, this->s); }' -c 'dtprobe tick 3'
+0:0 1:0 2:0 12 even
+
+minikern> dtrace -x engine=interp -q -n 'dtt:::tick { printf("%d:%d ", arg0, this->v); this->v = arg0 + 10; } dtt:::tick /this->v > 11/ { printf("%d\n", this->v); }' -c 'dtprobe tick 3'
+0:0 1:0 2:0 12
+
+minikern> dtrace -n 'BEGIN { this->x = 1; } END { this->x = "a"; }'
+dtrace: semantic error near "this->x": this->x holds integers; a string cannot be stored in it
+minikern> dtrace -x engine=interp -n 'BEGIN { this->x = "a"; }'
+dtrace: clause 1 (BEGIN): a this-> string runs on the BPF engine only, not -x engine=interp
 minikern> dtrace -x engine=jit -n BEGIN
 dtrace: -x engine: 'jit' is not an engine (bpf, bpf-interp, interp)
 minikern> dtrace -n 'BEGIN { x = 1; x = "text"; }'
@@ -25,20 +36,20 @@ minikern> dtrace -S -q -n 'BEGIN { self->n = strlen(probename); exit(0); }'
     2 clause           call 104  ; dt_reserve
     3 clause           if r0 == 0 goto +20
     4 clause           r1 = map[0]+10 ll
-    6 clause           *(u64 *)(r10 - 136) = r1
-    7 clause           r1 = *(u64 *)(r10 - 136)
+    6 clause           *(u64 *)(r10 - 8) = r1
+    7 clause           r1 = *(u64 *)(r10 - 8)
     8 clause           r2 = 255
     9 clause           call {{\d+}}  ; dt_strlen_native
-   10 clause           *(u64 *)(r10 - 136) = r0
-   11 clause           r3 = *(u64 *)(r10 - 136)
+   10 clause           *(u64 *)(r10 - 8) = r0
+   11 clause           r3 = *(u64 *)(r10 - 8)
    12 clause           r2 = *(u64 *)(r6 + 96)
    13 clause           r1 = 4294967296 ll
    15 clause           call +10
    16 clause           if r0 s>= 0 goto +2
    17 clause           if r0 == -2 goto +1
    18 clause           call 113  ; dt_dyndrop
-   19 clause           *(u64 *)(r10 - 136) = 0
-   20 clause           r1 = *(u64 *)(r10 - 136)
+   19 clause           *(u64 *)(r10 - 8) = 0
+   20 clause           r1 = *(u64 *)(r10 - 8)
    21 clause           call 109  ; dt_exit
    22 clause           call 108  ; dt_commit
    23 clause           goto +0

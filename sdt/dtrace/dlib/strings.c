@@ -82,6 +82,16 @@ copy_bounded(char *d, const char *s, u64 room)
 	return n;
 }
 
+/* A store to a this-> string: s copied into the variable's own buffer. */
+DT_FN char *
+dt_strcpy(char *dst, const char *s)
+{
+	u64 n = copy_bounded(dst, s, DT_STRSIZE);
+
+	dst[n & (DT_STRSIZE - 1)] = '\0';
+	return dst;
+}
+
 DT_FN char *
 dt_strjoin(char *dst, const char *a, const char *b)
 {
