@@ -28,6 +28,7 @@
 #include <cpuid.h>
 #endif
 #include <sys/stat.h>
+#include <tuple>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -66,7 +67,11 @@ bool known_section(const std::string &n) {
       ".orc_unwind", ".orc_unwind_ip", ".smp_locks", ".altinstructions",
       ".altinstr_replacement", ".static_call_sites", ".static_call.text",
       "__dyndbg",
-      "__dyndbg_classes", ".printk_index", "__patchable_function_entries"};
+      "__dyndbg_classes", ".printk_index", "__patchable_function_entries",
+      // TRACE_EVENT: the tracepoints (read here), and what only Linux's
+      // ftrace, perf and BPF would read (loaded as data, unused).
+      "__tracepoints", "__tracepoints_ptrs", "__tracepoints_strings",
+      "_ftrace_events", "_ftrace_eval_map", "__bpf_raw_tp_map"};
   for (const char *e : exact)
     if (n == e)
       return true;
@@ -487,6 +492,19 @@ Result<void> apply_alternatives(const std::string &who, const ObjectFile &obj,
 
 } // namespace
 
+std::string linux_symvers_path() {
+  // The newest installed (6.1.0-9 before 6.1.0-56).
+  std::string path;
+  glob_t g{};
+  if (::glob("/usr/src/linux-headers-6.1.*-amd64/Module.symvers", 0, nullptr,
+             &g) == 0)
+    for (size_t i = 0; i < g.gl_pathc; i++)
+      if (path.empty() || strverscmp(g.gl_pathv[i], path.c_str()) > 0)
+        path = g.gl_pathv[i];
+  globfree(&g);
+  return path;
+}
+
 std::string linux_module_name(std::string n) {
   for (char &c : n)
     if (c == '-')
@@ -841,16 +859,8 @@ void LinuxModules::load_symvers() {
     api_.emplace((*e)->le_name, s);
   }
   std::string path = k_.opts().linux_symvers;
-  if (path.empty()) {
-    // The newest installed (6.1.0-9 before 6.1.0-56).
-    glob_t g{};
-    if (::glob("/usr/src/linux-headers-6.1.*-amd64/Module.symvers", 0,
-               nullptr, &g) == 0)
-      for (size_t i = 0; i < g.gl_pathc; i++)
-        if (path.empty() || strverscmp(g.gl_pathv[i], path.c_str()) > 0)
-          path = g.gl_pathv[i];
-    globfree(&g);
-  }
+  if (path.empty())
+    path = linux_symvers_path();
   std::ifstream in(path);
   if (!in) {
     k_.log("linux: no Module.symvers (%s): the Linux API's exports have no "
@@ -982,6 +992,60 @@ LinuxModules::resolve(const LinuxModule &m, const std::string &name,
   return *s;
 }
 
+// struct tracepoint (6.1, x86_64): name, static_key key (16 bytes),
+// static_call_key *, static_call_tramp, iterator, regfunc, unregfunc,
+// tracepoint_func *funcs.  __tracepoints_ptrs holds a place-relative int
+// per tracepoint (CONFIG_HAVE_ARCH_PREL32_RELOCATIONS).
+constexpr u64 kTracepointSize = 72;
+
+static Result<void> read_tracepoints(const std::string &who,
+                                     const ObjectFile &obj, const Placement &pl,
+                                     const ImageReader &img, LinuxModule &m) {
+  u64 lo = 0, hi = 0; // the module's __tracepoints
+  for (size_t s = 0; s < obj.sections.size(); s++)
+    if (obj.sections[s].name == "__tracepoints" && pl.sec_addr[s])
+      lo = pl.sec_addr[s], hi = lo + obj.sections[s].size;
+  for (size_t s = 0; s < obj.sections.size(); s++) {
+    const Section &sec = obj.sections[s];
+    if (sec.name != "__tracepoints_ptrs" || !pl.sec_addr[s])
+      continue;
+    if (sec.size % 4)
+      return error(strf("%s: __tracepoints_ptrs: %llu bytes, not a multiple "
+                        "of 4", who.c_str(), (unsigned long long)sec.size));
+    for (u64 k = 0; k < sec.size; k += 4) {
+      const u64 e = pl.sec_addr[s] + k;
+      const u64 tp = e + (i64)rd32((const u8 *)(uintptr_t)e);
+      const std::string what =
+          strf("__tracepoints_ptrs entry %llu", (unsigned long long)(k / 4));
+      if (tp < lo || tp + kTracepointSize > hi || (tp - lo) % 8)
+        return error(strf("%s: %s: 0x%llx is not a tracepoint of the "
+                          "module's __tracepoints",
+                          who.c_str(), what.c_str(), (unsigned long long)tp));
+      const u8 *p = (const u8 *)(uintptr_t)tp;
+      auto name = img.string(rd64(p), what + " name");
+      if (!name)
+        return name.take_error();
+      const std::string tpw = who + ": tracepoint " + *name;
+      // What enabling it writes: its static call's key, its function list
+      // (in the struct itself, checked writable with it).
+      if (auto r = img.writable(tp, kTracepointSize, 8, tpw); !r)
+        return r.take_error();
+      if (auto r = img.writable(rd64(p + 24), 8, 8, tpw + " static call key");
+          !r)
+        return r.take_error();
+      for (const auto &[off, field, optional] :
+           {std::tuple{32, "static call trampoline", false},
+            std::tuple{40, "iterator", false}, std::tuple{48, "regfunc", true},
+            std::tuple{56, "unregfunc", true}})
+        if (auto fn = img.function(rd64(p + off), tpw + " " + field, optional);
+            !fn)
+          return fn.take_error();
+      m.tracepoints.push_back({tp, *name});
+    }
+  }
+  return {};
+}
+
 Result<void> LinuxModules::read_linked(LinuxModule &m, const ObjectFile &obj,
                                        const LinkedImage &li, LinkerFile &f) {
   const Placement &pl = li.pl;
@@ -1090,20 +1154,27 @@ Result<void> LinuxModules::read_linked(LinuxModule &m, const ObjectFile &obj,
       if (!name)
         return name.take_error();
       const u64 ops = rd64(p + 16);
-      // The ops are the Linux API's (param_ops_int ...) or the module's.
-      bool api_ops = false;
-      for (const auto &[n, sym] : api_)
-        if (sym.value == ops)
-          api_ops = true;
-      if (!api_ops) {
+      // The ops are the Linux API's (param_ops_int ...) or the module's,
+      // whose set and get are its own functions or the API's
+      // (param_get_int ...).
+      auto is_api = [&](u64 v) {
+        for (const auto &[n, sym] : api_)
+          if (sym.value == v)
+            return true;
+        return false;
+      };
+      if (!is_api(ops)) {
         auto r = img.record(ops, 32, 8, strf("parameter %s ops", *name));
         if (!r)
           return r.take_error();
-        for (u64 off : {8, 16})
-          if (auto fn = img.function(rd64((const u8 *)(uintptr_t)(ops + off)),
-                                     strf("parameter %s ops", *name), true);
-              !fn)
-            return fn.take_error();
+        for (u64 off : {8, 16}) {
+          const u64 fn = rd64((const u8 *)(uintptr_t)(ops + off));
+          if (is_api(fn))
+            continue;
+          if (auto r = img.function(fn, strf("parameter %s ops", *name), true);
+              !r)
+            return r.take_error();
+        }
       }
       LinuxParam prm;
       prm.name = *name;
@@ -1187,6 +1258,7 @@ Result<void> LinuxModules::read_linked(LinuxModule &m, const ObjectFile &obj,
               return a.insn < b.insn;
             });
   m.live_fixups.store(m.fixups.size(), std::memory_order_release);
+  MK_TRY(read_tracepoints(who, obj, pl, img, m));
   MK_TRY(check_orc(who, obj, pl, m.text_lo, m.text_hi));
   // A key is the module's own (16 bytes of its writable data) or one the
   // kernel or a loaded Linux module exports.

@@ -92,6 +92,15 @@ struct LinuxModule {
   };
   std::vector<Fixup> fixups;
   std::atomic<size_t> live_fixups{0};
+  // TRACE_EVENT tracepoints: each struct tracepoint (6.1) the module
+  // defines, from __tracepoints_ptrs, checked to lie in its __tracepoints
+  // section and to name the module's own static key, static call and
+  // iterator (the Linux API's tracepoint provider makes them probes).
+  struct Tracepoint {
+    u64 tp = 0;
+    std::string name;
+  };
+  std::vector<Tracepoint> tracepoints;
   u64 text_lo = 0, text_hi = 0;
   mutable bool warned_versions = false; // "no symbol version", said once
   bool gpl_compatible() const;
@@ -242,6 +251,10 @@ private:
 // word * 32 + bit) as present when alternatives are applied: what the CPU
 // has that user mode may use, and XENPV (kern_linux.cpp says why).
 bool linux_cpu_has(unsigned feature);
+
+// The newest installed linux-headers-6.1 package's Module.symvers ("":
+// none): the kernel's CRCs, unless --linux-symvers names another.
+std::string linux_symvers_path();
 
 // Module names compare with '-' and '_' alike, as Linux's do.
 std::string linux_module_name(std::string n);

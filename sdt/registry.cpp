@@ -424,6 +424,11 @@ Result<void> ProbeRegistry::init(
   return {};
 }
 
+Result<void> ProbeRegistry::add_provider(std::unique_ptr<Provider> prov) {
+  providers_.push_back(std::move(prov));
+  return providers_.back()->provide(*this);
+}
+
 u32 ProbeRegistry::allocate_id() {
   if (!free_ids_.empty()) {
     u32 id = *free_ids_.begin();

@@ -145,6 +145,9 @@ public:
   // Boot: the patch engine (text aliases, SIGTRAP handler), DTrace's own
   // probes, then every provider's probes of the kernel image.
   Result<void> init(std::vector<std::unique_ptr<Provider>> providers);
+  // A provider of a layer above the probe core (the Linux API's
+  // tracepoints), added at boot after init, before any other thread runs.
+  Result<void> add_provider(std::unique_ptr<Provider> prov);
 
   // ---- providers
   // A probe of `prov`, or the one already known under the same name and
@@ -337,7 +340,7 @@ private:
   CodeMap code_;
   std::unique_ptr<PatchEngine> patcher_;
   std::unique_ptr<TrampolineArea> tramps_;
-  std::vector<std::unique_ptr<Provider>> providers_; // set once, at init
+  std::vector<std::unique_ptr<Provider>> providers_; // set at boot
   u32 dtrace_begin_ = 0;
 
   mutable Mutex mu_;

@@ -13,6 +13,8 @@
     patch-ko.py orc-far IN OUT               .orc_unwind_ip entry 0 1 MiB
                                              past where it was
     patch-ko.py orc-type IN OUT              .orc_unwind entry 0 of type 3
+    patch-ko.py tp-far IN OUT                __tracepoints_ptrs entry 0 1 MiB
+                                             past its tracepoint
     patch-ko.py sc-key-far IN OUT            .static_call_sites entry 0's key
                                              1 MiB past its static call
     patch-ko.py percpu-big IN SIZE OUT       .data..percpu SIZE bytes of
@@ -81,10 +83,11 @@ def main():
         off, size = section(data, "__versions")
         data[off:off + size] = bytes(size)
         out = sys.argv[3]
-    elif op in ("ex-far", "orc-far"):
+    elif op in ("ex-far", "orc-far", "tp-far"):
         # The entry's address field is a PC32 relocation at offset 0 of
         # the section: its addend moves it.
-        rela = ".rela__ex_table" if op == "ex-far" else ".rela.orc_unwind_ip"
+        rela = {"ex-far": ".rela__ex_table", "orc-far": ".rela.orc_unwind_ip",
+                "tp-far": ".rela__tracepoints_ptrs"}[op]
         off, size = section(data, rela)
         for r in range(off, off + size, 24):
             r_offset, = struct.unpack_from("<Q", data, r)

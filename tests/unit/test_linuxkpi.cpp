@@ -4,6 +4,7 @@
 #include "kernel_support.h"
 
 #include "../../kernel/export.h"
+#include "../../kernel/kern_linux.h"
 #include "../../kernel/kern_linuxkpi_hook.h"
 
 #include <lz4.h>
@@ -938,7 +939,7 @@ TEST_CASE("linuxkpi: %gs holds the canary, current_task and cpu_number on the "
 // -------------------------------------------------------------
 
 TEST_CASE("linuxkpi: every export is GPL-only exactly when Linux 6.1's is") {
-  std::ifstream in("/usr/src/linux-headers-6.1.0-55-amd64/Module.symvers");
+  std::ifstream in(mk::linux_symvers_path());
   if (!in) {
     MESSAGE("no Module.symvers: skipped");
     return;
