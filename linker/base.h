@@ -100,4 +100,13 @@ inline bool is_pow2(u64 a) { return a && !(a & (a - 1)); }
 #define MK_NOTRACE                                                             \
   __attribute__((no_instrument_function, patchable_function_entry(0, 0)))
 
+// A function that reads stack words assembly or module code wrote (what a
+// trampoline saved, the frames a walk crosses).  AddressSanitizer's shadow
+// of that memory may still mark the redzones of an instrumented frame that
+// once lay at that depth, and no instrumented code wrote it since: its
+// check there would report live memory (and can trip AddressSanitizer's
+// own frame lookup).  Such a read is checked against the stack's bounds
+// instead.
+#define MK_READS_RAW_STACK __attribute__((no_sanitize("address")))
+
 } // namespace mk

@@ -810,7 +810,8 @@ MK_NOTRACE uintptr_t *entry_slot(const FbtFunc *f, uintptr_t *frame) {
 }
 
 // The entry probe's frame: the caller's, at the call's return address.
-MK_NOTRACE ProbeFrame entry_frame(const FbtFunc *f, uintptr_t *frame) {
+MK_NOTRACE MK_READS_RAW_STACK ProbeFrame entry_frame(const FbtFunc *f,
+                                                  uintptr_t *frame) {
   const uintptr_t *slot = entry_slot(f, frame);
   ProbeFrame pf;
   pf.pc = *slot;
@@ -823,7 +824,7 @@ MK_NOTRACE ProbeFrame entry_frame(const FbtFunc *f, uintptr_t *frame) {
 
 // The return probe's frame, from the return trampoline's `frame` once the
 // real return address is back in its slot (frame[1]).
-MK_NOTRACE ProbeFrame return_frame(const uintptr_t *frame) {
+MK_NOTRACE MK_READS_RAW_STACK ProbeFrame return_frame(const uintptr_t *frame) {
   ProbeFrame pf;
   pf.pc = frame[1];
   pf.pc_loc = (uintptr_t)(frame + 1);
@@ -922,7 +923,8 @@ extern "C" MK_NOTRACE void mk_fbt_exit(uintptr_t *frame, const uintptr_t *regs,
   mk_fbt_fire_return(e.func->ret, frame, regs);
 }
 
-MK_NOTRACE ProbeFrame fbt_trampoline_frame(uintptr_t tag, const uintptr_t *saved) {
+MK_NOTRACE MK_READS_RAW_STACK ProbeFrame
+fbt_trampoline_frame(uintptr_t tag, const uintptr_t *saved) {
 #if defined(__x86_64__)
   // The entry trampoline's saved registers, its frame at [25] (the
   // FbtFunc still at frame[1]); the return trampoline's arguments, its

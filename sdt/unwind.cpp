@@ -635,7 +635,8 @@ uintptr_t stack_top(uintptr_t sp) {
 
 // A word of the stack between `sp` and `top`, aligned: the only reads of
 // the stack a walk makes.
-bool stack_word(uintptr_t addr, uintptr_t sp, uintptr_t top, uintptr_t &out) {
+MK_READS_RAW_STACK bool stack_word(uintptr_t addr, uintptr_t sp,
+                                   uintptr_t top, uintptr_t &out) {
   if (addr < sp || addr % kWord || top - sp < kWord || addr > top - kWord)
     return false;
   out = *(const uintptr_t *)addr;

@@ -191,7 +191,7 @@ size_t write_trampoline(u8 *out, u64 at, u64 slot, u64 fire) {
   return p - out;
 }
 
-ProbeFrame trampoline_frame(const uintptr_t *args) {
+MK_READS_RAW_STACK ProbeFrame trampoline_frame(const uintptr_t *args) {
   ProbeFrame f;
 #if defined(__x86_64__)
   // rbp, rdi..r9 (args), the return address into the site's function.
