@@ -52,6 +52,28 @@ u64 rd64(const u8 *p) {
   return v;
 }
 
+// Each entry of the module's linked sections named `name`, `size` bytes
+// each: fn(address, bytes through the image's view, index).  A section
+// that is not a whole number of entries is refused with one line.
+template <class F>
+Result<void> each_entry(const std::string &who, const ObjectFile &obj,
+                        const Placement &pl, std::string_view name, u64 size,
+                        F &&fn) {
+  for (size_t s = 0; s < obj.sections.size(); s++) {
+    const Section &sec = obj.sections[s];
+    if (sec.name != name || !pl.sec_addr[s])
+      continue;
+    if (sec.size % size)
+      return error(strf("%s: %s: %llu bytes, not a multiple of %llu",
+                        who.c_str(), sec.name.c_str(),
+                        (unsigned long long)sec.size, (unsigned long long)size));
+    for (u64 k = 0; k < sec.size; k += size)
+      MK_TRY(fn(pl.sec_addr[s] + k, pl.sec_mem[s] + k,
+                (unsigned long long)(k / size)));
+  }
+  return {};
+}
+
 // The allocated sections a Linux 6.1 module may carry, and what becomes of
 // each: loaded as code or data (the link's layout decides where), or read
 // by the loader here.  Anything else is refused by name.
@@ -438,56 +460,45 @@ Result<void> check_orc(const std::string &who, const ObjectFile &obj,
 Result<void> apply_alternatives(const std::string &who, const ObjectFile &obj,
                                 const Placement &pl, u64 text_lo,
                                 u64 text_hi) {
-  for (size_t s = 0; s < obj.sections.size(); s++) {
-    const Section &sec = obj.sections[s];
-    if (sec.name != ".altinstructions" || !pl.sec_addr[s])
-      continue;
-    if (sec.size % kAltInstrSize)
-      return error(strf("%s: .altinstructions: %llu bytes, not a multiple "
-                        "of %zu",
-                        who.c_str(), (unsigned long long)sec.size,
-                        kAltInstrSize));
-    for (u64 k = 0; k < sec.size; k += kAltInstrSize) {
-      const u64 e = pl.sec_addr[s] + k;
-      const u8 *p = pl.sec_mem[s] + k;
-      const u64 instr = e + (i64)rd32(p);
-      const u64 repl = e + 4 + (i64)rd32(p + 4);
-      u16 cpuid;
-      std::memcpy(&cpuid, p + 8, 2);
-      const u8 ilen = p[10], rlen = p[11];
-      const unsigned long long n = k / kAltInstrSize;
-      const unsigned feature = cpuid & ~kAltInverted;
-      if (feature >= (kFeatureWords + kBugWords) * 32)
-        return error(strf("%s: .altinstructions entry %llu: feature %u is "
-                          "not one Linux 6.1 numbers",
-                          who.c_str(), n, feature));
-      if (instr < text_lo || instr + ilen > text_hi || repl < text_lo ||
-          repl + rlen > text_hi)
-        return error(strf("%s: .altinstructions entry %llu: instruction "
-                          "0x%llx (%u bytes) or replacement 0x%llx (%u "
-                          "bytes) is outside the module's code",
-                          who.c_str(), n, (unsigned long long)instr, ilen,
-                          (unsigned long long)repl, rlen));
-      if (rlen > ilen)
-        return error(strf("%s: .altinstructions entry %llu: a replacement "
-                          "of %u bytes for %u",
-                          who.c_str(), n, rlen, ilen));
-      if (linux_cpu_has(feature) == !!(cpuid & kAltInverted))
-        continue; // the original stays
-      u8 *at = pl.image_mem + (instr - pl.image_base);
-      std::vector<u8> buf(ilen);
-      if (auto r = x86::move_code(pl.image_mem + (repl - pl.image_base), rlen,
-                                  repl, instr, buf.data());
-          !r)
-        return error(strf("%s: .altinstructions entry %llu: replacement at "
-                          "0x%llx: %s",
-                          who.c_str(), n, (unsigned long long)repl,
-                          r.error().message.c_str()));
-      x86::nop_fill(buf.data() + rlen, ilen - rlen);
-      code::copy(at, buf.data(), ilen);
-    }
-  }
-  return {};
+  return each_entry(who, obj, pl, ".altinstructions", kAltInstrSize,
+                    [&](u64 e, const u8 *p, unsigned long long n)
+                        -> Result<void> {
+    const u64 instr = e + (i64)rd32(p);
+    const u64 repl = e + 4 + (i64)rd32(p + 4);
+    u16 cpuid;
+    std::memcpy(&cpuid, p + 8, 2);
+    const u8 ilen = p[10], rlen = p[11];
+    const unsigned feature = cpuid & ~kAltInverted;
+    if (feature >= (kFeatureWords + kBugWords) * 32)
+      return error(strf("%s: .altinstructions entry %llu: feature %u is "
+                        "not one Linux 6.1 numbers",
+                        who.c_str(), n, feature));
+    if (instr < text_lo || instr + ilen > text_hi || repl < text_lo ||
+        repl + rlen > text_hi)
+      return error(strf("%s: .altinstructions entry %llu: instruction "
+                        "0x%llx (%u bytes) or replacement 0x%llx (%u "
+                        "bytes) is outside the module's code",
+                        who.c_str(), n, (unsigned long long)instr, ilen,
+                        (unsigned long long)repl, rlen));
+    if (rlen > ilen)
+      return error(strf("%s: .altinstructions entry %llu: a replacement "
+                        "of %u bytes for %u",
+                        who.c_str(), n, rlen, ilen));
+    if (linux_cpu_has(feature) == !!(cpuid & kAltInverted))
+      return {}; // the original stays
+    u8 *at = pl.image_mem + (instr - pl.image_base);
+    std::vector<u8> buf(ilen);
+    if (auto r = x86::move_code(pl.image_mem + (repl - pl.image_base), rlen,
+                                repl, instr, buf.data());
+        !r)
+      return error(strf("%s: .altinstructions entry %llu: replacement at "
+                        "0x%llx: %s",
+                        who.c_str(), n, (unsigned long long)repl,
+                        r.error().message.c_str()));
+    x86::nop_fill(buf.data() + rlen, ilen - rlen);
+    code::copy(at, buf.data(), ilen);
+    return {};
+  });
 }
 
 } // namespace
@@ -529,54 +540,45 @@ Result<void> JumpLabels::add_module(const LinkerFile &f,
                                     const std::function<bool(u64)> &key_ok) {
   std::vector<Entry> found;
   std::vector<u64> keys;
-  for (size_t s = 0; s < obj.sections.size(); s++) {
-    const Section &sec = obj.sections[s];
-    if (sec.name != "__jump_table" || !pl.sec_addr[s])
-      continue;
-    if (sec.size % kJumpEntrySize)
-      return error(strf("%s: __jump_table: size %llu is not a multiple of "
-                        "%zu",
-                        f.name.c_str(), (unsigned long long)sec.size,
-                        kJumpEntrySize));
-    const u8 *mem = pl.sec_mem[s];
-    const u64 at = pl.sec_addr[s];
-    for (u64 k = 0; k < sec.size; k += kJumpEntrySize) {
-      Entry e;
-      e.owner = &f;
-      e.code = at + k + (i64)rd32(mem + k);
-      e.target = at + k + 4 + (i64)rd32(mem + k + 4);
-      const u64 key = at + k + 8 + rd64(mem + k + 8);
-      e.branch = key & 1;
-      const u64 kaddr = key & ~3ull;
-      if (!key_ok(kaddr))
-        return error(strf("%s: __jump_table entry %llu: key 0x%llx is "
-                          "neither the module's data nor an exported key",
-                          f.name.c_str(), (unsigned long long)(k / 16),
-                          (unsigned long long)kaddr));
-      // The site: inside the module's code, a 2- or 5-byte jmp or NOP.
-      const u64 text_lo = pl.image_base + pl.text.off;
-      if (e.code < text_lo || e.code + 5 > text_lo + pl.text.size ||
-          e.target < text_lo || e.target >= text_lo + pl.text.size)
-        return error(strf("%s: __jump_table entry %llu: code 0x%llx or "
-                          "target 0x%llx is outside the module's code",
-                          f.name.c_str(), (unsigned long long)(k / 16),
-                          (unsigned long long)e.code,
-                          (unsigned long long)e.target));
-      const u8 *b = pl.image_mem + (e.code - pl.image_base);
-      if (b[0] == 0xeb || (b[0] == 0x66 && b[1] == 0x90))
-        e.len = 2;
-      else if (b[0] == 0xe9 || (b[0] == 0x0f && b[1] == 0x1f &&
-                                b[2] == 0x44 && b[3] == 0 && b[4] == 0))
-        e.len = 5;
-      else
-        return error(strf("%s: __jump_table entry %llu: the site at 0x%llx "
-                          "is neither a jump nor a NOP (%02x %02x)",
-                          f.name.c_str(), (unsigned long long)(k / 16),
-                          (unsigned long long)e.code, b[0], b[1]));
-      found.push_back(e);
-      keys.push_back(kaddr);
-    }
-  }
+  MK_TRY(each_entry(f.name, obj, pl, "__jump_table", kJumpEntrySize,
+                    [&](u64 at, const u8 *mem, unsigned long long n)
+                        -> Result<void> {
+    Entry e;
+    e.owner = &f;
+    e.code = at + (i64)rd32(mem);
+    e.target = at + 4 + (i64)rd32(mem + 4);
+    const u64 key = at + 8 + rd64(mem + 8);
+    e.branch = key & 1;
+    const u64 kaddr = key & ~3ull;
+    if (!key_ok(kaddr))
+      return error(strf("%s: __jump_table entry %llu: key 0x%llx is "
+                        "neither the module's data nor an exported key",
+                        f.name.c_str(), n,
+                        (unsigned long long)kaddr));
+    // The site: inside the module's code, a 2- or 5-byte jmp or NOP.
+    const u64 text_lo = pl.image_base + pl.text.off;
+    if (e.code < text_lo || e.code + 5 > text_lo + pl.text.size ||
+        e.target < text_lo || e.target >= text_lo + pl.text.size)
+      return error(strf("%s: __jump_table entry %llu: code 0x%llx or "
+                        "target 0x%llx is outside the module's code",
+                        f.name.c_str(), n,
+                        (unsigned long long)e.code,
+                        (unsigned long long)e.target));
+    const u8 *b = pl.image_mem + (e.code - pl.image_base);
+    if (b[0] == 0xeb || (b[0] == 0x66 && b[1] == 0x90))
+      e.len = 2;
+    else if (b[0] == 0xe9 || (b[0] == 0x0f && b[1] == 0x1f &&
+                              b[2] == 0x44 && b[3] == 0 && b[4] == 0))
+      e.len = 5;
+    else
+      return error(strf("%s: __jump_table entry %llu: the site at 0x%llx "
+                        "is neither a jump nor a NOP (%02x %02x)",
+                        f.name.c_str(), n,
+                        (unsigned long long)e.code, b[0], b[1]));
+    found.push_back(e);
+    keys.push_back(kaddr);
+    return {};
+  }));
   if (found.empty())
     return {};
   MutexLock g(mu_);
@@ -719,46 +721,36 @@ Result<void> StaticCalls::add_module(const LinkerFile &f,
                                      const std::function<bool(u64)> &key_ok,
                                      const std::function<bool(u64)> &api_tramp) {
   std::vector<std::pair<u64, Site>> found; // key, site
-  for (size_t s = 0; s < obj.sections.size(); s++) {
-    const Section &sec = obj.sections[s];
-    if (sec.name != ".static_call_sites" || !pl.sec_addr[s])
-      continue;
-    if (sec.size % kStaticCallSiteSize)
-      return error(strf("%s: .static_call_sites: %llu bytes, not a multiple "
-                        "of %zu",
-                        who.c_str(), (unsigned long long)sec.size,
-                        kStaticCallSiteSize));
-    for (u64 k = 0; k < sec.size; k += kStaticCallSiteSize) {
-      const u64 e = pl.sec_addr[s] + k;
-      const u8 *p = pl.sec_mem[s] + k;
-      const unsigned long long n = k / kStaticCallSiteSize;
-      Site site;
-      site.owner = &f;
-      site.addr = e + (i64)rd32(p);
-      const u64 key = (e + 4 + (i64)rd32(p + 4)) & ~kStaticCallFlags;
-      // A call through the Linux API's trampoline (cond_resched ...):
-      // no module may update it, it stays a call to the trampoline.
-      if (api_tramp(key))
-        continue;
-      if (!key_ok(key))
-        return error(strf("%s: .static_call_sites entry %llu: key 0x%llx is "
-                          "neither the module's data nor an exported "
-                          "static call",
-                          who.c_str(), n, (unsigned long long)key));
-      if (site.addr < text_lo || site.addr + 5 > text_hi)
-        return error(strf("%s: .static_call_sites entry %llu: site 0x%llx "
-                          "is outside the module's code",
-                          who.c_str(), n, (unsigned long long)site.addr));
-      const u8 *b = pl.image_mem + (site.addr - pl.image_base);
-      if (b[0] != 0xe8 && b[0] != 0xe9)
-        return error(strf("%s: .static_call_sites entry %llu: the site at "
-                          "0x%llx is neither a call nor a jump (%02x)",
-                          who.c_str(), n, (unsigned long long)site.addr,
-                          b[0]));
-      site.tail = b[0] == 0xe9;
-      found.emplace_back(key, site);
-    }
-  }
+  MK_TRY(each_entry(who, obj, pl, ".static_call_sites", kStaticCallSiteSize,
+                    [&](u64 e, const u8 *p, unsigned long long n)
+                        -> Result<void> {
+    Site site;
+    site.owner = &f;
+    site.addr = e + (i64)rd32(p);
+    const u64 key = (e + 4 + (i64)rd32(p + 4)) & ~kStaticCallFlags;
+    // A call through the Linux API's trampoline (cond_resched ...):
+    // no module may update it, it stays a call to the trampoline.
+    if (api_tramp(key))
+      return {};
+    if (!key_ok(key))
+      return error(strf("%s: .static_call_sites entry %llu: key 0x%llx is "
+                        "neither the module's data nor an exported "
+                        "static call",
+                        who.c_str(), n, (unsigned long long)key));
+    if (site.addr < text_lo || site.addr + 5 > text_hi)
+      return error(strf("%s: .static_call_sites entry %llu: site 0x%llx "
+                        "is outside the module's code",
+                        who.c_str(), n, (unsigned long long)site.addr));
+    const u8 *b = pl.image_mem + (site.addr - pl.image_base);
+    if (b[0] != 0xe8 && b[0] != 0xe9)
+      return error(strf("%s: .static_call_sites entry %llu: the site at "
+                        "0x%llx is neither a call nor a jump (%02x)",
+                        who.c_str(), n, (unsigned long long)site.addr,
+                        b[0]));
+    site.tail = b[0] == 0xe9;
+    found.emplace_back(key, site);
+    return {};
+  }));
   if (found.empty())
     return {};
   MutexLock g(mu_);
@@ -1005,45 +997,37 @@ static Result<void> read_tracepoints(const std::string &who,
   for (size_t s = 0; s < obj.sections.size(); s++)
     if (obj.sections[s].name == "__tracepoints" && pl.sec_addr[s])
       lo = pl.sec_addr[s], hi = lo + obj.sections[s].size;
-  for (size_t s = 0; s < obj.sections.size(); s++) {
-    const Section &sec = obj.sections[s];
-    if (sec.name != "__tracepoints_ptrs" || !pl.sec_addr[s])
-      continue;
-    if (sec.size % 4)
-      return error(strf("%s: __tracepoints_ptrs: %llu bytes, not a multiple "
-                        "of 4", who.c_str(), (unsigned long long)sec.size));
-    for (u64 k = 0; k < sec.size; k += 4) {
-      const u64 e = pl.sec_addr[s] + k;
-      const u64 tp = e + (i64)rd32((const u8 *)(uintptr_t)e);
-      const std::string what =
-          strf("__tracepoints_ptrs entry %llu", (unsigned long long)(k / 4));
-      if (tp < lo || tp + kTracepointSize > hi || (tp - lo) % 8)
-        return error(strf("%s: %s: 0x%llx is not a tracepoint of the "
-                          "module's __tracepoints",
-                          who.c_str(), what.c_str(), (unsigned long long)tp));
-      const u8 *p = (const u8 *)(uintptr_t)tp;
-      auto name = img.string(rd64(p), what + " name");
-      if (!name)
-        return name.take_error();
-      const std::string tpw = who + ": tracepoint " + *name;
-      // What enabling it writes: its static call's key, its function list
-      // (in the struct itself, checked writable with it).
-      if (auto r = img.writable(tp, kTracepointSize, 8, tpw); !r)
-        return r.take_error();
-      if (auto r = img.writable(rd64(p + 24), 8, 8, tpw + " static call key");
-          !r)
-        return r.take_error();
-      for (const auto &[off, field, optional] :
-           {std::tuple{32, "static call trampoline", false},
-            std::tuple{40, "iterator", false}, std::tuple{48, "regfunc", true},
-            std::tuple{56, "unregfunc", true}})
-        if (auto fn = img.function(rd64(p + off), tpw + " " + field, optional);
-            !fn)
-          return fn.take_error();
-      m.tracepoints.push_back({tp, *name});
-    }
-  }
-  return {};
+  return each_entry(who, obj, pl, "__tracepoints_ptrs", 4,
+                    [&](u64 e, const u8 *ptr, unsigned long long n)
+                        -> Result<void> {
+    const u64 tp = e + (i64)rd32(ptr);
+    const std::string what = strf("__tracepoints_ptrs entry %llu", n);
+    if (tp < lo || tp + kTracepointSize > hi || (tp - lo) % 8)
+      return error(strf("%s: %s: 0x%llx is not a tracepoint of the "
+                        "module's __tracepoints",
+                        who.c_str(), what.c_str(), (unsigned long long)tp));
+    const u8 *p = (const u8 *)(uintptr_t)tp;
+    auto name = img.string(rd64(p), what + " name");
+    if (!name)
+      return name.take_error();
+    const std::string tpw = who + ": tracepoint " + *name;
+    // What enabling it writes: its static call's key, its function list
+    // (in the struct itself, checked writable with it).
+    if (auto r = img.writable(tp, kTracepointSize, 8, tpw); !r)
+      return r.take_error();
+    if (auto r = img.writable(rd64(p + 24), 8, 8, tpw + " static call key");
+        !r)
+      return r.take_error();
+    for (const auto &[off, field, optional] :
+         {std::tuple{32, "static call trampoline", false},
+          std::tuple{40, "iterator", false}, std::tuple{48, "regfunc", true},
+          std::tuple{56, "unregfunc", true}})
+      if (auto fn = img.function(rd64(p + off), tpw + " " + field, optional);
+          !fn)
+        return fn.take_error();
+    m.tracepoints.push_back({tp, *name});
+    return {};
+  });
 }
 
 Result<void> LinuxModules::read_linked(LinuxModule &m, const ObjectFile &obj,
@@ -1138,84 +1122,69 @@ Result<void> LinuxModules::read_linked(LinuxModule &m, const ObjectFile &obj,
   // Parameters: struct kernel_param { const char *name; struct module
   // *mod; const struct kernel_param_ops *ops; u16 perm; s8 level; u8
   // flags; void *arg; }.
-  for (size_t s = 0; s < obj.sections.size(); s++) {
-    const Section &sec = obj.sections[s];
-    if (sec.name != "__param" || !pl.sec_addr[s])
-      continue;
-    if (sec.size % kKernelParamSize)
-      return error(strf("%s: __param: size %llu is not a multiple of %zu",
-                        who.c_str(), (unsigned long long)sec.size,
-                        kKernelParamSize));
-    for (u64 k = 0; k < sec.size; k += kKernelParamSize) {
-      const u64 kp = pl.sec_addr[s] + k;
-      const u8 *p = (const u8 *)(uintptr_t)kp;
-      const std::string what = strf("parameter %llu", (unsigned long long)(k / 40));
-      auto name = img.string(rd64(p), what + " name");
-      if (!name)
-        return name.take_error();
-      const u64 ops = rd64(p + 16);
-      // The ops are the Linux API's (param_ops_int ...) or the module's,
-      // whose set and get are its own functions or the API's
-      // (param_get_int ...).
-      auto is_api = [&](u64 v) {
-        for (const auto &[n, sym] : api_)
-          if (sym.value == v)
-            return true;
-        return false;
-      };
-      if (!is_api(ops)) {
-        auto r = img.record(ops, 32, 8, strf("parameter %s ops", *name));
-        if (!r)
+  MK_TRY(each_entry(who, obj, pl, "__param", kKernelParamSize,
+                    [&](u64 kp, const u8 *p, unsigned long long n)
+                        -> Result<void> {
+    const std::string what = strf("parameter %llu", n);
+    auto name = img.string(rd64(p), what + " name");
+    if (!name)
+      return name.take_error();
+    const u64 ops = rd64(p + 16);
+    // The ops are the Linux API's (param_ops_int ...) or the module's,
+    // whose set and get are its own functions or the API's
+    // (param_get_int ...).
+    auto is_api = [&](u64 v) {
+      for (const auto &[n, sym] : api_)
+        if (sym.value == v)
+          return true;
+      return false;
+    };
+    if (!is_api(ops)) {
+      auto r = img.record(ops, 32, 8, strf("parameter %s ops", *name));
+      if (!r)
+        return r.take_error();
+      for (u64 off : {8, 16}) {
+        const u64 fn = rd64((const u8 *)(uintptr_t)(ops + off));
+        if (is_api(fn))
+          continue;
+        if (auto r = img.function(fn, strf("parameter %s ops", *name), true);
+            !r)
           return r.take_error();
-        for (u64 off : {8, 16}) {
-          const u64 fn = rd64((const u8 *)(uintptr_t)(ops + off));
-          if (is_api(fn))
-            continue;
-          if (auto r = img.function(fn, strf("parameter %s ops", *name), true);
-              !r)
-            return r.take_error();
-        }
       }
-      LinuxParam prm;
-      prm.name = *name;
-      prm.kp = kp;
-      std::memcpy(&prm.perm, p + 24, 2);
-      m.params.push_back(std::move(prm));
     }
-  }
+    LinuxParam prm;
+    prm.name = *name;
+    prm.kp = kp;
+    std::memcpy(&prm.perm, p + 24, 2);
+    m.params.push_back(std::move(prm));
+    return {};
+  }));
   // WARN and BUG sites: struct bug_entry { int bug_addr_disp, file_disp;
   // unsigned short line, flags; }, the displacements from their fields.
   m.text_lo = pl.image_base + pl.text.off;
   m.text_hi = m.text_lo + pl.text.size;
-  for (size_t s = 0; s < obj.sections.size(); s++) {
-    const Section &sec = obj.sections[s];
-    if (sec.name != "__bug_table" || !pl.sec_addr[s])
-      continue;
-    if (sec.size % 12 || !(sec.flags & SHF_WRITE))
-      return error(strf("%s: __bug_table: %llu bytes, %s", who.c_str(),
-                        (unsigned long long)sec.size,
-                        sec.size % 12 ? "not a multiple of 12"
-                                      : "not writable data"));
-    for (u64 k = 0; k < sec.size; k += 12) {
-      const u64 e = pl.sec_addr[s] + k;
-      const u8 *p = (const u8 *)(uintptr_t)e;
-      LinuxModule::Bug b;
-      b.addr = e + (i64)rd32(p);
-      const std::string what = strf("__bug_table entry %llu",
-                                    (unsigned long long)(k / 12));
-      auto file = img.string(e + 4 + (i64)rd32(p + 4), what + " file");
-      if (!file)
-        return file.take_error();
-      if (b.addr < m.text_lo || b.addr + 2 > m.text_hi)
-        return error(strf("%s: %s: 0x%llx is outside the module's code",
-                          who.c_str(), what.c_str(),
-                          (unsigned long long)b.addr));
-      b.file = *file;
-      std::memcpy(&b.line, p + 8, 2);
-      b.flags = (u16 *)(uintptr_t)(e + 10);
-      m.bugs.push_back(b);
-    }
-  }
+  MK_TRY(each_entry(who, obj, pl, "__bug_table", 12,
+                    [&](u64 e, const u8 *p, unsigned long long n)
+                        -> Result<void> {
+    LinuxModule::Bug b;
+    b.addr = e + (i64)rd32(p);
+    const std::string what = strf("__bug_table entry %llu", n);
+    // Its flags, which WARN_ONCE writes.
+    if (auto r = img.writable(e + 10, 2, 2, who + ": " + what + " flags"); !r)
+      return r.take_error();
+    auto file = img.string(e + 4 + (i64)rd32(p + 4), what + " file");
+    if (!file)
+      return file.take_error();
+    if (b.addr < m.text_lo || b.addr + 2 > m.text_hi)
+      return error(strf("%s: %s: 0x%llx is outside the module's code",
+                        who.c_str(), what.c_str(),
+                        (unsigned long long)b.addr));
+    b.file = *file;
+    std::memcpy(&b.line, p + 8, 2);
+    b.flags = (u16 *)(uintptr_t)(e + 10);
+    m.bugs.push_back(b);
+    return {};
+  }));
   std::sort(m.bugs.begin(), m.bugs.end(),
             [](const LinuxModule::Bug &a, const LinuxModule::Bug &b) {
               return a.addr < b.addr;
@@ -1224,35 +1193,27 @@ Result<void> LinuxModules::read_linked(LinuxModule &m, const ObjectFile &obj,
   // Faults code expects: struct exception_table_entry { int insn, fixup,
   // data; }, the first two relative to their fields.  Both addresses in
   // the module's code, the type one Linux 6.1 defines.
-  for (size_t s = 0; s < obj.sections.size(); s++) {
-    const Section &sec = obj.sections[s];
-    if (sec.name != "__ex_table" || !pl.sec_addr[s])
-      continue;
-    if (sec.size % 12)
-      return error(strf("%s: __ex_table: %llu bytes, not a multiple of 12",
-                        who.c_str(), (unsigned long long)sec.size));
-    for (u64 k = 0; k < sec.size; k += 12) {
-      const u64 e = pl.sec_addr[s] + k;
-      const u8 *p = (const u8 *)(uintptr_t)e;
-      LinuxModule::Fixup fx;
-      fx.insn = e + (i64)rd32(p);
-      fx.fixup = e + 4 + (i64)rd32(p + 4);
-      fx.data = rd32(p + 8);
-      const unsigned long long n = k / 12;
-      for (const auto &[addr, what] :
-           {std::pair{fx.insn, "instruction"}, std::pair{fx.fixup, "fixup"}})
-        if (addr < m.text_lo || addr >= m.text_hi)
-          return error(strf("%s: __ex_table entry %llu: %s 0x%llx is "
-                            "outside the module's code",
-                            who.c_str(), n, what, (unsigned long long)addr));
-      const u8 type = (u8)(fx.data & 0xff);
-      if (type == 0 || type > kExLastType)
-        return error(strf("%s: __ex_table entry %llu: fixup type %u is not "
-                          "one Linux 6.1 defines",
-                          who.c_str(), n, type));
-      m.fixups.push_back(fx);
-    }
-  }
+  MK_TRY(each_entry(who, obj, pl, "__ex_table", 12,
+                    [&](u64 e, const u8 *p, unsigned long long n)
+                        -> Result<void> {
+    LinuxModule::Fixup fx;
+    fx.insn = e + (i64)rd32(p);
+    fx.fixup = e + 4 + (i64)rd32(p + 4);
+    fx.data = rd32(p + 8);
+    for (const auto &[addr, what] :
+         {std::pair{fx.insn, "instruction"}, std::pair{fx.fixup, "fixup"}})
+      if (addr < m.text_lo || addr >= m.text_hi)
+        return error(strf("%s: __ex_table entry %llu: %s 0x%llx is "
+                          "outside the module's code",
+                          who.c_str(), n, what, (unsigned long long)addr));
+    const u8 type = (u8)(fx.data & 0xff);
+    if (type == 0 || type > kExLastType)
+      return error(strf("%s: __ex_table entry %llu: fixup type %u is not "
+                        "one Linux 6.1 defines",
+                        who.c_str(), n, type));
+    m.fixups.push_back(fx);
+    return {};
+  }));
   std::sort(m.fixups.begin(), m.fixups.end(),
             [](const LinuxModule::Fixup &a, const LinuxModule::Fixup &b) {
               return a.insn < b.insn;
