@@ -107,4 +107,31 @@ struct KernelState {
   }
 };
 
+// The input written where the loader reads it, then loaded: the file,
+// or nullptr after a refusal, which must be one line.
+inline LinkerFile *fuzz_load(Kernel &k, const std::string &path,
+                             const uint8_t *data, size_t size) {
+  {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write((const char *)data, (std::streamsize)size);
+  }
+  auto r = k.linker().load(path);
+  if (r)
+    return *r;
+  const std::string &m = r.error().message;
+  FUZZ_CHECK(!m.empty() && m.find('\n') == std::string::npos,
+             "error not one line: '%s'", m.c_str());
+  return nullptr;
+}
+
+// Every file loaded since `before` (the input and the dependencies that
+// came with it), newest first, by force (a Linux module with an init and
+// no exit function refuses a plain unload).
+inline void fuzz_unload_since(Kernel &k, const KernelState &before) {
+  while (k.linker().files().size() > before.files) {
+    auto r = k.linker().unload(k.linker().files().back(), nullptr, true);
+    FUZZ_CHECK(r, "unload failed: %s", r.error().message.c_str());
+  }
+}
+
 } // namespace mk

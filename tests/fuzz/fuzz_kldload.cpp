@@ -59,24 +59,9 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   Fuzz &f = fuzz();
-  {
-    std::ofstream out(f.path, std::ios::binary | std::ios::trunc);
-    out.write((const char *)data, (std::streamsize)size);
-  }
   const KernelState before = KernelState::of(*f.k);
-  auto r = f.k->linker().load(f.path);
-  if (r) {
-    // Its dependencies may have come with it: unload newest first.
-    while (f.k->linker().files().size() > before.files) {
-      auto ur =
-          f.k->linker().unload(f.k->linker().files().back(), nullptr, true);
-      FUZZ_CHECK(ur, "unload failed: %s", ur.error().message.c_str());
-    }
-  } else {
-    const std::string &m = r.error().message;
-    FUZZ_CHECK(!m.empty() && m.find('\n') == std::string::npos,
-               "error not one line: '%s'", m.c_str());
-  }
+  if (fuzz_load(*f.k, f.path, data, size))
+    fuzz_unload_since(*f.k, before);
   before.check_same(KernelState::of(*f.k));
   return 0;
 }

@@ -422,19 +422,10 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   Fuzz &f = fuzz();
-  {
-    std::ofstream out(f.path, std::ios::binary | std::ios::trunc);
-    out.write((const char *)data, (std::streamsize)size);
-  }
   const KernelState before = KernelState::of(*f.k);
-  auto r = f.k->linker().load(f.path);
-  if (!r) {
-    const std::string &m = r.error().message;
-    FUZZ_CHECK(!m.empty() && m.find('\n') == std::string::npos,
-               "error not one line: '%s'", m.c_str());
+  LinkerFile *file = fuzz_load(*f.k, f.path, data, size);
+  if (!file)
     return 0;
-  }
-  LinkerFile *file = *r;
   const std::string name = file->module_name();
   unsigned long fired = 0;
   HandlerSpec h;
@@ -449,11 +440,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (attached)
     FUZZ_CHECK(f.k->probes().detach(count_probe, &fired, h.key),
                "the handler on %s did not detach", h.key.c_str());
-  while (f.k->linker().files().size() > before.files) {
-    auto ur =
-        f.k->linker().unload(f.k->linker().files().back(), nullptr, true);
-    FUZZ_CHECK(ur, "unload failed: %s", ur.error().message.c_str());
-  }
+  fuzz_unload_since(*f.k, before);
   f.k->probes().synchronize();
   before.check_same(KernelState::of(*f.k));
   run_child(f, data[size / 2] % 16);
