@@ -443,6 +443,8 @@ mk_fbt_entry_common:
   movaps %xmm5, 144(%rsp)
   movaps %xmm6, 160(%rsp)
   movaps %xmm7, 176(%rsp)
+  test $63, %r11          # no FbtFunc (a jump into a patched entry):
+  jnz 9f                  # mk_fbt_enter() reports it
   fbt_fast_check 9f
   # The fast path; 8(%rbp) holds the FbtFunc until the end.
   mov %rbp, 200(%rsp)
@@ -835,12 +837,37 @@ MK_NOTRACE MK_READS_RAW_STACK ProbeFrame return_frame(const uintptr_t *frame) {
 
 } // namespace
 
+// The entry code was reached with something other than an FbtFunc (an
+// FbtFunc is 64-byte aligned): module code jumped into a traced
+// function's patched entry, not to its start.  Say so with write(2) only,
+// then stop; the panic's backtrace goes on from the entry code to the
+// module code that jumped.
+[[noreturn]] static MK_NOTRACE void wild_entry(const void *f) {
+  char msg[128] = "fbt: the entry trampoline was reached without a function "
+                  "(0x";
+  size_t n = std::strlen(msg);
+  for (int sh = (int)kWord * 8 - 4; sh >= 0; sh -= 4)
+    msg[n++] = "0123456789abcdef"[((uintptr_t)f >> sh) & 15];
+  const char tail[] = "): a jump into a patched entry\n";
+  std::memcpy(msg + n, tail, sizeof tail - 1);
+  n += sizeof tail - 1;
+  if (write(2, msg, n) < 0) {
+  }
+  abort();
+}
+
+static inline MK_NOTRACE void check_func(const FbtFunc *f) {
+  if (__builtin_expect((uintptr_t)f % alignof(FbtFunc) != 0, 0))
+    wild_entry(f);
+}
+
 // Take the return of this call of `f` over (regs[24] = 1: the entry code
 // calls the function).  mk_fbt_enter() does, and the entry trampoline's
 // fast path when it cannot itself (no shadow stack yet, or a full one, or
 // entries a longjmp left).
 extern "C" MK_NOTRACE void mk_fbt_take_return(const FbtFunc *f, uintptr_t *regs,
                                                uintptr_t *frame) {
+  check_func(f);
   const bool at_entry = f->style == EntryStyle::AtEntry;
   if (take_return(f, entry_slot(f, frame), kCallThrough && at_entry) &&
       kCallThrough && at_entry)
@@ -851,6 +878,7 @@ extern "C" MK_NOTRACE void mk_fbt_take_return(const FbtFunc *f, uintptr_t *regs,
 // the entry code call the function, its return taken over).
 extern "C" MK_NOTRACE void mk_fbt_enter(const FbtFunc *f, uintptr_t *regs,
                                          uintptr_t *frame) {
+  check_func(f);
 #if defined(__x86_64__)
   // Where the entry code resumes the function (its site is a jmp).
   frame[1] = f->site + f->len;
