@@ -1931,6 +1931,23 @@ void Consumer::process(const u8 *rec, u32 state, std::string &out) {
   const EcbInfo &e = *ep;
   const CompiledClause &c = prog_->clauses[e.clause];
   bool quiet = opts_.quiet;
+  // A record that only ends speculations (commit( ), discard( ), beside
+  // statements that record nothing) prints no line of its own, as in
+  // DTrace: what it commits follows.
+  bool ends_only = false;
+  for (const Action &a : c.actions) {
+    if (a.kind == Action::Commit || a.kind == Action::Discard)
+      ends_only = true;
+    else if (a.kind != Action::Aggregate) {
+      ends_only = false;
+      break;
+    }
+  }
+  if (ends_only && !quiet && !opts_.flowindent && !header_done_ && !in_spec_) {
+    out += record_header();
+    header_done_ = true;
+  }
+  quiet |= ends_only;
   if (!quiet && opts_.flowindent) {
     // DTrace's flow indent, per CPU buffer: an entry prints at the depth so
     // far and deepens it, a return shallows it first.

@@ -1,11 +1,18 @@
 # Speculations: speculation() claims a buffer, speculate() sends the rest
 # of the clause's record to it, commit() prints what it holds after the
-# committing record and discard() drops it; nspec and specsize (-x and
+# committing record and discard() drops it (without -q a record that only
+# commits or discards prints no line of its own); nspec and specsize (-x and
 # #pragma); DTrace's messages for failed speculations and speculative drops;
 # an id beyond nspec is an illegal operation; the placement rules.
 # status: 1
 # setup: printf '#pragma D option nspec=2\nBEGIN { printf("%%d %%d\\n", speculation(), speculation()); exit(0); }\n' > nspec.d
 minikern> kldload dtrace_probes
+minikern> dtrace -n 'BEGIN { self->s = speculation(); } BEGIN { speculate(self->s); printf("kept"); } BEGIN { commit(self->s); } BEGIN { exit(0); }'
+dtrace: description 'BEGIN ' matched 4 probes
+CPU     ID                    FUNCTION:NAME
+  0      1                           :BEGIN kept
+  0      1                           :BEGIN 
+
 minikern> dtrace -q -n 'BEGIN { s = speculation(); printf("got %d\n", s); } BEGIN { speculate(s); printf("speculative %d\n", s); } BEGIN { printf("first\n"); } BEGIN { commit(s); } BEGIN { printf("last\n"); exit(0); }'
 got 1
 first
