@@ -49,17 +49,21 @@ crashme_cmd(int argc, char **argv)
 		__asm__ volatile("ud2");
 		return 0;
 	}
+	if (argc == 2 && strcmp(argv[1], "int3") == 0) {
+		__asm__ volatile("int3");
+		return 0;
+	}
 	if (argc == 2 && strcmp(argv[1], "callout") == 0) {
 		callout_reset(&crashme_callout, 1, crashme_tick, NULL);
 		/* The shell waits here (in the kernel's sleep, not spinning). */
 		for (;;)
 			pause_ms(1000);
 	}
-	printf("crashme: usage: crashme null|panic|divzero|ill|callout\n");
+	printf("crashme: usage: crashme null|panic|divzero|ill|int3|callout\n");
 	return 1;
 }
 
-SHELL_COMMAND(crashme, crashme_cmd, "crashme null|panic|divzero|ill|callout",
+SHELL_COMMAND(crashme, crashme_cmd, "crashme null|panic|divzero|ill|int3|callout",
     "fault on purpose (a panic report)");
 
 static int
