@@ -325,6 +325,11 @@ Rule initial_rule(const State &s, u64 reg) { return reg == kFp ? s.fp : s.ra; }
 // operand past the end, state saved too deep), with `at` on that
 // instruction.  Every operand is read through a Cursor over [p, end), so
 // the program ends within end - p instructions.
+// A factored offset times the data alignment factor, wrapping as the
+// machine's arithmetic does: a record's numbers are anyone's, and an
+// offset no stack has fails the walk's bounds checks instead.
+i64 scaled(u64 factored, i64 align) { return (i64)(factored * (u64)align); }
+
 const char *run_cfa(const Cie &cie, const u8 *p, const u8 *end, u64 loc,
                     u64 target, State &s, const State &initial,
                     const u8 *&at) {
@@ -343,7 +348,7 @@ const char *run_cfa(const Cie &cie, const u8 *p, const u8 *end, u64 loc,
       continue;
     }
     if (hi == 0x80) { // offset
-      const i64 off = (i64)r.uleb() * cie.data_align;
+      const i64 off = scaled(r.uleb(), cie.data_align);
       if (Rule *rule = rule_for(s, low))
         *rule = Rule{Rule::Offset, off, 0};
       continue;
@@ -375,8 +380,8 @@ const char *run_cfa(const Cie &cie, const u8 *p, const u8 *end, u64 loc,
     case 0x05: case 0x11: case 0x14: case 0x15: { // offset_extended(_sf), val_offset(_sf)
       const u64 reg = r.uleb();
       const i64 off = (op == 0x05 || op == 0x14)
-                          ? (i64)r.uleb() * cie.data_align
-                          : r.sleb() * cie.data_align;
+                          ? scaled(r.uleb(), cie.data_align)
+                          : scaled((u64)r.sleb(), cie.data_align);
       if (Rule *rule = rule_for(s, reg))
         *rule = Rule{op <= 0x11 ? Rule::Offset : Rule::ValOffset, off, 0};
       break;
@@ -422,11 +427,11 @@ const char *run_cfa(const Cie &cie, const u8 *p, const u8 *end, u64 loc,
       break;
     case 0x12: // def_cfa_sf
       s.cfa_reg = (u32)r.uleb();
-      s.cfa_off = r.sleb() * cie.data_align;
+      s.cfa_off = scaled((u64)r.sleb(), cie.data_align);
       s.cfa_ok = true;
       break;
     case 0x13: // def_cfa_offset_sf
-      s.cfa_off = r.sleb() * cie.data_align;
+      s.cfa_off = scaled((u64)r.sleb(), cie.data_align);
       break;
     case 0x0f: // def_cfa_expression
       r.skip(r.uleb());
@@ -444,7 +449,7 @@ const char *run_cfa(const Cie &cie, const u8 *p, const u8 *end, u64 loc,
       break;
     case 0x2f: { // GNU_negative_offset_extended
       const u64 reg = r.uleb();
-      const i64 off = -(i64)r.uleb() * cie.data_align;
+      const i64 off = scaled(0 - r.uleb(), cie.data_align);
       if (Rule *rule = rule_for(s, reg))
         *rule = Rule{Rule::Offset, off, 0};
       break;
