@@ -52,6 +52,12 @@ u64 rd64(const u8 *p) {
   return v;
 }
 
+// Whether [addr, addr + len) lies in [lo, hi), with no sum to wrap: an
+// address a module's table computes may be anything.
+bool within(u64 addr, u64 len, u64 lo, u64 hi) {
+  return addr >= lo && addr <= hi && hi - addr >= len;
+}
+
 // Each entry of the module's linked sections named `name`, `size` bytes
 // each: fn(address, bytes through the image's view, index).  A section
 // that is not a whole number of entries is refused with one line.
@@ -473,8 +479,8 @@ Result<void> apply_alternatives(const std::string &who, const ObjectFile &obj,
       return error(strf("%s: .altinstructions entry %llu: feature %u is "
                         "not one Linux 6.1 numbers",
                         who.c_str(), n, feature));
-    if (instr < text_lo || instr + ilen > text_hi || repl < text_lo ||
-        repl + rlen > text_hi)
+    if (!within(instr, ilen, text_lo, text_hi) ||
+        !within(repl, rlen, text_lo, text_hi))
       return error(strf("%s: .altinstructions entry %llu: instruction "
                         "0x%llx (%u bytes) or replacement 0x%llx (%u "
                         "bytes) is outside the module's code",
@@ -557,7 +563,7 @@ Result<void> JumpLabels::add_module(const LinkerFile &f,
                         (unsigned long long)kaddr));
     // The site: inside the module's code, a 2- or 5-byte jmp or NOP.
     const u64 text_lo = pl.image_base + pl.text.off;
-    if (e.code < text_lo || e.code + 5 > text_lo + pl.text.size ||
+    if (!within(e.code, 5, text_lo, text_lo + pl.text.size) ||
         e.target < text_lo || e.target >= text_lo + pl.text.size)
       return error(strf("%s: __jump_table entry %llu: code 0x%llx or "
                         "target 0x%llx is outside the module's code",
@@ -737,7 +743,7 @@ Result<void> StaticCalls::add_module(const LinkerFile &f,
                         "neither the module's data nor an exported "
                         "static call",
                         who.c_str(), n, (unsigned long long)key));
-    if (site.addr < text_lo || site.addr + 5 > text_hi)
+    if (!within(site.addr, 5, text_lo, text_hi))
       return error(strf("%s: .static_call_sites entry %llu: site 0x%llx "
                         "is outside the module's code",
                         who.c_str(), n, (unsigned long long)site.addr));
@@ -1002,7 +1008,7 @@ static Result<void> read_tracepoints(const std::string &who,
                         -> Result<void> {
     const u64 tp = e + (i64)rd32(ptr);
     const std::string what = strf("__tracepoints_ptrs entry %llu", n);
-    if (tp < lo || tp + kTracepointSize > hi || (tp - lo) % 8)
+    if (!within(tp, kTracepointSize, lo, hi) || (tp - lo) % 8)
       return error(strf("%s: %s: 0x%llx is not a tracepoint of the "
                         "module's __tracepoints",
                         who.c_str(), what.c_str(), (unsigned long long)tp));
@@ -1175,7 +1181,7 @@ Result<void> LinuxModules::read_linked(LinuxModule &m, const ObjectFile &obj,
     auto file = img.string(e + 4 + (i64)rd32(p + 4), what + " file");
     if (!file)
       return file.take_error();
-    if (b.addr < m.text_lo || b.addr + 2 > m.text_hi)
+    if (!within(b.addr, 2, m.text_lo, m.text_hi))
       return error(strf("%s: %s: 0x%llx is outside the module's code",
                         who.c_str(), what.c_str(),
                         (unsigned long long)b.addr));

@@ -13,7 +13,12 @@
 // __jump_table) turn into jumps to the call.  Keys and calls go through
 // the loader's JumpLabels and StaticCalls, that is the one patch engine.
 // Disabling lowers the key (the sites go back to no-ops) and empties the
-// list; the list is freed with the probe, after no handler can run.
+// list; the list is freed with the probe, after no handler can run.  A
+// TRACE_EVENT_FN's regfunc and unregfunc run as Linux runs them, on the
+// first enabling and the last disabling, except for a module unloading
+// (its exit has run).  The arguments are the registers as the iterator
+// passed them: an int is its 64-bit register (a negative one may read as
+// 4294967295); the sixth and later are not seen.
 //
 // Linux's own consumers of a TRACE_EVENT (the ftrace ring buffer, perf,
 // BPF raw tracepoints) are not here; the functions the module's event
@@ -22,6 +27,7 @@
 // nothing reaches them.
 #include "lkpi.h"
 
+#include "../../linker/sync.h"
 #include "../../sdt/provider.h"
 #include "../../sdt/registry.h"
 #include "../kern_linker.h"
@@ -29,6 +35,7 @@
 #include "../kern_panic.h"
 #include "../sysinit.h"
 
+#include <algorithm>
 #include <atomic>
 
 namespace {
@@ -81,13 +88,6 @@ void fire_tracepoint(void *data, uintptr_t a0, uintptr_t a1, uintptr_t a2,
   ProbeRegistry::fire((const mk::ProbeSlot *)data, args, &f);
 }
 
-mk::JumpLabels &jumps() {
-  return mk::curkernel()->linker().linux_modules().jump_labels();
-}
-mk::StaticCalls &calls() {
-  return mk::curkernel()->linker().linux_modules().static_calls();
-}
-
 class TracepointModule final : public mk::ModuleProbes {
 public:
   explicit TracepointModule(mk::Provider &prov) : prov_(prov) {}
@@ -113,40 +113,71 @@ private:
 
 class TracepointProvider final : public mk::Provider {
 public:
+  explicit TracepointProvider(mk::Kernel &k) : k_(k) {}
   const char *name() const override { return "tracepoint"; }
   std::unique_ptr<mk::ModuleProbes>
   begin_module(const std::string &) override {
     return std::make_unique<TracepointModule>(*this);
   }
   Result<void> enable(const ProbeBatch &b, mk::PatchMode) override {
-    for (Probe *p : b.probes) {
+    for (size_t i = 0; i < b.probes.size(); i++) {
+      Probe *p = b.probes[i];
       auto &d = static_cast<TpProbe &>(*p->data);
-      if (auto reg = d.tp.regfunc())
-        if (int rc = reg(); rc != 0)
+      if (auto reg = d.tp.regfunc(); reg && k_.opts().run_module_code)
+        if (int rc = reg(); rc != 0) {
+          // Nothing of the batch stays enabled.
+          ProbeBatch done;
+          for (size_t j = 0; j < i; j++)
+            done.add(b.probes[j], b.ids[j]);
+          disable(done);
           return mk::error(mk::strf("%s: the tracepoint's regfunc returned %d",
-                                p->full().c_str(), rc));
+                                    p->full().c_str(), rc));
+        }
       d.tp.funcs().store(d.funcs, std::memory_order_release);
-      calls().update(d.tp.call_key(), d.tp.tramp(), d.tp.iterator());
-      jumps().slow_inc(d.tp.key());
+      linux().static_calls().update(d.tp.call_key(), d.tp.tramp(),
+                                    d.tp.iterator());
+      linux().jump_labels().slow_inc(d.tp.key());
     }
     return {};
   }
   void disable(const ProbeBatch &b) override {
     for (Probe *p : b.probes) {
       auto &d = static_cast<TpProbe &>(*p->data);
-      jumps().slow_dec(d.tp.key());
       d.tp.funcs().store(nullptr, std::memory_order_release);
-      if (auto unreg = d.tp.unregfunc())
+      // A module on its way out has run its exit and lost its key sites
+      // already: none of its code runs again.
+      if (going(p->owner))
+        continue;
+      linux().jump_labels().slow_dec(d.tp.key());
+      if (auto unreg = d.tp.unregfunc(); unreg && k_.opts().run_module_code)
         unreg();
     }
   }
   std::vector<std::string> argtypes(const Probe &) const override {
     return {"uintptr_t", "uintptr_t", "uintptr_t", "uintptr_t", "uintptr_t"};
   }
+  void forget_module(const void *owner) override {
+    mk::MutexLock g(mu_);
+    going_.push_back(owner);
+  }
+  void remove_module(const void *owner) override {
+    mk::MutexLock g(mu_);
+    std::erase(going_, owner);
+  }
+
+private:
+  mk::LinuxModules &linux() { return k_.linker().linux_modules(); }
+  bool going(const void *owner) {
+    mk::MutexLock g(mu_);
+    return std::find(going_.begin(), going_.end(), owner) != going_.end();
+  }
+  mk::Kernel &k_;
+  mk::Mutex mu_;
+  std::vector<const void *> going_ GUARDED_BY(mu_); // modules unloading
 };
 
 bool init_tracepoints(mk::Kernel &k) {
-  if (auto r = k.probes().add_provider(std::make_unique<TracepointProvider>());
+  if (auto r = k.probes().add_provider(std::make_unique<TracepointProvider>(k));
       !r) {
     k.error_line("kernel: tracepoint provider: " + r.error().message);
     return false;

@@ -1085,6 +1085,8 @@ void Consumer::fire_slow(const ProbeEcbs &pe, u32 probe, const uintptr_t *args) 
     if (e.fast == CompiledClause::Count0)
       if (i64 *v = ts->keyless[e.fast_agg]) {
         wr(v, rd(v) + 1);
+        // (run( ) would have zeroed the firing's this-> variables.)
+        std::memset(ts->locals[0], 0, 8 * e.clear_locals);
         continue;
       }
     run(e, ts, args, probe, 0);
@@ -1943,8 +1945,8 @@ void Consumer::process(const u8 *rec, u32 state, std::string &out) {
       break;
     }
   }
-  if (ends_only && !quiet && !opts_.flowindent && !header_done_ && !in_spec_) {
-    out += record_header();
+  if (ends_only && !quiet && !header_done_ && !in_spec_) {
+    out += opts_.flowindent ? flow_header() : record_header();
     header_done_ = true;
   }
   quiet |= ends_only;

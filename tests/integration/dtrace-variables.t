@@ -20,6 +20,10 @@ minikern> dtrace -q -n 'dtt:::tick { printf("%d:%d ", arg0, this->v); this->v = 
 minikern> dtrace -x engine=interp -q -n 'dtt:::tick { printf("%d:%d ", arg0, this->v); this->v = arg0 + 10; } dtt:::tick /this->v > 11/ { printf("%d\n", this->v); }' -c 'dtprobe tick 3'
 0:0 1:0 2:0 12
 
+minikern> dtrace -x engine=interp -q -n 'dtt:::tick { @ = count(); } dtt:::tick { this->v++; printf("%d ", this->v); }' -c 'dtprobe tick 3'
+1 1 1 
+                3
+
 minikern> dtrace -n 'BEGIN { this->x = 1; } END { this->x = "a"; }'
 dtrace: semantic error near "this->x": this->x holds integers; a string cannot be stored in it
 minikern> dtrace -x engine=interp -n 'BEGIN { this->x = "a"; }'

@@ -4,7 +4,8 @@
 # enables one (a function list in the tracepoint, its static call aimed at
 # its iterator, its static key raised through the patch engine); arg0..
 # are the TP_PROTO arguments, and stack() walks the module's ORC frames.
-# The module unloads with its probe enabled.  A __tracepoints_ptrs entry
+# Disabled, the key's sites skip the call again (the iterator does not
+# run).  The module unloads with its probe enabled.  A __tracepoints_ptrs entry
 # that points outside the module's tracepoints is refused with one line.
 # arch: x86_64
 # args: -m $LINUXTEST
@@ -42,11 +43,16 @@ module.lktp.steps: 2 -> 3
   __traceiter_lktp_step                                             3
   lktp_step                                                         3
 
+minikern> dtrace -q -n 'fbt:lktp:lktp_run:entry, fbt:lktp:__traceiter_lktp_step:entry { @[probefunc] = count(); }' -c 'sysctl module.lktp.steps=4'
+module.lktp.steps: 3 -> 4
+
+  lktp_run                                                          1
+
 minikern> dtrace -q -n 'tracepoint:lktp:: { @ = count(); }' &
-dtrace: enabling 5 started in the background
+dtrace: enabling 6 started in the background
 minikern> rmmod lktp
-dtrace: enabling 5: 1 probe of lktp.ko removed at unload
-minikern> dtrace -k 5
+dtrace: enabling 6: 1 probe of lktp.ko removed at unload
+minikern> dtrace -k 6
 minikern> insmod $TMP/far.ko
 insmod: lktp: __tracepoints_ptrs entry 0: {{0x[0-9a-f]+}} is not a tracepoint of the module's __tracepoints
 minikern> lsmod
