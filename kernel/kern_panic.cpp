@@ -18,6 +18,7 @@
 #include "kernel.h"
 
 #include "../sdt/codemap.h"
+#include "../sdt/patch.h"
 #include "../sdt/registry.h"
 #include "../sdt/site.h"
 #include "../sdt/unwind.h"
@@ -57,7 +58,7 @@ thread_local char t_name[32] = "";
 constexpr size_t kWord = sizeof(uintptr_t);
 
 // The fault signals: each is a panic.  SIGTRAP is the patch engine's, which
-// passes on a trap no probe site explains (install_handlers()).
+// hands on a trap no probe site explains (install_handlers()).
 constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
 
 // Each thread's alternate signal stack, with an inaccessible page below
@@ -151,6 +152,7 @@ void set_timer(int id, long seconds) {
 
 [[noreturn]] void give_up(const char *why) {
   say(why);
+  say("panic: kernel stopped (exit status 3)\n");
   _exit(kPanicStatus);
 }
 
@@ -389,8 +391,10 @@ bool frame_below_foreign(Out &o, const CodeMap *code, ProbeFrame &out) {
 // message buffer; then exit.
 [[noreturn]] void finish(Out &o, Kernel *k, const ProbeFrame &from) {
   const CodeMap *code = code_of(k);
-  o.add("thread: %s (tid %d)\n", t_name[0] ? t_name : "?", (int)gettid());
-  o.flush();
+  step(o, "thread", [&] {
+    o.add("thread: %s (tid %d)\n", t_name[0] ? t_name : "?", (int)gettid());
+    o.flush();
+  });
   if (code) {
     static u64 pcs[48];
     std::memset(pcs, 0, sizeof pcs);
@@ -604,14 +608,9 @@ void install_handlers() {
   for (int sig : kFatalSignals)
     sigaction(sig, &sa, nullptr);
   // A breakpoint no probe site explains (an int3 in module code) is a
-  // panic too: the patch engine, which takes SIGTRAP as the kernel boots,
-  // hands such a trap to the handler it found there, this one.  Only if
-  // SIGTRAP is nobody's yet (a kernel booted before in this process left
-  // the patch engine's handler there).
-  struct sigaction cur {};
-  if (sigaction(SIGTRAP, nullptr, &cur) == 0 &&
-      !(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_DFL)
-    sigaction(SIGTRAP, &sa, nullptr);
+  // panic too: the patch engine, whose SIGTRAP handler sees every int3,
+  // hands it here.
+  set_unexplained_trap_hook(on_fault);
   std::set_terminate(on_terminate);
 }
 

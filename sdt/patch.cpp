@@ -141,6 +141,7 @@ struct ProcessState {
   std::atomic<TrapTable *> tables[kEngines] = {};
   std::atomic<int> readers{0}; // SIGTRAP handlers reading a table
   struct sigaction old_sigtrap {};
+  std::atomic<UnexplainedTrap> unexplained{nullptr};
   Mutex mu; // engine registration, the one-time set-up below
   bool engine_used[kEngines] GUARDED_BY(mu) = {};
   bool handler_installed GUARDED_BY(mu) = false;
@@ -220,6 +221,10 @@ void on_sigtrap(int sig, siginfo_t *info, void *uctx) {
     if (write(2, msg, n) < 0) {
     }
   }
+  if (UnexplainedTrap h = ps.unexplained.load(std::memory_order_acquire)) {
+    h(sig, info, uctx);
+    return;
+  }
   const struct sigaction &old = ps.old_sigtrap;
   if (old.sa_flags & SA_SIGINFO) {
     if (old.sa_sigaction) {
@@ -264,6 +269,10 @@ int find_text(struct dl_phdr_info *info, size_t, void *data) {
 }
 
 } // namespace
+
+void set_unexplained_trap_hook(UnexplainedTrap h) {
+  process().unexplained.store(h, std::memory_order_release);
+}
 
 PatchEngine::~PatchEngine() {
   if (table_slot_ < 0)

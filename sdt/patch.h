@@ -18,6 +18,7 @@
 #include "x86.h"
 
 #include <atomic>
+#include <signal.h>
 #include <map>
 #include <vector>
 
@@ -79,6 +80,13 @@ struct PatchOp {
   u64 func = 0; // breakpoint mode, TrapArgs::Return: the function
   u16 pop = 0;  // breakpoint mode, a `ret $N`: N
 };
+
+// Where a breakpoint trap goes that no probe site explains (an int3 in
+// module code): the kernel's panic handler sets this (kern_panic.cpp);
+// unset, the trap goes to whatever handled SIGTRAP before the first patch
+// engine took it.  Process-wide, as SIGTRAP is.
+using UnexplainedTrap = void (*)(int sig, siginfo_t *info, void *uctx);
+void set_unexplained_trap_hook(UnexplainedTrap h);
 
 class PatchEngine {
 public:
