@@ -84,6 +84,8 @@ struct alignas(64) ThreadState {
   u64 drops_seen = 0, agg_drops_seen = 0;
 };
 
+constexpr u8 kPrepArgs = 1, kPrepLocals = 2;
+
 struct EcbRt {
   const Insn *code;
   const u8 *action_at;
@@ -101,7 +103,11 @@ struct EcbRt {
   // bprog's entry when it is plain (bpf::Program::plain_entry): no helper
   // reads the lane, so the run is the call alone.
   bpf::JitEntry direct = nullptr;
-  bool needs_ctx = false;
+  // What run_bpf_on does before the program, one test on the hot path:
+  // kPrepArgs, the arguments and this ECB's fields into the context (the
+  // program reads them); kPrepLocals, the firing's this-> variables
+  // zeroed (clear_locals).
+  u8 prep = 0;
   u64 ecbctx[kEcbCtxWords] = {}; // probe, epid, str[4]
 };
 
@@ -974,7 +980,8 @@ void Consumer::bpf_ecb(EcbRt &r, const EcbInfo &e) {
     r.ecbctx[2 + k] = strtab_name(*names[k]);
   r.bclause = r.clause < bclauses_.size() ? bclauses_[r.clause].get() : nullptr;
   r.bprog = r.bclause ? r.bclause->prog.get() : nullptr;
-  r.needs_ctx = r.bclause && r.bclause->needs_ctx;
+  r.prep = (r.bclause && r.bclause->needs_ctx ? kPrepArgs : 0) |
+           (r.clear_locals ? kPrepLocals : 0);
   r.direct = r.bprog ? r.bprog->plain_entry() : nullptr;
 }
 
@@ -1293,12 +1300,14 @@ __attribute__((noinline)) static void clear_locals(const EcbRt &e,
 inline __attribute__((always_inline)) void
 Consumer::run_bpf_on(const EcbRt &e, BpfLane &l, const uintptr_t *args,
                      u32 probe) {
-  if (__builtin_expect(e.clear_locals != 0, 0))
-    clear_locals(e, l);
-  if (e.needs_ctx) {
-    for (int i = 0; i < 6; i++)
-      l.ctx.arg[i] = (u64)args[i];
-    std::memcpy(&l.ctx.probe, e.ecbctx, sizeof e.ecbctx);
+  if (e.prep) {
+    if (__builtin_expect(e.prep & kPrepLocals, 0))
+      clear_locals(e, l);
+    if (e.prep & kPrepArgs) {
+      for (int i = 0; i < 6; i++)
+        l.ctx.arg[i] = (u64)args[i];
+      std::memcpy(&l.ctx.probe, e.ecbctx, sizeof e.ecbctx);
+    }
   }
   if (e.direct) {
     e.direct((u64)(uintptr_t)&l.ctx, 0, 0, 0, 0, l.rc);
