@@ -118,6 +118,7 @@ struct Spec {
 struct Options {
   bool list = false, verbose = false, quiet = false, sites = false;
   bool jobs = false, zdefs = false, background = false, flow = false;
+  bool errtags = false; // -x errtags: compile errors show DTrace's tags
   std::vector<Spec> specs;
   bool has_cmd = false;
   std::string cmd;
@@ -221,6 +222,10 @@ Result<Options> parse_options(const Args &a) {
         } else if (name == "rawbytes") {
           o.xopts.rawbytes = true;
           o.has_xopts = true;
+        } else if (name == "errtags") {
+          o.errtags = true;
+        } else if (name == "argref") {
+          o.macros.argref = true;
         } else if (name == "defaultargs") {
           o.macros.defaults = true;
         } else if (name == "destructive") {
@@ -261,7 +266,7 @@ Result<Options> parse_options(const Args &a) {
           return error("-x " + name + ": unsupported option (quiet, bufsize, "
                        "aggsize, strsize, engine, aggsortkey, aggsortrev, "
                        "aggsortpos, aggsortkeypos, nspec, specsize, "
-                       "defaultargs, destructive, cpp, define, undef, "
+                       "defaultargs, argref, destructive, errtags, cpp, define, undef, "
                        "incdir, stdc)");
         }
         break;
@@ -426,7 +431,7 @@ Result<ProgramAst> gather(Kernel &k, const Options &o, std::vector<Source> &src)
           return t.take_error();
         text = std::move(*t);
       }
-      auto r = parse(text, "", macros);
+      auto r = parse(text, "", macros, o.errtags);
       if (!r)
         return r.take_error();
       p = std::move(*r);
@@ -450,7 +455,7 @@ Result<ProgramAst> gather(Kernel &k, const Options &o, std::vector<Source> &src)
         macros.args.push_back(s.arg);
       else
         macros.args.insert(macros.args.begin(), s.arg);
-      auto r = parse(text, s.arg, macros);
+      auto r = parse(text, s.arg, macros, o.errtags);
       if (!r)
         return r.take_error();
       p = std::move(*r);
@@ -462,6 +467,7 @@ Result<ProgramAst> gather(Kernel &k, const Options &o, std::vector<Source> &src)
         return d.take_error();
       ClauseAst c;
       c.descs.push_back(*d);
+      c.origin = std::make_shared<DOrigin>(DOrigin{"", s.arg, o.errtags});
       p.clauses.push_back(std::move(c));
       so.what = "description";
       so.name = s.arg;
@@ -500,8 +506,16 @@ match_all(Kernel &k, const ProgramAst &prog, bool zdefs) {
     std::vector<ProbeInfo> v;
     for (const std::string &d : c.descs) {
       auto m = k.probes().match(ProbeDesc::parse(d));
-      if (m.empty() && !zdefs)
-        return error("description '" + d + "' matched 0 probes");
+      if (m.empty() && !zdefs) {
+        const ProbeDesc pd = ProbeDesc::parse(d);
+        const std::string full = pd.provider + ":" + pd.module + ":" +
+                                 pd.function + ":" + pd.name;
+        const std::string why = "probe description " + full +
+                                " does not match any probes";
+        if (!c.origin)
+          return error(why);
+        return d_error(*c.origin, c.line, DTag::D_PDESC_ZERO, why);
+      }
       for (ProbeInfo &p : m)
         if (seen.insert(p.id).second)
           v.push_back(std::move(p));
@@ -888,6 +902,8 @@ int Dtrace::enable(const Options &o) {
     if (c.program().pragmas.destructive)
       notice("dtrace: allowing destructive actions");
   }
+  if (c.program().destructive_used && !c.program().pragmas.destructive)
+    return fail("could not enable tracing: Destructive actions not allowed");
 
   // Every enabling is retained, as DTrace's are: probes of modules loaded
   // while it runs join the clauses whose descriptions match them (-Z only

@@ -136,9 +136,9 @@ public:
   Result<void> run();
 
 private:
-  Error sem(const std::string &near, int line, const std::string &why) {
-    std::string where = file_.empty() ? "" : strf("%s:%d: ", file_.c_str(), line);
-    return error(where + "semantic error near \"" + near + "\": " + why);
+  Error sem(DTag tag, int line, const std::string &why) {
+    static const DOrigin kNone;
+    return d_error(origin_ ? *origin_ : kNone, line, tag, why);
   }
   Result<void> define_aggs();
   Result<void> clause(size_t i);
@@ -146,6 +146,8 @@ private:
   Result<Type> type_of(const Expr &e);
   std::optional<Result<Type>> string_char(const Expr &e);
   Result<Type> call(const Expr &e); // a built-in function (builtins.cpp)
+  Result<void> speculation_order(const Stmt &s, bool records_data,
+                                 bool speculates, bool ends_spec, bool recorded);
   // Store kids[1] into the variable kids[0]; with `value`, leave the
   // expression's value (Expr::Assign) on the stack.
   Result<Type> assign(const Expr &v, const Expr &x, int line, bool value,
@@ -220,7 +222,7 @@ private:
   u32 scratch_ = 0;
   int sp_ = 0, max_sp_ = 0; // value stack height, and the clause's highest
   std::vector<bool> key_types_set_;
-  std::string file_; // of the clause being compiled
+  const DOrigin *origin_ = nullptr; // of the clause being compiled
 };
 
 Result<i64> Compiler::constant(const Expr &e) {
@@ -232,7 +234,7 @@ Result<i64> Compiler::constant(const Expr &e) {
       return v;
     return (i64)(0 - (u64)*v); // -INT64_MIN wraps, as at run time
   }
-  return sem(e.near, e.line, "expected an integer constant");
+  return sem(DTag::D_SYNTAX, e.line, "expected an integer constant");
 }
 
 // OP_LDVAR's and OP_STVAR's imm for variable i of defs.
@@ -250,7 +252,7 @@ i64 Compiler::var_imm(std::vector<VarDef> &defs, size_t i) {
 Result<const VarDef *> Compiler::variable(const Expr &e) {
   const bool keyed = !e.kids.empty();
   if (keyed && e.scope == VarScope::Clause)
-    return sem(e.near, e.line,
+    return sem(DTag::D_DECL_LOCASSC, e.line,
                "clause-local variables are not associative arrays (" + e.near +
                    "[...]): use self-> or a global");
   std::vector<VarDef> &defs = e.scope == VarScope::Clause ? locals_ : prog_.vars;
@@ -258,19 +260,21 @@ Result<const VarDef *> Compiler::variable(const Expr &e) {
     if (d.scope != e.scope || d.name != e.name)
       continue;
     if (d.keyed != keyed)
-      return sem(e.near, e.line,
-                 keyed ? e.name + " is a scalar variable, not an associative array"
-                       : e.name + " is an associative array; index it (" +
-                             e.name + "[key])");
+      return keyed ? sem(DTag::D_ARR_BADREF, e.line,
+                         "cannot access scalar " + e.name +
+                             " as an associative array")
+                   : sem(DTag::D_IDENT_BADREF, e.line,
+                         "associative array '" + e.name +
+                             "' may not be referenced as scalar");
     return &d;
   }
   u32 n = 0;
   for (const VarDef &d : defs)
     n += d.scope == e.scope;
   if (e.scope == VarScope::Clause && n >= kMaxLocals)
-    return sem(e.near, e.line, strf("more than %u clause-local variables", kMaxLocals));
+    return sem(DTag::D_VAR_UNSUP, e.line, strf("more than %u clause-local variables", kMaxLocals));
   if (n >= 0xffff)
-    return sem(e.near, e.line, "too many variables");
+    return sem(DTag::D_VAR_UNSUP, e.line, "too many variables");
   VarDef d;
   d.name = e.name, d.scope = e.scope, d.keyed = keyed, d.number = n;
   for (const VarDecl &v : ast_.decls) {
@@ -293,36 +297,36 @@ void fix_type(VarDef &d, Type t) {
     d.bits = (u8)(8 * int_bytes(d.type)), d.is_signed = !is_unsigned(d.type);
 }
 
-std::string key_sig(const std::vector<Type> &v) {
-  std::string r = "[";
-  for (size_t i = 0; i < v.size(); i++)
-    r += std::string(i ? ", " : "") + type_name(is_int(v[i]) ? Type::Int64 : v[i]);
-  return r + "]";
-}
 
 Result<void> Compiler::keys(std::vector<VarDef> &defs, size_t var,
                             const Expr &e) {
-  std::vector<Type> ks;
-  if (e.kids.size() > kMaxKeys)
-    return sem(e.near, e.line, strf("%s[ ] has more than %u keys",
-                                    e.name.c_str(), kMaxKeys));
+  std::vector<Type> ks, as_written;
+  if (e.kids.size() > kMaxKeys) // DTrace's words; its limit is the same
+    return sem(DTag::D_UNKNOWN, 0, "Insufficient tuple registers to generate code");
   for (const ExprPtr &k : e.kids) {
     auto t = expr(*k);
     if (!t)
       return t.take_error();
     if (*t == Type::Stack)
-      return sem(k->near, k->line, "a stack( ) cannot be an associative "
+      return sem(DTag::D_KEY_TYPE, k->line, "a stack( ) cannot be an associative "
                                    "array key");
     ks.push_back(is_int(*t) ? Type::Int64 : *t);
+    as_written.push_back(*t);
   }
   VarDef &d = defs[var];
   if (d.keys.empty()) {
     d.keys = ks;
-  } else if (d.keys != ks) {
-    return sem(e.near, e.line, strf("%s is used with keys %s and %s",
-                                    e.name.c_str(), key_sig(d.keys).c_str(),
-                                    key_sig(ks).c_str()));
+    return {};
   }
+  const std::string what = e.name + "[ ]";
+  if (d.keys.size() != ks.size())
+    return sem(DTag::D_PROTO_LEN, e.line,
+               proto_len(what, ks.size(), d.keys.size(), d.keys.size(), "key"));
+  for (size_t i = 0; i < ks.size(); i++)
+    if (d.keys[i] != ks[i])
+      return sem(DTag::D_PROTO_ARG, e.line,
+                 proto_arg(what, i + 1, type_name(d.keys[i]),
+                           type_name(as_written[i]), "key"));
   return {};
 }
 
@@ -330,7 +334,7 @@ Result<void> Compiler::store_type(std::vector<VarDef> &defs, size_t var,
                                   const Expr &v, Type t, int line) {
   VarDef &d = defs[var];
   if (t == Type::Stack)
-    return sem(v.near, line, "a stack( ) cannot be stored in a variable");
+    return sem(DTag::D_OP_INCOMPAT, line, "a stack( ) cannot be stored in a variable");
   const Type want = is_int(t) ? Type::Int64 : Type::String;
   if (!d.typed) {
     // The first store fixes the type, as in DTrace: x = 1 makes an int.
@@ -338,10 +342,9 @@ Result<void> Compiler::store_type(std::vector<VarDef> &defs, size_t var,
     return {};
   }
   if (is_int(d.type) != is_int(want))
-    return sem(v.near, line,
-               strf("%s holds %s; %s cannot be stored in it", v.near.c_str(),
-                    d.type == Type::String ? "strings" : "integers",
-                    want == Type::String ? "a string" : "an integer"));
+    return sem(DTag::D_OP_INCOMPAT, line,
+               strf("operands have incompatible types: \"%s\" = \"%s\"",
+                    type_name(d.type), type_name(t)));
   return {};
 }
 
@@ -350,7 +353,7 @@ void Compiler::infer_var_types() {
   for (size_t ci = 0; ci < ast_.clauses.size(); ci++) {
     ClauseAst &c = ast_.clauses[ci];
     probes_ = &matched_[ci];
-    file_ = c.file;
+    origin_ = c.origin.get();
     types_.clear();
     for (const Stmt &s : c.stmts) {
       // this-> variables too: a global stored from one takes its type.
@@ -380,7 +383,7 @@ void Compiler::infer_var_types() {
 // definitions first so printa( ) may come before the aggregating clause.
 Result<void> Compiler::define_aggs() {
   for (ClauseAst &c : ast_.clauses) {
-    file_ = c.file;
+    origin_ = c.origin.get();
     for (Stmt &s : c.stmts) {
       if (s.kind != Stmt::Aggregate)
         continue;
@@ -406,15 +409,15 @@ Result<void> Compiler::define_aggs() {
           step = *st;
         }
         if (step <= 0)
-          return sem(s.near, s.line, "lquantize( ) step must be greater than zero");
+          return sem(DTag::D_LQUANT_STEPVAL, s.line, "lquantize( ) step must be greater than zero");
         if (*hi <= *lo)
-          return sem(s.near, s.line,
+          return sem(DTag::D_LQUANT_MISMATCH, s.line,
                      "lquantize( ) upper bound must be greater than lower bound");
         if (*lo < INT32_MIN || *hi > INT32_MAX)
-          return sem(s.near, s.line, "lquantize( ) bounds must fit in 32 bits");
+          return sem(DTag::D_LQUANT_LIMVAL, s.line, "lquantize( ) bounds must fit in 32 bits");
         i64 levels = (*hi - *lo) / step;
         if (levels < 1 || levels > 65535)
-          return sem(s.near, s.line,
+          return sem(DTag::D_LQUANT_STEPVAL, s.line,
                      strf("lquantize( ) would have %lld levels (1..65535)",
                           (long long)levels));
         d.lq_base = *lo, d.lq_limit = *hi, d.lq_step = step;
@@ -430,18 +433,18 @@ Result<void> Compiler::define_aggs() {
         }
         const i64 factor = v[0], low = v[1], high = v[2], steps = v[3];
         if (factor < 2 || factor > 65535)
-          return sem(s.near, s.line, "llquantize( ) factor (argument #2) must "
+          return sem(DTag::D_LLQUANT_FACTORVAL, s.line, "llquantize( ) factor (argument #2) must "
                                      "be 2..65535");
         if (low < 0 || high < low)
-          return sem(s.near, s.line, "llquantize( ) magnitudes (arguments #3 "
+          return sem(DTag::D_LLQUANT_LMAGVAL, s.line, "llquantize( ) magnitudes (arguments #3 "
                                      "and #4) must be 0 <= low <= high");
         if (steps < factor || steps % factor)
-          return sem(s.near, s.line, "llquantize( ) steps (argument #5) must be "
+          return sem(DTag::D_LLQUANT_STEPVAL, s.line, "llquantize( ) steps (argument #5) must be "
                                      "a multiple of the factor");
         i64 top = 1; // factor^(high+1) must fit: the last bucket's bound
         for (i64 m = 0; m <= high; m++)
           if (__builtin_mul_overflow(top, factor, &top))
-            return sem(s.near, s.line,
+            return sem(DTag::D_LLQUANT_HMAGVAL, s.line,
                        strf("llquantize( ) factor %lld to the power %lld "
                             "overflows 64 bits",
                             (long long)factor, (long long)high + 1));
@@ -449,7 +452,7 @@ Result<void> Compiler::define_aggs() {
         d.llq_steps = steps;
         d.nvals = llquantize_buckets(d);
         if (d.nvals > 65535)
-          return sem(s.near, s.line, strf("llquantize( ) would have %u buckets "
+          return sem(DTag::D_LLQUANT_HMAGVAL, s.line, strf("llquantize( ) would have %u buckets "
                                           "(at most 65535)", d.nvals));
       } else if (s.fn == AggFn::Quantize) {
         d.nvals = kQuantBuckets;
@@ -462,7 +465,7 @@ Result<void> Compiler::define_aggs() {
       auto it = agg_ids_.find(s.agg);
       if (it == agg_ids_.end()) {
         if (prog_.aggs.size() >= kMaxAggs)
-          return sem(s.near, s.line, strf("more than %u aggregations", kMaxAggs));
+          return sem(DTag::D_AGG_REDEF, s.line, strf("more than %u aggregations", kMaxAggs));
         agg_ids_[s.agg] = (u32)prog_.aggs.size();
         prog_.aggs.push_back(d);
         continue;
@@ -471,19 +474,19 @@ Result<void> Compiler::define_aggs() {
       old.weighted |= d.weighted;
       std::string at = "@" + s.agg;
       if (old.fn != d.fn)
-        return sem(at, s.line, strf("@%s is used with %s( ) and with %s( )",
+        return sem(DTag::D_AGG_REDEF, s.line, strf("@%s is used with %s( ) and with %s( )",
                                     s.agg.c_str(), agg_fn_name(old.fn),
                                     agg_fn_name(d.fn)));
       if (old.fn == AggFn::LQuantize &&
           (old.lq_base != d.lq_base || old.lq_limit != d.lq_limit ||
            old.lq_step != d.lq_step))
-        return sem(at, s.line, strf("@%s is used with different lquantize( ) "
+        return sem(DTag::D_LQUANT_MATCHBASE, s.line, strf("@%s is used with different lquantize( ) "
                                     "bounds",
                                     s.agg.c_str()));
       if (old.fn == AggFn::LLQuantize &&
           (old.llq_factor != d.llq_factor || old.llq_low != d.llq_low ||
            old.llq_high != d.llq_high || old.llq_steps != d.llq_steps))
-        return sem(at, s.line, strf("@%s is used with different llquantize( ) "
+        return sem(DTag::D_LLQUANT_MATCHFACTOR, s.line, strf("@%s is used with different llquantize( ) "
                                     "parameters",
                                     s.agg.c_str()));
     }
@@ -512,7 +515,7 @@ std::optional<Result<Type>> Compiler::string_char(const Expr &e) {
       d = &v;
   if (!d || d->type != Type::String) {
     if (scope == VarScope::Clause)
-      return Result<Type>(sem(e.near, e.line,
+      return Result<Type>(sem(DTag::D_DECL_LOCASSC, e.line,
                               "clause-local variables are not associative "
                               "arrays (" + e.near + "[...]): use self-> or "
                               "a global"));
@@ -528,7 +531,7 @@ std::optional<Result<Type>> Compiler::string_char(const Expr &e) {
   if (!i)
     return i;
   if (!is_int(*i))
-    return Result<Type>(sem(e.near, e.line, "a string's index must be an integer"));
+    return Result<Type>(sem(DTag::D_OP_INT, e.line, "a string's index must be an integer"));
   const BuiltinFn &f = *find_builtin("[]");
   emit(OP_CALL, 0, 2, builtin_index(f));
   return f.ret;
@@ -635,7 +638,7 @@ Result<Type> Compiler::expr(const Expr &e) {
         ints++, iname = p.argtypes[e.ival];
     }
     if (strings && ints)
-      return sem(e.near, e.line, "the probes matched disagree on its type (" +
+      return sem(DTag::D_ARGS_TYPE, e.line, "the probes matched disagree on its type (" +
                                      sname + " and " + iname + ")");
     if (strings) {
       MK_TRY(take_scratch(e));
@@ -671,12 +674,12 @@ Result<Type> Compiler::expr(const Expr &e) {
       return t;
     if (e.ctype.string) {
       if (*t != Type::String)
-        return sem(e.near, e.line, "an integer cannot be cast to string; "
+        return sem(DTag::D_CAST_INVAL, e.line, "an integer cannot be cast to string; "
                                    "use stringof( ) or lltostr( )");
       return Type::String;
     }
     if (!is_int(*t))
-      return sem(e.near, e.line, strf("a %s cannot be cast to %s",
+      return sem(DTag::D_CAST_INVAL, e.line, strf("a %s cannot be cast to %s",
                                       type_name(*t), e.ctype.name.c_str()));
     if (int_bytes(*t) < e.ctype.bytes)
       narrow(*t); // widened from the value its own type holds
@@ -696,7 +699,7 @@ Result<Type> Compiler::expr(const Expr &e) {
       if (!t)
         return t;
       if (*t == Type::Stack)
-        return sem(e.near, e.line, "sizeof a stack( ) is not known");
+        return sem(DTag::D_SIZEOF_TYPE, e.line, "sizeof a stack( ) is not known");
       size = e.kids[0]->kind == Expr::Str ? (i64)e.kids[0]->sval.size() + 1
              : *t == Type::String         ? strsize
              : is_64(*t)                  ? 8
@@ -710,7 +713,14 @@ Result<Type> Compiler::expr(const Expr &e) {
     if (!t)
       return t;
     if (!is_int(*t))
-      return sem(e.near, e.line, "operator " + e.near + " needs an integer, not a string");
+      return e.op == X_NEG
+                 ? sem(DTag::D_OP_ARITH, e.line,
+                       "operator - requires an operand of arithmetic type")
+             : e.op == X_BNOT
+                 ? sem(DTag::D_OP_INT, e.line,
+                       "operator ~ requires an operand of integral type")
+                 : sem(DTag::D_OP_SCALAR, e.line,
+                       "operator ! requires an operand of scalar type");
     emit(e.op == X_NEG ? OP_NEG : e.op == X_BNOT ? OP_BNOT : OP_LNOT);
     if (e.op == X_LNOT)
       return Type::Int32;
@@ -721,7 +731,8 @@ Result<Type> Compiler::expr(const Expr &e) {
     if (!c)
       return c;
     if (!is_int(*c))
-      return sem(e.near, e.line, "the condition of ?: must be an integer");
+      return sem(DTag::D_OP_SCALAR, e.line,
+                 "operator ?: expression must be of scalar type");
     u32 jz = here();
     emit(OP_JZ);
     auto a = expr(*e.kids[1]);
@@ -736,10 +747,11 @@ Result<Type> Compiler::expr(const Expr &e) {
       return b;
     (*code_)[jmp].c = here();
     if (*a == Type::Stack || *b == Type::Stack)
-      return sem(e.near, e.line, "?: cannot choose a stack( )");
+      return sem(DTag::D_OP_INCOMPAT, e.line, "?: cannot choose a stack( )");
     if (is_int(*a) != is_int(*b))
-      return sem(e.near, e.line, strf("?: has a %s and a %s branch",
-                                      type_name(*a), type_name(*b)));
+      return sem(DTag::D_OP_INCOMPAT, e.line,
+                 strf("operator ?: operands must have compatible types: \"%s\" "
+                      "and \"%s\"", type_name(*a), type_name(*b)));
     if (!is_int(*a))
       return Type::String;
     if (is_64(*a) || is_64(*b))
@@ -757,14 +769,16 @@ Result<Type> Compiler::expr(const Expr &e) {
     if (!l)
       return l;
     if (!is_int(*l))
-      return sem(e.near, e.line, "operator " + e.near + " needs integers, not strings");
+      return sem(DTag::D_OP_SCALAR, e.line,
+                 "operator " + e.near + " requires operands of scalar type");
     u32 j = here();
     emit(e.op == X_LAND ? OP_JZ : OP_JNZ);
     auto r = expr(*e.kids[1]);
     if (!r)
       return r;
     if (!is_int(*r))
-      return sem(e.near, e.line, "operator " + e.near + " needs integers, not strings");
+      return sem(DTag::D_OP_SCALAR, e.line,
+                 "operator " + e.near + " requires operands of scalar type");
     emit(OP_BOOL);
     u32 jend = here();
     emit(OP_JMP);
@@ -781,8 +795,7 @@ Result<Type> Compiler::expr(const Expr &e) {
   // DTrace refuses them, rather than failing at every firing.
   if ((e.op == X_DIV || e.op == X_MOD) && e.kids[1]->kind == Expr::Int &&
       e.kids[1]->ival == 0)
-    return sem(e.near, e.line, strf("operator %s divides by the constant 0",
-                                    e.near.c_str()));
+    return sem(DTag::D_DIV_ZERO, e.line, "expression contains division by zero");
   // A string compared with NULL (0): the string functions that find
   // nothing (strchr, strstr, strtok) give "" here, so NULL compares as
   // the empty string.
@@ -807,7 +820,7 @@ Result<Type> Compiler::expr(const Expr &e) {
   if (!l)
     return l;
   if (*l == Type::Stack)
-    return sem(e.near, e.line, "a stack( ) is not a value to compute with");
+    return sem(DTag::D_OP_SCALAR, e.line, "a stack( ) is not a value to compute with");
   if (e.op == X_LXOR)
     emit(OP_BOOL);
   // An operand narrower than the operation's type (or compared) takes
@@ -825,7 +838,7 @@ Result<Type> Compiler::expr(const Expr &e) {
   if (!r)
     return r;
   if (*r == Type::Stack)
-    return sem(e.near, e.line, "a stack( ) is not a value to compute with");
+    return sem(DTag::D_OP_SCALAR, e.line, "a stack( ) is not a value to compute with");
   if (is_int(*l) && is_int(*r) && !shift && e.op != X_LXOR &&
       !exact(*e.kids[1]) && (cmp || int_bytes(*r) < int_bytes(*l)))
     narrow(*r);
@@ -835,11 +848,17 @@ Result<Type> Compiler::expr(const Expr &e) {
     return Type::Int32;
   }
   if (!is_int(*l) || !is_int(*r)) {
-    if (cmp)
-      return sem(e.near, e.line, strf("operands of %s have incompatible types: "
-                                      "%s and %s",
-                                      e.near.c_str(), type_name(*l), type_name(*r)));
-    return sem(e.near, e.line, "operator " + e.near + " needs integers, not strings");
+    // x++ and x += y arrive here as x = x + ...: named as written.
+    const bool compound = e.near.size() > 1 && e.near.back() == '=' && !cmp;
+    if (e.near == "++" || e.near == "--")
+      return sem(DTag::D_OP_SCALAR, e.line,
+                 "operator " + e.near + " requires operand of scalar type");
+    if (cmp || compound)
+      return sem(DTag::D_OP_INCOMPAT, e.line,
+                 strf("operands have incompatible types: \"%s\" %s \"%s\"",
+                      type_name(*l), e.near.c_str(), type_name(*r)));
+    return sem(DTag::D_OP_INT, e.line,
+               "operator " + e.near + " requires operands of integral type");
   }
   // Comparisons, division, remainder and >> are unsigned where the
   // operation's type is (a = 1): -1 > 0u, as in C and DTrace.
@@ -913,7 +932,7 @@ Result<Type> Compiler::assign(const Expr &v, const Expr &x, int line,
 // stack walked).
 Result<void> Compiler::take_scratch(const Expr &e) {
   if (++scratch_ > kMaxScratch)
-    return sem(e.near, e.line,
+    return sem(DTag::D_VAR_UNSUP, e.line,
                strf("more than %u strings or stacks made in one clause",
                     kMaxScratch));
   return {};
@@ -924,11 +943,8 @@ Result<void> Compiler::take_scratch(const Expr &e) {
 Result<Type> Compiler::call(const Expr &e) {
   const BuiltinFn *f = find_builtin(e.name);
   if (!f) // the parser accepts only the table's names
-    return sem(e.near, e.line, "unknown function " + e.name + "( )");
-  if ((f->flags & BF_DESTRUCTIVE) && !prog_.pragmas.destructive)
-    return sem(e.near, e.line,
-               e.name + "( ) is a destructive action: allowed only with -w "
-                        "(or -x destructive, #pragma D option destructive)");
+    return sem(DTag::D_FUNC_UNDEF, e.line, "unknown function " + e.name + "( )");
+  prog_.destructive_used |= (f->flags & BF_DESTRUCTIVE) != 0;
   if (f->how == BuiltinFn::Speculation) {
     emit(OP_SPECULATION);
     return Type::Int32;
@@ -956,12 +972,9 @@ Result<Type> Compiler::call(const Expr &e) {
     if (*t == Type::Stack ||
         (want == ArgT::Int && str) ||
         ((want == ArgT::Str || want == ArgT::StrOrNull) && !str))
-      return sem(e.near, e.line,
-                 strf("%s( ) argument #%zu must be %s, not %s", f->name, i + 1,
-                      want == ArgT::Int ? "an integer" : "a string",
-                      *t == Type::Stack ? "a stack( )"
-                      : str             ? "a string"
-                                        : "an integer"));
+      return sem(DTag::D_PROTO_ARG, e.line,
+                 proto_arg(std::string(f->name) + "( )", i + 1,
+                           want == ArgT::Int ? "int" : "char *", type_name(*t)));
     if (f->how == BuiltinFn::CopyIn && str)
       return Type::String; // a string stays as it is
   }
@@ -974,6 +987,49 @@ Result<Type> Compiler::call(const Expr &e) {
     MK_TRY(take_scratch(e));
   emit(OP_CALL, nulls, (u16)e.kids.size(), builtin_index(*f));
   return f->ret;
+}
+
+// Speculation's rules, as DTrace's: speculate( ) first and once, then
+// only data-recording actions; commit( ) and discard( ) apart from them.
+Result<void> Compiler::speculation_order(const Stmt &s, bool records_data,
+                                         bool speculates, bool ends_spec,
+                                         bool recorded) {
+  const bool agg = s.kind == Stmt::Aggregate;
+  const bool spec = s.kind == Stmt::Speculate;
+  const bool end = s.kind == Stmt::Commit || s.kind == Stmt::Discard;
+  const char *end_name = s.kind == Stmt::Discard ? "discard" : "commit";
+  if (ends_spec) {
+    if (records_data)
+      return sem(DTag::D_DREC_COMM, s.line,
+                 "data-recording actions may not follow commit( )");
+    if (agg)
+      return sem(DTag::D_AGG_COMM, s.line,
+                 "aggregating actions may not follow commit( )");
+    if (spec)
+      return sem(DTag::D_SPEC_COMM, s.line, "speculate( ) may not follow commit( )");
+  }
+  if (recorded && spec)
+    return sem(DTag::D_SPEC_DREC, s.line,
+               "speculate( ) may not follow data-recording action(s)");
+  if (recorded && end)
+    return sem(DTag::D_COMM_DREC, s.line,
+               strf("%s( ) may not follow data-recording action(s)", end_name));
+  // Assignments are no actions: they may go anywhere in the clause.
+  if (!speculates || records_data || s.kind == Stmt::Assign ||
+      s.kind == Stmt::Eval)
+    return {};
+  if (agg)
+    return sem(DTag::D_AGG_SPEC, s.line,
+               "aggregating actions may not follow speculate( )");
+  if (spec)
+    return sem(DTag::D_SPEC_SPEC, s.line, "speculate( ) may not follow speculate( )");
+  if (s.kind == Stmt::Exit)
+    return sem(DTag::D_EXIT_SPEC, s.line, "exit( ) may not follow speculate( )");
+  if (s.kind == Stmt::Freopen)
+    return sem(DTag::D_ACT_SPEC, s.line,
+               "destructive actions may not follow speculate( )");
+  return sem(DTag::D_ACT_SPEC, s.line,
+             "only data-recording actions may follow speculate( )");
 }
 
 // Check printf/printa arguments against the conversions.  For printa the
@@ -991,86 +1047,93 @@ Result<void> Compiler::check_format(const Stmt &s, const Format &f,
     std::string spec = "%";
     spec += c.agg ? "@" : "";
     spec += c.conv;
+    // DTrace's words: the argument (printa's keys are all argument #2,
+    // the aggregation's), the conversion, what it takes, what it got.
+    auto mismatch = [&](DTag tag, const std::string &conv, const char *proto,
+                        const std::string &got) {
+      return sem(tag, s.line,
+                 strf("%s argument #%zu is incompatible with conversion #%zu "
+                      "prototype:\n\tconversion: %s\n\t prototype: %s\n\t"
+                      "  argument: %s",
+                      what, printa ? 2 : next + 1, conv_no, conv.c_str(), proto,
+                      got.c_str()));
+    };
+    // role: "" for the value, "*" or ".*" for a width or precision.
     auto take = [&](bool want_string, const char *role,
                     bool want_stack = false) -> Result<void> {
       if (printa) {
         if (next >= args.size()) {
           if (value_used)
-            return sem(s.near, s.line,
+            return sem(DTag::D_PRINTA_AGGKEY, s.line,
                        strf("%s conversion #%zu (%s) has no key or value left "
                             "to print",
                             what, conv_no, spec.c_str()));
           value_used = ++values == naggs; // the values, after the keys
           if (want_string || want_stack)
-            return sem(s.near, s.line,
-                       strf("%s conversion #%zu (%s) takes the aggregation's "
-                            "value, an integer",
-                            what, conv_no, spec.c_str()));
+            return mismatch(DTag::D_PRINTF_ARG_TYPE, spec,
+                            want_stack ? "stack" : "char [] or string (or use stringof)",
+                            "aggregation value (int64_t)");
           return {};
         }
       } else if (next >= args.size()) {
-        return sem(s.near, s.line,
-                   strf("%s format needs more arguments (conversion #%zu, %s, "
-                        "has none)",
-                        what, conv_no, spec.c_str()));
+        return sem(*role ? DTag::D_PRINTF_DYN_PROTO : DTag::D_PRINTF_ARG_PROTO,
+                   s.line,
+                   strf("%s prototype mismatch: conversion #%zu (%s) is missing "
+                        "a corresponding %s argument",
+                        what, conv_no, spec.c_str(),
+                        *role ? strf("\"%s\"", role).c_str() : "value"));
       }
       Type t = args[next++];
-      if (want_stack != (t == Type::Stack))
-        return sem(s.near, s.line,
-                   want_stack
-                       ? strf("%s argument #%zu is not a stack but conversion "
-                              "#%zu (%s) prints one",
-                              what, next + (printa ? 0 : 1), conv_no,
-                              spec.c_str())
-                       : strf("%s argument #%zu is a stack( ); print it with "
-                              "%%k",
-                              what, next + (printa ? 0 : 1)));
-      if (want_stack)
+      const bool ok = want_stack ? t == Type::Stack
+                      : want_string ? t == Type::String
+                                    : is_int(t);
+      if (ok)
         return {};
-      if (want_string && t != Type::String)
-        return sem(s.near, s.line,
-                   strf("%s argument #%zu is an integer but conversion #%zu "
-                        "(%s) %s a string; use stringof( )",
-                        what, next + (printa ? 0 : 1), conv_no, spec.c_str(), role));
-      if (!want_string && t == Type::String)
-        return sem(s.near, s.line,
-                   strf("%s argument #%zu is a string but conversion #%zu "
-                        "(%s) %s an integer",
-                        what, next + (printa ? 0 : 1), conv_no, spec.c_str(), role));
-      return {};
+      if (*role)
+        return mismatch(DTag::D_PRINTF_DYN_TYPE,
+                        strf("%% %s %c", role, c.conv), "int", type_name(t));
+      const char *proto = want_stack    ? "stack"
+                          : want_string ? "char [] or string (or use stringof)"
+                          : c.conv == 'p' ? "pointer or integer"
+                          : c.conv == 'c' ? "char, short, or int"
+                                          : "char, short, int, long, or long long";
+      return mismatch(DTag::D_PRINTF_ARG_TYPE, spec, proto, type_name(t));
     };
     if (c.width == -2)
-      MK_TRY(take(false, "width wants"));
+      MK_TRY(take(false, "*"));
     if (c.prec == -2)
-      MK_TRY(take(false, "precision wants"));
+      MK_TRY(take(false, ".*"));
     if (c.agg) {
       if (!printa)
-        return sem(s.near, s.line, "%@ conversions are for printa( ) only");
+        return sem(DTag::D_PRINTF_AGG_CONV, s.line,
+                   "%@ conversion requires an aggregation and is not for use "
+                   "with printf( )");
       if (value_used)
-        return sem(s.near, s.line,
+        return sem(DTag::D_PRINTF_AGG_CONV, s.line,
                    naggs == 1 ? std::string("printa( ) format prints the value twice")
                               : strf("printa( ) format has more %%@ conversions "
                                      "than aggregations (%zu)",
                                      naggs));
       if (c.conv == 's' || c.conv == 'c' || c.conv == 'k')
-        return sem(s.near, s.line,
+        return sem(DTag::D_PRINTF_AGG_CONV, s.line,
                    strf("printa( ) conversion %s: the value is an integer",
                         spec.c_str()));
       value_used = ++values == naggs;
       continue;
     }
-    MK_TRY(take(c.conv == 's', "wants", c.conv == 'k'));
+    MK_TRY(take(c.conv == 's', "", c.conv == 'k'));
   }
   if (!printa && next < args.size())
-    return sem(s.near, s.line,
-               strf("printf( ) has %zu argument%s but its format uses %zu",
-                    args.size(), args.size() == 1 ? "" : "s", next));
+    return sem(DTag::D_PRINTF_ARG_EXTRA, s.line,
+               strf("printf( ) prototype mismatch: only %zu arguments required "
+                    "by this format string",
+                    next));
   return {};
 }
 
 Result<void> Compiler::clause(size_t ci) {
   ClauseAst &c = ast_.clauses[ci];
-  file_ = c.file;
+  origin_ = c.origin.get();
   CompiledClause cc;
   probes_ = &matched_[ci];
   for (const ProbeInfo &p : *probes_)
@@ -1086,8 +1149,8 @@ Result<void> Compiler::clause(size_t ci) {
     if (!t)
       return t.take_error();
     if (!is_int(*t))
-      return sem(c.pred->near, c.pred->line, "a predicate must be an integer, "
-                                             "not a string");
+      return sem(DTag::D_PRED_SCALAR, c.pred->line,
+                 "predicate result must be of scalar type");
     emit(OP_PRED);
   }
   cc.records = c.stmts.empty();
@@ -1120,17 +1183,7 @@ Result<void> Compiler::clause(size_t ci) {
     cc.action_at.resize(here(), (u8)(action - 1));
     const bool records_data = s.kind == Stmt::Trace || s.kind == Stmt::Printf ||
                               s.kind == Stmt::Printa || s.kind == Stmt::System;
-    if (records_data && ends_spec)
-      return sem(s.near, s.line, "data-recording actions may not follow "
-                                 "commit( ) or discard( )");
-    if ((s.kind == Stmt::Commit || s.kind == Stmt::Discard) && recorded)
-      return sem(s.near, s.line, "commit( ) and discard( ) may not follow "
-                                 "data-recording actions");
-    // Assignments are no actions: they may go anywhere in the clause.
-    const bool action = s.kind != Stmt::Assign && s.kind != Stmt::Eval;
-    if (speculates && !records_data && action)
-      return sem(s.near, s.line, "only data-recording actions (trace, printf, "
-                                 "printa) may follow speculate( )");
+    MK_TRY(speculation_order(s, records_data, speculates, ends_spec, recorded));
     recorded |= records_data;
     Action a;
     switch (s.kind) {
@@ -1142,7 +1195,8 @@ Result<void> Compiler::clause(size_t ci) {
       a.kind = s.kind == Stmt::Trace ? Action::Trace : Action::Exit;
       if (s.kind == Stmt::Exit) {
         if (!is_int(*t))
-          return sem(s.near, s.line, "exit( ) needs an integer status");
+          return sem(DTag::D_PROTO_ARG, s.line,
+                     proto_arg("exit( )", 1, "int", type_name(*t)));
         emit(OP_EXIT);
         size += 8;
         a.types.push_back(Type::Int32);
@@ -1159,17 +1213,26 @@ Result<void> Compiler::clause(size_t ci) {
       a.kind = s.kind == Stmt::System    ? Action::System
                : s.kind == Stmt::Freopen ? Action::Freopen
                                          : Action::Printf;
-      const char *what = s.kind == Stmt::System    ? "system"
-                         : s.kind == Stmt::Freopen ? "freopen"
-                                                   : "printf";
-      if (s.kind != Stmt::Printf && !prog_.pragmas.destructive)
-        return sem(what, s.line,
-                   strf("%s( ) is a destructive action: allowed only with -w "
-                        "(or -x destructive, #pragma D option destructive)",
-                        what));
+      prog_.destructive_used |= s.kind != Stmt::Printf;
+      if (s.fmt_expr) {
+        const char *fn = s.kind == Stmt::System    ? "system( )"
+                         : s.kind == Stmt::Freopen ? "freopen( )"
+                                                   : "printf( )";
+        auto t = type_of(*s.args[0]);
+        if (!t)
+          return t.take_error();
+        return *t == Type::String
+                   ? sem(DTag::D_PRINTF_ARG_FMT, s.line,
+                         proto_arg(fn, 1, "string constant", "string"))
+                   : sem(DTag::D_PROTO_ARG, s.line,
+                         proto_arg(fn, 1, "string", type_name(*t)));
+      }
+      if (s.kind == Stmt::Printf && s.fmt.empty())
+        return sem(DTag::D_PRINTF_FMT_EMPTY, s.line,
+                   "printf( ) format string is empty");
       auto f = parse_format(s.fmt);
       if (!f)
-        return sem(s.near, s.line, std::string(what) + "( ) " + f.error().message);
+        return sem(DTag::D_SYNTAX, s.line, f.error().message);
       prog_.formats.push_back(std::move(*f));
       a.fmt = &prog_.formats.back();
       for (const ExprPtr &e : s.args) {
@@ -1190,17 +1253,17 @@ Result<void> Compiler::clause(size_t ci) {
       for (const std::string &n : names) {
         auto it = agg_ids_.find(n);
         if (it == agg_ids_.end())
-          return sem("@" + n, s.line, "printa( ) of an aggregation that is "
+          return sem(DTag::D_PRINTA_AGGBAD, s.line, "printa( ) of an aggregation that is "
                                       "never assigned");
         if (std::find(a.aggs.begin(), a.aggs.end(), it->second) != a.aggs.end())
-          return sem("@" + n, s.line, "printa( ) names @" + n + " twice");
+          return sem(DTag::D_PRINTA_AGGBAD, s.line, "printa( ) names @" + n + " twice");
         a.aggs.push_back(it->second);
       }
       a.agg = a.aggs[0];
       if (s.has_fmt) {
         auto f = parse_format(s.fmt);
         if (!f)
-          return sem(s.near, s.line, "printa( ) " + f.error().message);
+          return sem(DTag::D_SYNTAX, s.line, f.error().message);
         prog_.formats.push_back(std::move(*f));
         a.fmt = &prog_.formats.back();
         // Key types are known once every aggregating clause compiled: the
@@ -1225,7 +1288,7 @@ Result<void> Compiler::clause(size_t ci) {
       a.kind = kinds[s.kind - Stmt::Normalize];
       auto it = agg_ids_.find(s.agg);
       if (it == agg_ids_.end())
-        return sem("@" + s.agg, s.line, strf("%s( ) of an aggregation that is "
+        return sem(DTag::D_PRINTA_AGGBAD, s.line, strf("%s( ) of an aggregation that is "
                                              "never assigned", what));
       a.agg = it->second;
       for (const ExprPtr &e : s.args) {
@@ -1233,7 +1296,7 @@ Result<void> Compiler::clause(size_t ci) {
         if (!t)
           return t.take_error();
         if (!is_int(*t))
-          return sem(s.near, s.line,
+          return sem(DTag::D_TRUNC_SCALAR, s.line,
                      strf("%s( ) needs an integer %s, not a %s", what,
                           s.kind == Stmt::Trunc ? "count" : "factor",
                           type_name(*t)));
@@ -1250,8 +1313,9 @@ Result<void> Compiler::clause(size_t ci) {
         if (!t)
           return t.take_error();
         if (*t != Type::String)
-          return sem(s.near, s.line, "setopt( ) takes strings: the option's "
-                                     "name and its value");
+          return sem(DTag::D_PROTO_ARG, s.line,
+                     proto_arg("setopt( )", a.types.size() + 1, "char *",
+                               type_name(*t)));
         rec(*t);
         a.types.push_back(*t);
       }
@@ -1263,19 +1327,12 @@ Result<void> Compiler::clause(size_t ci) {
       const char *what = s.kind == Stmt::Speculate ? "speculate"
                          : s.kind == Stmt::Commit  ? "commit"
                                                    : "discard";
-      if (s.kind == Stmt::Speculate && speculates)
-        return sem(s.near, s.line, "a clause may speculate( ) only once");
-      if (s.kind == Stmt::Speculate && recorded)
-        return sem(s.near, s.line, "speculate( ) must come before the clause's "
-                                   "data-recording actions");
-      if (s.kind != Stmt::Speculate && speculates)
-        return sem(s.near, s.line, strf("%s( ) may not follow speculate( )", what));
       auto t = expr(*s.args[0]);
       if (!t)
         return t.take_error();
       if (!is_int(*t))
-        return sem(s.near, s.line, strf("%s( ) needs a speculation id, not a %s",
-                                        what, type_name(*t)));
+        return sem(DTag::D_PROTO_ARG, s.line,
+                   proto_arg(std::string(what) + "( )", 1, "int", type_name(*t)));
       if (s.kind == Stmt::Speculate) {
         a.kind = Action::Speculate;
         emit(OP_SPECULATE);
@@ -1336,7 +1393,7 @@ Result<void> Compiler::clause(size_t ci) {
             r += std::string(i ? ", " : "") + type_name(v[i]);
           return r + "]";
         };
-        return sem(at, s.line, strf("@%s is used with keys %s and %s",
+        return sem(DTag::D_PRINTA_AGGKEY, s.line, strf("@%s is used with keys %s and %s",
                                     s.agg.c_str(), sig(d.keys).c_str(),
                                     sig(keys).c_str()));
       }
@@ -1353,7 +1410,7 @@ Result<void> Compiler::clause(size_t ci) {
       if (!t)
         return t.take_error();
       if (!is_int(*t))
-        return sem(s.near, s.line,
+        return sem(DTag::D_AGG_SCALAR, s.line,
                    strf("%s( ) needs an integer value, not a string",
                         agg_fn_name(s.fn)));
       if (d.weighted) {
@@ -1366,7 +1423,7 @@ Result<void> Compiler::clause(size_t ci) {
           if (!w)
             return w.take_error();
           if (!is_int(*w))
-            return sem(s.near, s.line,
+            return sem(DTag::D_AGG_SCALAR, s.line,
                        strf("%s( ) needs an integer weight, not a string",
                             agg_fn_name(s.fn)));
         } else {
@@ -1387,7 +1444,7 @@ Result<void> Compiler::clause(size_t ci) {
   }
   emit(OP_RET);
   if (max_sp_ > (int)kStackDepth)
-    return sem(c.descs.empty() ? "" : c.descs[0], c.line,
+    return sem(DTag::D_VAR_UNSUP, c.line,
                strf("the clause needs %d values on the interpreter's stack "
                     "at once (at most %u): nest its expressions less",
                     max_sp_, kStackDepth));
@@ -1425,18 +1482,36 @@ Result<void> Compiler::run() {
   // printa( ) formats, now that every aggregation's keys are known.
   for (size_t i = 0; i < ast_.clauses.size(); i++) {
     const ClauseAst &c = ast_.clauses[i];
-    file_ = c.file;
+    origin_ = c.origin.get();
     for (size_t j = 0; j < c.stmts.size(); j++) {
       const Action &a = prog_.clauses[i].actions[j];
       if (a.kind != Action::Printa)
         continue;
       const AggDef &d = prog_.aggs[a.agg];
-      for (u32 other : a.aggs)
-        if (prog_.aggs[other].keys != d.keys)
-          return sem("@" + prog_.aggs[other].name, c.stmts[j].line,
-                     "printa( ) joins aggregations by key: @" +
-                         prog_.aggs[other].name + " and @" + d.name +
-                         " have different keys");
+      // printa( ) joins aggregations by key: their keys must agree.
+      for (u32 other : a.aggs) {
+        const AggDef &o = prog_.aggs[other];
+        auto keys = [](size_t n) { return strf("%zu key%s", n, n == 1 ? "" : "s"); };
+        if (o.keys.size() != d.keys.size())
+          return sem(DTag::D_PRINTA_AGGKEY, c.stmts[j].line,
+                     strf("printa( ): @%s and @%s do not have matching key "
+                          "signatures: @%s has %s, @%s has %s",
+                          d.name.c_str(), o.name.c_str(), d.name.c_str(),
+                          keys(d.keys.size()).c_str(), o.name.c_str(),
+                          keys(o.keys.size()).c_str()));
+        for (size_t k = 0; k < d.keys.size(); k++)
+          if (o.keys[k] != d.keys[k]) {
+            const size_t w = std::max(d.name.size(), o.name.size()) + 13;
+            return sem(DTag::D_PRINTA_AGGPROTO, c.stmts[j].line,
+                       strf("printa( ): @%s[ ] key #%zu is incompatible with "
+                            "@%s:\n%*s: %s\n%*s: %s",
+                            o.name.c_str(), k + 1, d.name.c_str(), (int)w,
+                            strf("%s key #%zu", d.name.c_str(), k + 1).c_str(),
+                            type_name(d.keys[k]), (int)w,
+                            strf("%s key #%zu", o.name.c_str(), k + 1).c_str(),
+                            type_name(o.keys[k])));
+          }
+      }
       if (a.fmt)
         MK_TRY(check_format(c.stmts[j], *a.fmt, d.keys, true, a.aggs.size()));
     }

@@ -163,6 +163,9 @@ struct Stmt {
                              // assign: the variable, then the value
   std::string fmt;           // printf, printa (has_fmt)
   bool has_fmt = false;
+  // printf's format is an expression, args[0] (an error: D's formats
+  // are string constants).
+  bool fmt_expr = false;
   std::string agg;           // aggregate/printa: name without '@' ("" = @)
   std::vector<std::string> more_aggs; // printa: the aggregations after agg
   std::vector<ExprPtr> keys; // aggregate: @name[keys]
@@ -171,13 +174,72 @@ struct Stmt {
   int line = 1;
 };
 
+// ---- compile errors ---------------------------------------------------------
+//
+// A D compile error reads as DTrace's: "failed to compile script F: line
+// N: why" for a script, "invalid probe specifier TEXT: why" for -n text,
+// and with -x errtags the error's class, one of DTrace's tags, before
+// the line: "... script F: [D_SYNTAX] line N: syntax error near \"}\"".
+#define MK_D_TAGS(X)                                                           \
+  X(D_UNKNOWN) X(D_SYNTAX) X(D_EMPTY) X(D_PDESC_ZERO) X(D_PDESC_INVAL)         \
+  X(D_PRED_SCALAR) X(D_FUNC_UNDEF) X(D_SIZEOF_TYPE) X(D_STRINGOF_TYPE)         \
+  X(D_OP_INT) X(D_OP_SCALAR) X(D_OP_ARITH) X(D_OP_WRITE) X(D_OP_LVAL)          \
+  X(D_OP_INCOMPAT) X(D_OP_PTR) X(D_OP_ACT) X(D_AGG_REDEF) X(D_AGG_FUNC)        \
+  X(D_AGG_MDIM) X(D_ARR_BADREF) X(D_DIV_ZERO) X(D_DEREF_NONPTR)                \
+  X(D_CAST_INVAL) X(D_PRAGCTL_INVAL) X(D_PRAGMA_INVAL) X(D_PRAGMA_MALFORM) X(D_PRAGMA_OPTSET)     \
+  X(D_PRAGERR) X(D_MACRO_UNDEF) X(D_MACRO_OFLOW) X(D_INT_OFLOW)                \
+  X(D_INT_DIGIT) X(D_STR_NL) X(D_CHR_NL) X(D_CHR_NULL) X(D_CHR_OFLOW)          \
+  X(D_IDENT_BADREF) X(D_IDENT_UNDEF) X(D_VAR_UNSUP) X(D_PROTO_LEN)             \
+  X(D_PROTO_ARG) X(D_ARGS_TYPE) X(D_ARGS_IDX) X(D_KEY_TYPE) X(D_PRINTF_DYN_PROTO)             \
+  X(D_PRINTF_DYN_TYPE) X(D_PRINTF_AGG_CONV) X(D_PRINTF_ARG_PROTO)              \
+  X(D_PRINTF_ARG_TYPE) X(D_PRINTF_ARG_EXTRA) X(D_PRINTF_ARG_FMT)               \
+  X(D_PRINTF_FMT_EMPTY) X(D_DECL_IDENT) X(D_DECL_COMBO) X(D_DECL_IDRED)        \
+  X(D_DECL_LOCASSC) X(D_DECL_USELESS) X(D_COMM_COMM) X(D_COMM_DREC)            \
+  X(D_SPEC_SPEC) X(D_SPEC_COMM) X(D_SPEC_DREC) X(D_AGG_COMM) X(D_AGG_SPEC)     \
+  X(D_AGG_SCALAR) X(D_ACT_SPEC) X(D_EXIT_SPEC) X(D_DREC_COMM)                  \
+  X(D_PRINTA_PROTO) X(D_PRINTA_AGGARG) X(D_PRINTA_AGGBAD) X(D_PRINTA_AGGKEY)   \
+  X(D_PRINTA_AGGPROTO) X(D_MACRO_UNUSED)                                       \
+  X(D_TRACE_VOID) X(D_TRACE_DYN) X(D_STACK_PROTO) X(D_STACK_SIZE)              \
+  X(D_LQUANT_STEPVAL) X(D_LQUANT_LIMVAL) X(D_LQUANT_BASEVAL)                   \
+  X(D_LQUANT_MISMATCH) X(D_LQUANT_MATCHBASE) X(D_LLQUANT_FACTORVAL)            \
+  X(D_LLQUANT_LMAGVAL) X(D_LLQUANT_HMAGVAL) X(D_LLQUANT_STEPVAL)               \
+  X(D_LLQUANT_MATCHFACTOR) X(D_CLEAR_AGGBAD) X(D_NORMALIZE_SCALAR)             \
+  X(D_NORMALIZE_AGGBAD) X(D_TRUNC_SCALAR) X(D_TRUNC_AGGBAD)                    \
+  X(D_FREOPEN_INVALID)
+
+enum class DTag : u8 {
+#define MK_D_TAG_ENUM(t) t,
+  MK_D_TAGS(MK_D_TAG_ENUM)
+#undef MK_D_TAG_ENUM
+};
+const char *tag_name(DTag t);
+
+// Where a clause's text came from, for its errors.
+struct DOrigin {
+  std::string file; // the script ("" for -n text)
+  std::string spec; // the -n text
+  bool errtags = false; // -x errtags: show each error's tag
+};
+
+// The error for `why` at `line` of `o`'s text.
+Error d_error(const DOrigin &o, int line, DTag tag, const std::string &why);
+
+// DTrace's D_PROTO_LEN text: "f( ) prototype mismatch: 2 args passed, at
+// most 1 expected" (`what` is "f( )" or "x[ ]", `unit` "arg" or "key").
+std::string proto_len(const std::string &what, size_t passed, size_t min,
+                      size_t max, const char *unit = "arg");
+// DTrace's D_PROTO_ARG text: "f( ) argument #2 is incompatible with
+// prototype:" and the two types on lines of their own.
+std::string proto_arg(const std::string &what, size_t n, const std::string &want,
+                      const std::string &got, const char *unit = "argument");
+
 struct ClauseAst {
   std::vector<std::string> descs; // probe descriptions, as written
   ExprPtr pred;
   std::vector<Stmt> stmts;
   bool has_body = false; // '{ }' present (else: the default action)
   int line = 1;
-  std::string file; // the script it came from ("" for -n text)
+  std::shared_ptr<const DOrigin> origin; // the script or -n text
 };
 
 // `#pragma D option` settings a script may carry.
@@ -223,12 +285,14 @@ struct ProgramAst {
 struct MacroArgs {
   std::vector<std::string> args; // args[0]: $0
   bool defaults = false;
+  bool argref = false; // an argument no $N refers to is no error (-x argref)
 };
 
-// Parse D source.  `file` names a script for messages ("" for -n text).
-// Messages are without the "dtrace: " prefix.
+// Parse D source.  `file` names a script for messages ("" for -n text);
+// `errtags` shows each error's tag (-x errtags).  Messages are without
+// the "dtrace: " prefix.
 Result<ProgramAst> parse(const std::string &text, const std::string &file = "",
-                         const MacroArgs &macros = {});
+                         const MacroArgs &macros = {}, bool errtags = false);
 
 // A buffer size option's value (-b, -x bufsize=, #pragma D option
 // bufsize=): bytes, or with a k, m or g suffix, within 1 byte..1g (a buffer is a page at least).
@@ -476,6 +540,8 @@ struct Program {
   std::deque<std::string> strings; // literals (stable addresses)
   std::deque<Format> formats;
   Pragmas pragmas;
+  // A destructive action or function is used (it needs -w to enable).
+  bool destructive_used = false;
   // The characters a string keeps (strsize, within what kStrSize holds):
   // literals, stringof/copyinstr and the string functions' results are
   // cut there.

@@ -59,25 +59,35 @@ Result<Format> parse_format(const std::string &fmt) {
       lit += fmt[i];
       continue;
     }
-    size_t start = i++;
+    i++;
     if (i < fmt.size() && fmt[i] == '%') {
       lit += '%';
       continue;
     }
     Conv c;
+    // DTrace's words for a bad conversion, by its number.
+    const size_t no = f.convs.size() + 1;
     auto bad = [&](const std::string &why) {
-      size_t end = std::min(i + 1, fmt.size());
-      return error("conversion \"" + fmt.substr(start, end - start) + "\" " + why);
+      return error(strf("format conversion #%zu %s", no, why.c_str()));
     };
-    for (; i < fmt.size() && strchr("-+ #0@", fmt[i]); i++) {
+    for (; i < fmt.size() && strchr("-+ #0@?", fmt[i]); i++) {
       if (fmt[i] == '@')
         c.agg = true;
+      else if (fmt[i] == '?') // as wide as a pointer printed in hex
+        c.width = 2 * (int)sizeof(void *);
       else if (c.flags.find(fmt[i]) == std::string::npos)
         c.flags += fmt[i];
     }
+    // %1$d, %*1$d, %.*1$d: C's positional arguments.
+    for (size_t at = i; at < fmt.size() && strchr("*.0123456789", fmt[at]); at++)
+      if (isdigit((unsigned char)fmt[at]) && at + 1 < fmt.size() &&
+          fmt[at + 1] == '$')
+        return bad("uses unsupported positional format (%n$)");
     if (i < fmt.size() && fmt[i] == '*') {
       c.width = -2;
       i++;
+      if (i < fmt.size() && fmt[i] == '*')
+        return bad("has more than one '*' specified for the output width");
     } else if (i < fmt.size() && isdigit((unsigned char)fmt[i])) {
       c.width = 0;
       for (; i < fmt.size() && isdigit((unsigned char)fmt[i]); i++)
@@ -92,11 +102,15 @@ Result<Format> parse_format(const std::string &fmt) {
       if (i < fmt.size() && fmt[i] == '*') {
         c.prec = -2;
         i++;
+        if (i < fmt.size() && fmt[i] == '*')
+          return bad("has more than one '*' specified for the output precision");
       } else {
         c.prec = 0;
         for (; i < fmt.size() && isdigit((unsigned char)fmt[i]); i++)
           c.prec = std::min(c.prec * 10 + (fmt[i] - '0'), 4096);
       }
+      if (i < fmt.size() && fmt[i] == '.')
+        return bad("has more than one '.' specified");
     }
     if (fmt.compare(i, 2, "hh") == 0)
       c.size = 1, i += 2;
@@ -104,17 +118,19 @@ Result<Format> parse_format(const std::string &fmt) {
       c.size = 8, i += 2;
     else if (i < fmt.size() && fmt[i] == 'h')
       c.size = 2, i++;
-    else if (i < fmt.size() && strchr("ljzt", fmt[i]))
+    else if (i < fmt.size() && fmt[i] == 'l')
       c.size = 8, i++;
     if (i >= fmt.size())
-      return error("format ends inside conversion \"" + fmt.substr(start) + "\"");
+      return bad("name expected before end of format string");
     char k = fmt[i];
+    if (k == '%')
+      return bad("cannot be combined with other format flags: %%");
     if (strchr("eEfFgGaA", k))
-      return bad("is not supported: D here has no floating point");
+      return bad(strf("(%%%c) is not supported: D here has no floating point", k));
     if (!strchr("diuxXocspk", k))
-      return bad("is not valid (use %d %i %u %x %X %o %c %s %p %k)");
+      return bad(strf("is undefined: %%%c", k));
     if ((k == 's' || k == 'k') && c.size)
-      return bad(strf("is not valid: %%%c takes no size", k));
+      return bad(strf("(%%%c) takes no size", k));
     c.conv = k;
     c.before = lit;
     lit.clear();

@@ -129,23 +129,28 @@ struct Token {
 class Parser {
 public:
   Parser(const std::string &text, const std::string &file,
-         const MacroArgs &macros)
-      : s_(text), file_(file), macros_(macros) {}
+         const MacroArgs &macros, bool errtags)
+      : s_(text), macros_(macros),
+        origin_(std::make_shared<DOrigin>(DOrigin{file, file.empty() ? text : "",
+                                                  errtags})) {}
 
   Result<ProgramAst> run();
 
 private:
   // ---- errors
-  Error err_at(const Token &t, const std::string &why) {
-    std::string near = t.kind == T_EOF ? "" : t.text;
-    std::string where = file_.empty() ? "" : strf("%s:%d: ", file_.c_str(), t.line);
+  // DTrace's syntax error, at the token `t`: "syntax error near "t"".
+  Error syntax(const Token &t) {
     if (t.kind == T_EOF)
-      return error(where + "syntax error at end of input: " + why);
-    return error(where + "syntax error near \"" + near + "\": " + why);
+      return err(t.line, DTag::D_SYNTAX, "syntax error near end of input");
+    return err(t.line, DTag::D_SYNTAX,
+               "syntax error near \"" + one_line(t.text) + "\"");
   }
-  Error lex_err(const std::string &why) {
-    std::string where = file_.empty() ? "" : strf("%s:%d: ", file_.c_str(), line_);
-    return error(where + why);
+  Error err(int line, DTag tag, const std::string &why) {
+    return d_error(*origin_, line, tag, why);
+  }
+  // An error in a limit or feature of minikern's D, at `t`.
+  Error unsupported(const Token &t, const std::string &why) {
+    return err(t.line, DTag::D_SYNTAX, why);
   }
 
   // ---- characters
@@ -167,9 +172,9 @@ private:
     return {};
   }
   bool is(Tok k) const { return tok_.kind == k; }
-  Result<void> expect(Tok k, const char *what) {
+  Result<void> expect(Tok k) {
     if (!is(k))
-      return err_at(tok_, std::string("expected ") + what);
+      return syntax(tok_);
     return advance();
   }
 
@@ -231,8 +236,9 @@ private:
   }
 
   const std::string &s_;
-  std::string file_;
   const MacroArgs &macros_;
+  u64 macros_used_ = 0; // bit N: $N or $$N appears
+  std::shared_ptr<DOrigin> origin_;
   size_t p_ = 0;
   int line_ = 1;
   Token tok_;
@@ -253,8 +259,8 @@ private:
   };
   Result<void> check_nest() {
     if (nest_ > kMaxExprDepth)
-      return err_at(tok_, strf("expression nested more than %d levels deep",
-                               kMaxExprDepth));
+      return unsupported(tok_, strf("expression nested more than %d levels deep",
+                                    kMaxExprDepth));
     return {};
   }
   // `e`'s depth from its kids'; too deep is an error.
@@ -262,8 +268,8 @@ private:
     for (const ExprPtr &k : e.kids)
       e.depth = std::max(e.depth, k->depth + 1);
     if (e.depth > kMaxExprDepth)
-      return err_at(at, strf("expression nested more than %d levels deep",
-                             kMaxExprDepth));
+      return unsupported(at, strf("expression nested more than %d levels deep",
+                                  kMaxExprDepth));
     return {};
   }
 };
@@ -278,7 +284,8 @@ Result<void> Parser::skip_space() {
     if (ch() == '/' && ch(1) == '*') {
       size_t end = s_.find("*/", p_ + 2);
       if (end == std::string::npos)
-        return lex_err("syntax error: unterminated comment");
+        return err(line_ + (int)std::count(s_.begin() + p_, s_.end(), '\n'),
+                   DTag::D_SYNTAX, "end-of-file encountered before matching */");
       for (size_t i = p_; i < end; i++)
         if (s_[i] == '\n')
           line_++;
@@ -368,9 +375,11 @@ Result<Token> Parser::lex() {
         break;
       if (dv >= base) {
         t.text = s_.substr(start, i + 1 - start);
-        return (lex_err(strf("syntax error near \"%s\": invalid digit in "
-                                  "a base-%d integer",
-                                  t.text.c_str(), base)));
+        while (i < s_.size() && isalnum((unsigned char)s_[i]))
+          i++;
+        return err(line_, DTag::D_INT_DIGIT,
+                   strf("constant %s contains invalid digit %c",
+                        s_.substr(start, i - start).c_str(), d));
       }
       // Past 64 bits is an error, not a silent wrap (DTrace refuses it
       // too).
@@ -379,8 +388,8 @@ Result<Token> Parser::lex() {
         while (i < s_.size() && isalnum((unsigned char)s_[i]))
           i++;
         t.text = s_.substr(start, i - start);
-        return lex_err("syntax error near \"" + t.text +
-                       "\": integer constant is too large for 64 bits");
+        return err(line_, DTag::D_INT_OFLOW,
+                   "constant " + t.text + " results in integer overflow");
       }
       any = true;
     }
@@ -400,14 +409,17 @@ Result<Token> Parser::lex() {
                  : unsign || v > INT32_MAX ? Type::UInt32
                                            : Type::Int32;
     if (i < s_.size() && (isalpha((unsigned char)s_[i]) || s_[i] == '_')) {
-      any = false;
+      // 10ms: a constant, then a word where an operator should be.
+      size_t w = i;
       while (i < s_.size() && (isalnum((unsigned char)s_[i]) || s_[i] == '_'))
         i++;
+      t.kind = T_IDENT;
+      t.text = s_.substr(w, i - w);
+      return syntax(t);
     }
     t.text = s_.substr(start, i - start);
     if (!any)
-      return (lex_err("syntax error near \"" + t.text +
-                           "\": invalid integer constant"));
+      return syntax(t);
     p_ = i;
     t.kind = T_INT;
     t.ival = (i64)v;
@@ -438,20 +450,18 @@ Result<Token> Parser::lex() {
       while (i < s_.size() && (isalnum((unsigned char)s_[i]) || s_[i] == '_'))
         i++;
       t.text = s_.substr(start, i - start);
-      return lex_err("syntax error near \"" + t.text +
-                     "\": unknown macro variable (only $0..$N, $$0..$$N)");
+      return syntax(t);
     }
     p_ = i;
     const size_t n = strtoul(s_.c_str() + digits, nullptr, 10);
     std::string v;
+    if (n < 64)
+      macros_used_ |= 1ull << n;
     if (n < macros_.args.size())
       v = macros_.args[n];
     else if (!macros_.defaults)
-      return lex_err("macro argument " + t.text + " is not defined (" +
-                     strf("%zu given", macros_.args.empty()
-                                           ? (size_t)0
-                                           : macros_.args.size() - 1) +
-                     "; -x defaultargs makes it 0 or \"\")");
+      return err(line_, DTag::D_MACRO_UNDEF,
+                 "macro argument " + t.text + " is not defined");
     if (str) {
       t.kind = T_STR;
       t.sval = v;
@@ -474,7 +484,8 @@ Result<Token> Parser::lex() {
     for (char d : v)
       ident &= isalnum((unsigned char)d) || d == '_' || d == '`';
     if (!ident)
-      return lex_err("macro argument " + t.text + " (\"" + v +
+      return err(line_, DTag::D_SYNTAX,
+                 "macro argument " + t.text + " (\"" + one_line(v) +
                      "\") is neither a number nor a name; use $" + t.text +
                      " for a string");
     t.kind = T_IDENT;
@@ -497,33 +508,35 @@ Result<Token> Parser::lex() {
     std::string v;
     while (i < s_.size() && s_[i] != q) {
       if (s_[i] == '\n')
-        return (lex_err(std::string("syntax error near \"") +
-                             s_.substr(start, i - start) +
-                             "\": newline in a string"));
+        return q == '"' ? err(line_ + 1, DTag::D_STR_NL,
+                              "newline encountered in string literal")
+                        : err(line_ + 1, DTag::D_CHR_NL,
+                              "newline encountered in character constant");
       if (s_[i] == '\\') {
         size_t at = i++;
         if (!unescape(s_, i, v))
-          return (lex_err("syntax error near \"" +
-                               s_.substr(at, std::min<size_t>(2, s_.size() - at)) +
-                               "\": invalid escape sequence"));
+          return err(line_, DTag::D_SYNTAX,
+                     "invalid escape sequence \"" +
+                         one_line(s_.substr(at, std::min<size_t>(2, s_.size() - at))) +
+                         "\"");
         continue;
       }
       v += s_[i++];
     }
     if (i >= s_.size())
-      return (lex_err(std::string("syntax error near \"") +
-                      s_.substr(start + 1, std::min<size_t>(20, s_.size() - start - 1)) +
-                      "\": unterminated " +
-                      (q == '"' ? "string" : "character constant")));
+      return err(line_, DTag::D_SYNTAX,
+                 std::string("end-of-file encountered in ") +
+                     (q == '"' ? "string literal" : "character constant"));
     t.text = s_.substr(start, i + 1 - start);
     p_ = i + 1;
     if (q == '"') {
       t.kind = T_STR;
       t.sval = v;
     } else {
+      if (v.empty())
+        return err(line_, DTag::D_CHR_NULL, "empty character constant");
       if (v.size() != 1)
-        return (lex_err("syntax error near \"" + t.text +
-                             "\": a character constant holds one character"));
+        return err(line_, DTag::D_CHR_OFLOW, "character constant is too long");
       t.kind = T_INT;
       t.ival = (unsigned char)v[0];
     }
@@ -592,7 +605,7 @@ Result<Token> Parser::lex() {
   case '~': return one(T_TILDE, 1);
   }
   t.text = std::string(1, c);
-  return (lex_err("syntax error near \"" + t.text + "\": invalid character"));
+  return syntax(t);
 }
 
 // ---- clauses --------------------------------------------------------------------
@@ -602,17 +615,21 @@ Result<void> Parser::pragma() {
   size_t eol = s_.find('\n', p_);
   std::string line = s_.substr(p_, eol == std::string::npos ? eol : eol - p_);
   p_ = eol == std::string::npos ? s_.size() : eol;
-  std::string where = file_.empty() ? "" : strf("%s:%d: ", file_.c_str(), line_);
   if (line.rfind("#!", 0) == 0)
     return {}; // #!/usr/sbin/dtrace -s
+  if (eol == std::string::npos && line.rfind("#pragma", 0) == 0 &&
+      !origin_->file.empty())
+    return err(line_, DTag::D_SYNTAX,
+               "end-of-file encountered before end of control line");
   // The C preprocessor's line markers (-C): # N "file" flags.
   if (int n = 0, used = 0;
       sscanf(line.c_str(), "# %d %n", &n, &used) == 1 && used > 0 && n >= 0) {
     line_ = n - 1; // the marker's own newline comes next
     return {};
   }
-  char word[3][64] = {};
-  int n = sscanf(line.c_str(), "#pragma %63s %63s %63s", word[0], word[1], word[2]);
+  char word[4][64] = {};
+  int n = sscanf(line.c_str(), "#pragma %63s %63s %63s %63s", word[0], word[1],
+                 word[2], word[3]);
   static const char *const cpp_words[] = {"define", "undef", "include",
                                           "if", "ifdef", "ifndef", "elif",
                                           "else", "endif", "error", "line"};
@@ -620,34 +637,79 @@ Result<void> Parser::pragma() {
   if (sscanf(line.c_str(), "# %15[a-z]", directive) == 1)
     for (const char *w : cpp_words)
       if (strcmp(directive, w) == 0)
-        return error(where + "syntax error near \"" + line + "\": #" + w +
-                     " is for the C preprocessor: run dtrace with -C");
+        return err(line_, DTag::D_PRAGCTL_INVAL,
+                   "#" + std::string(w) +
+                       " is for the C preprocessor: run dtrace with -C");
   if (n < 1)
-    return error(where + "syntax error near \"" + line + "\": expected #pragma");
+    return err(line_, DTag::D_PRAGCTL_INVAL,
+               "invalid control directive: " + one_line(line));
   if (strcmp(word[0], "D") != 0)
     return {}; // other pragmas are ignored, as by DTrace's cpp-less mode
-  if (n < 3 || strcmp(word[1], "option") != 0)
-    return error(where + "syntax error near \"" + line +
-                 "\": expected #pragma D option name[=value]");
+  if (n >= 2 && strcmp(word[1], "error") == 0) {
+    // #pragma D error "text" ...: the script's own error, its words
+    // (a string's without the quotes) each followed by a blank.
+    std::string text;
+    for (size_t i = line.find("error") + 5; i < line.size();) {
+      if (isspace((unsigned char)line[i])) {
+        i++;
+        continue;
+      }
+      size_t end = line[i] == '"' ? line.find('"', i + 1) : i;
+      if (line[i] == '"' && end != std::string::npos) {
+        text += line.substr(i + 1, end - i - 1) + " ";
+        i = end + 1;
+        continue;
+      }
+      while (end < line.size() && !isspace((unsigned char)line[end]))
+        end++;
+      text += line.substr(i, end - i) + " ";
+      i = end;
+    }
+    return err(line_, DTag::D_PRAGERR, "#error: " + one_line(text));
+  }
+  if (n < 2 || strcmp(word[1], "option") != 0)
+    return err(line_, DTag::D_PRAGMA_INVAL,
+               "invalid control directive: " + one_line(line));
+  if (n < 3)
+    return err(line_, DTag::D_PRAGMA_MALFORM,
+               "malformed #pragma option <option>[=<value>]");
+  if (n > 3)
+    return err(line_, DTag::D_PRAGMA_MALFORM,
+               "superfluous arguments specified for #pragma option");
   std::string opt = word[2], val;
+  bool has_val = false;
   if (size_t eq = opt.find('='); eq != std::string::npos)
-    val = opt.substr(eq + 1), opt.resize(eq);
+    val = opt.substr(eq + 1), opt.resize(eq), has_val = true;
+  // DTrace's words for an option it refuses, then the reason.
+  auto refused = [&](const std::string &why) {
+    return err(line_, DTag::D_PRAGMA_OPTSET,
+               "failed to set option '" + one_line(opt) + "'" +
+                   (has_val ? " to '" + one_line(val) + "'" : "") + ": " + why);
+  };
+  const char *kBadValue = "Invalid value for specified option";
   // The same sizes and limits as -b and -x bufsize= (parse_size).
   auto size_of = [&](u64 &out) -> Result<void> {
     auto v = parse_size(val);
     if (!v)
-      return error(where + "invalid value for option " + opt + ": " +
-                   v.error().message);
+      return refused(kBadValue);
     out = *v;
     return {};
   };
+  if (opt == "errtags") {
+    origin_->errtags = true;
+    return {};
+  }
   auto known = set_option(pragmas_, opt, val);
   if (!known)
-    return error(where + known.error().message);
+    return refused(kBadValue);
   if (*known)
     ;
-  else if (opt == "quiet")
-    pragmas_.quiet = true;
+  else if (opt == "quiet" || opt == "destructive" || opt == "rawbytes") {
+    if (has_val)
+      return refused(kBadValue);
+    (opt == "quiet" ? pragmas_.quiet
+     : opt == "destructive" ? pragmas_.destructive : pragmas_.rawbytes) = true;
+  }
   else if (opt == "bufsize")
     MK_TRY(size_of(pragmas_.bufsize));
   else if (opt == "aggsize")
@@ -655,21 +717,19 @@ Result<void> Parser::pragma() {
   else if (opt == "strsize") {
     auto v = parse_strsize(val);
     if (!v)
-      return error(where + "invalid value for option strsize: " + v.error().message);
+      return refused(kBadValue);
     pragmas_.strsize = *v;
   } else if (opt == "switchrate" || opt == "dynvarsize" ||
              opt == "aggrate" || opt == "statusrate" || opt == "cleanrate")
     ; // accepted, fixed here: the consumer drains every 50 ms
-  else if (opt == "destructive")
-    pragmas_.destructive = true;
-  else if (opt == "rawbytes")
-    pragmas_.rawbytes = true;
   else if (opt == "bufpolicy") {
     if (val != "switch")
-      return error(where + "bufpolicy=" + val + " is not supported: buffers "
-                   "here are drained as they fill (switch)");
+      return refused("only bufpolicy=switch is supported: buffers here are "
+                     "drained as they fill");
+  } else if (opt == "ldpath" || opt == "modpath") {
+    return refused("Option cannot be used from within a D program");
   } else
-    return error(where + "unsupported option \"" + opt + "\" in #pragma D option");
+    return refused("Option not supported here");
   return {};
 }
 
@@ -697,24 +757,29 @@ Result<std::string> Parser::desc() {
       t.kind = T_IDENT;
       t.text = std::string(1, ch());
     }
-    return err_at(t, "expected a probe description");
+    return syntax(t);
   }
-  if (auto r = check_desc(d); !r) {
-    std::string where = file_.empty() ? "" : strf("%s:%d: ", file_.c_str(), line_);
-    return error(where + r.error().message);
+  if (strchr("})];", d[0])) { // no description starts so: D's syntax
+    Token t;
+    t.kind = T_IDENT, t.line = line_, t.text = d.substr(0, 1);
+    return syntax(t);
   }
+  if (auto r = check_desc(d); !r)
+    return err(line_, DTag::D_PDESC_INVAL, r.error().message);
   return d;
 }
 
 Result<void> Parser::clause(ProgramAst &prog) {
   ClauseAst c;
   c.line = line_;
-  c.file = file_;
+  c.origin = origin_;
+  int desc_line = line_;
   for (;;) {
     auto d = desc();
     if (!d)
       return d.take_error();
     c.descs.push_back(*d);
+    desc_line = line_;
     MK_TRY(skip_space());
     if (ch() != ',')
       break;
@@ -733,38 +798,32 @@ Result<void> Parser::clause(ProgramAst &prog) {
     c.pred = std::move(*e);
     in_pred_ = false;
     if (!is(T_SLASH))
-      return err_at(tok_, "expected '/' to close the predicate");
+      return syntax(tok_);
     MK_TRY(advance());
     if (is(T_LBRACE))
       body = true;
     else if (!is(T_EOF))
-      return err_at(tok_, "expected '{'");
+      return syntax(tok_);
   } else if (ch() == '{') {
     p_++;
     body = true;
   } else if (!at_end()) {
-    Token t;
-    t.kind = T_IDENT;
-    t.line = line_;
-    size_t e = p_;
-    while (e < s_.size() && !isspace((unsigned char)s_[e]))
-      e++;
-    t.text = s_.substr(p_, e - p_);
-    return err_at(t, "expected '/', '{' or ',' after the probe description");
+    return err(desc_line, DTag::D_SYNTAX,
+               "expected predicate and/or actions following probe description");
   }
   if (body) {
     c.has_body = true;
     MK_TRY(advance());
     while (!is(T_RBRACE)) {
       if (is(T_EOF))
-        return err_at(tok_, "expected '}'");
+        return syntax(tok_);
       if (is(T_SEMI)) {
         MK_TRY(advance());
         continue;
       }
       MK_TRY(stmt(c));
       if (!is(T_SEMI) && !is(T_RBRACE))
-        return err_at(tok_, "expected ';' or '}' after a statement");
+        return syntax(tok_);
     }
     // The '}' ends the clause; the next clause starts with a raw
     // description, so nothing further is lexed here.
@@ -778,13 +837,17 @@ Result<ExprPtr> Parser::stack_call(const Token &t) {
   if (!args)
     return args.take_error();
   if (args->size() > 1)
-    return err_at(t, strf("stack( ) takes 0 or 1 argument, %zu given",
-                          args->size()));
+    return err(t.line, DTag::D_PROTO_LEN, proto_len("stack( )", args->size(), 0, 1));
+  if (args->size() == 1 && (*args)[0]->kind == Expr::Str)
+    return err(t.line, DTag::D_PROTO_ARG,
+               proto_arg("stack( )", 1, "uint32_t", "string"));
   if (args->size() == 1 &&
-      ((*args)[0]->kind != Expr::Int || (*args)[0]->ival < 1 ||
-       (*args)[0]->ival > (i64)kMaxStackFrames))
-    return err_at(t, strf("stack( ) takes a number of frames, 1..%u",
-                          kMaxStackFrames));
+      ((*args)[0]->kind != Expr::Int || (*args)[0]->ival < 1))
+    return err(t.line, DTag::D_STACK_SIZE,
+               "stack( ) argument #1 must be a non-zero positive integer constant");
+  if (args->size() == 1 && (*args)[0]->ival > (i64)kMaxStackFrames)
+    return err(t.line, DTag::D_STACK_SIZE,
+               strf("stack( ) argument #1 is more than %u frames", kMaxStackFrames));
   auto e = node(Expr::Call, t);
   e->name = "stack";
   e->ival = args->empty() ? kStackFrames : (*args)[0]->ival;
@@ -793,7 +856,7 @@ Result<ExprPtr> Parser::stack_call(const Token &t) {
 
 Result<std::vector<ExprPtr>> Parser::call_args() {
   std::vector<ExprPtr> args;
-  MK_TRY(expect(T_LPAREN, "'('"));
+  MK_TRY(expect(T_LPAREN));
   if (is(T_RPAREN)) {
     MK_TRY(advance());
     return args;
@@ -807,7 +870,7 @@ Result<std::vector<ExprPtr>> Parser::call_args() {
       MK_TRY(advance());
       continue;
     }
-    MK_TRY(expect(T_RPAREN, "',' or ')'"));
+    MK_TRY(expect(T_RPAREN));
     return args;
   }
 }
@@ -833,18 +896,19 @@ Result<void> Parser::stmt(ClauseAst &c) {
           MK_TRY(advance());
           continue;
         }
-        MK_TRY(expect(T_RBRACK, "',' or ']'"));
+        MK_TRY(expect(T_RBRACK));
         break;
       }
       if (s.keys.size() > kMaxKeys)
-        return err_at(tok_, strf("an aggregation takes at most %u keys", kMaxKeys));
+        return err(s.line, DTag::D_KEY_TYPE,
+                   strf("an aggregation takes at most %u keys", kMaxKeys));
     }
     if (!is(T_ASSIGN))
-      return err_at(tok_, "expected '=' and an aggregating function");
+      return syntax(tok_);
     MK_TRY(advance());
     if (!is(T_IDENT))
-      return err_at(tok_, "expected an aggregating function (count, sum, min, "
-                          "max, avg, stddev, quantize, lquantize, llquantize)");
+      return err(s.line, DTag::D_AGG_FUNC,
+                 "@" + s.agg + " must be assigned an aggregating function");
     Token fn = tok_;
     static const struct {
       const char *name;
@@ -859,20 +923,17 @@ Result<void> Parser::stmt(ClauseAst &c) {
     const auto *f = std::find_if(std::begin(fns), std::end(fns),
                                  [&](auto &x) { return fn.sval == x.name; });
     if (f == std::end(fns))
-      return err_at(fn, "unknown aggregating function (count, sum, min, max, "
-                        "avg, stddev, quantize, lquantize, llquantize)");
+      return err(s.line, DTag::D_AGG_FUNC,
+                 "@" + s.agg + " must be assigned an aggregating function");
     s.fn = f->fn;
     MK_TRY(advance());
     auto args = call_args();
     if (!args)
       return args.take_error();
-    if (args->size() < f->lo || args->size() > f->hi) {
-      std::string want = f->lo == f->hi ? strf("%zu", f->lo)
-                                         : strf("%zu or %zu", f->lo, f->hi);
-      return err_at(fn, strf("%s( ) takes %s argument%s, %zu given", f->name,
-                             want.c_str(), f->hi == 1 && f->lo == 1 ? "" : "s",
-                             args->size()));
-    }
+    if (args->size() < f->lo || args->size() > f->hi)
+      return err(fn.line, DTag::D_PROTO_LEN,
+                 proto_len(std::string(f->name) + "( )", args->size(), f->lo,
+                           f->hi));
     s.args = std::move(*args);
     c.stmts.push_back(std::move(s));
     return {};
@@ -889,9 +950,6 @@ Result<void> Parser::stmt(ClauseAst &c) {
     reset(at);
     return expr_stmt(c, s);
   }
-  if (!is(T_LPAREN))
-    return err_at(name, "expected an action (trace, printf, printa, exit) or "
-                        "an aggregation");
   // system( ) and freopen( ) take printf( )'s arguments.
   if (name.sval == "printf" || name.sval == "printa" ||
       name.sval == "system" || name.sval == "freopen") {
@@ -905,26 +963,42 @@ Result<void> Parser::stmt(ClauseAst &c) {
       s.fmt = tok_.sval;
       s.has_fmt = true;
       MK_TRY(advance());
+      if (pa && is(T_RPAREN))
+        return err(name.line, DTag::D_PRINTA_PROTO,
+                   "printa( ) prototype mismatch: 1 args passed, 2 expected");
       if (pa || !is(T_RPAREN))
-        MK_TRY(expect(T_COMMA, "','"));
+        MK_TRY(expect(T_COMMA));
     } else if (!pa) {
-      return err_at(tok_, name.sval + "( ) needs a format string first");
+      const std::string what = name.sval + "( )";
+      if (is(T_RPAREN))
+        return err(name.line, DTag::D_PROTO_LEN, proto_len(what, 0, 1, SIZE_MAX));
+      s.fmt_expr = true; // refused by the compiler, which knows its type
     }
     if (pa) {
+      // printa([format,] @a ...): what stands where an aggregation should.
+      auto not_agg = [&](size_t n) -> Error {
+        if (is(T_RPAREN))
+          return err(name.line, DTag::D_PRINTA_PROTO,
+                     strf("printa( ) prototype mismatch: %zu args passed, "
+                          "%zu expected", n - 1, n));
+        if (is(T_INT))
+          return err(name.line, DTag::D_PRINTA_AGGARG,
+                     proto_arg("printa( )", n, "aggregation", "int"));
+        return syntax(tok_);
+      };
       if (!is(T_AGG))
-        return err_at(tok_, "printa( ) needs an aggregation (@name)");
+        return not_agg(s.has_fmt ? 2 : 1);
       s.agg = tok_.sval;
       MK_TRY(advance());
       // printa( ) joins several aggregations by key.
       while (is(T_COMMA)) {
         MK_TRY(advance());
         if (!is(T_AGG))
-          return err_at(tok_, "printa( ) takes aggregations (@name) after its "
-                              "format");
+          return not_agg(s.has_fmt + 2 + s.more_aggs.size());
         s.more_aggs.push_back(tok_.sval);
         MK_TRY(advance());
       }
-      MK_TRY(expect(T_RPAREN, "',' or ')'"));
+      MK_TRY(expect(T_RPAREN));
     } else {
       while (!is(T_RPAREN)) {
         auto e = expr();
@@ -934,7 +1008,7 @@ Result<void> Parser::stmt(ClauseAst &c) {
         if (is(T_COMMA))
           MK_TRY(advance());
         else if (!is(T_RPAREN))
-          return err_at(tok_, "expected ',' or ')'");
+          return syntax(tok_);
       }
       MK_TRY(advance());
     }
@@ -957,8 +1031,8 @@ Result<void> Parser::stmt(ClauseAst &c) {
     if (!args)
       return args.take_error();
     if (args->size() != 1)
-      return err_at(name, strf("%s( ) takes 1 argument, %zu given",
-                               name.sval.c_str(), args->size()));
+      return err(name.line, DTag::D_PROTO_LEN,
+                 proto_len(name.sval + "( )", args->size(), 1, 1));
     s.args = std::move(*args);
     c.stmts.push_back(std::move(s));
     return {};
@@ -978,8 +1052,12 @@ Result<void> Parser::stmt(ClauseAst &c) {
       continue;
     s.kind = act.kind;
     MK_TRY(advance());
-    if (!is(T_AGG))
-      return err_at(tok_, name.sval + "( ) needs an aggregation (@name) first");
+    if (!is(T_AGG)) {
+      if (is(T_INT))
+        return err(name.line, DTag::D_PROTO_ARG,
+                   proto_arg(name.sval + "( )", 1, "aggregation", "int"));
+      return syntax(tok_);
+    }
     s.agg = tok_.sval;
     MK_TRY(advance());
     while (is(T_COMMA)) {
@@ -989,14 +1067,11 @@ Result<void> Parser::stmt(ClauseAst &c) {
         return e.take_error();
       s.args.push_back(std::move(*e));
     }
-    MK_TRY(expect(T_RPAREN, "',' or ')'"));
+    MK_TRY(expect(T_RPAREN));
     if (s.args.size() < act.lo || s.args.size() > act.hi)
-      return err_at(name, strf("%s( ) takes an aggregation%s, %zu value%s given",
-                               act.name,
-                               act.hi == 0   ? " only"
-                               : act.lo == 1 ? " and a value"
-                                             : " and at most one value",
-                               s.args.size(), s.args.size() == 1 ? "" : "s"));
+      return err(name.line, DTag::D_PROTO_LEN,
+                 proto_len(name.sval + "( )", s.args.size() + 1, act.lo + 1,
+                           act.hi + 1));
     c.stmts.push_back(std::move(s));
     return {};
   }
@@ -1006,9 +1081,8 @@ Result<void> Parser::stmt(ClauseAst &c) {
     if (!args)
       return args.take_error();
     if (args->empty() || args->size() > 2)
-      return err_at(name, strf("setopt( ) takes an option's name and at most "
-                               "a value, %zu argument%s given",
-                               args->size(), args->size() == 1 ? "" : "s"));
+      return err(name.line, DTag::D_PROTO_LEN,
+                 proto_len("setopt( )", args->size(), 1, 2));
     s.args = std::move(*args);
     c.stmts.push_back(std::move(s));
     return {};
@@ -1022,15 +1096,14 @@ Result<void> Parser::stmt(ClauseAst &c) {
     if (!args)
       return args.take_error();
     if (args->size() != 1)
-      return err_at(name, strf("%s( ) takes 1 argument, %zu given",
-                               name.sval.c_str(), args->size()));
+      return err(name.line, DTag::D_PROTO_LEN,
+                 proto_len(name.sval + "( )", args->size(), 1, 1));
     s.args = std::move(*args);
     c.stmts.push_back(std::move(s));
     return {};
   }
-  return err_at(name, "unknown action (trace, printf, printa, exit, stack, "
-                      "normalize, denormalize, trunc, clear, speculate, "
-                      "commit, discard, setopt, system, freopen)");
+  return err(name.line, DTag::D_FUNC_UNDEF,
+             "undefined function name: " + name.sval);
 }
 
 Result<CType> Parser::ctype() {
@@ -1039,8 +1112,8 @@ Result<CType> Parser::ctype() {
   const std::string w = tok_.sval;
   if (w == "struct" || w == "union" || w == "enum" || w == "void" ||
       w == "float" || w == "double")
-    return err_at(tok_, "type " + w + " is not supported: D here has C's "
-                        "integer types and string");
+    return unsupported(tok_, "type " + w + " is not supported: D here has "
+                             "C's integer types and string");
   for (const auto &d : kTypedefs)
     if (w == d.name) {
       t.bytes = d.bytes, t.is_signed = d.is_signed, t.name = w;
@@ -1062,12 +1135,12 @@ Result<CType> Parser::ctype() {
   }
   if (longs > 2 || shorts > 1 || chars > 1 || ints > 1 || sign + unsign > 1 ||
       (chars + shorts + (longs > 0) > 1))
-    return err_at(first, "\"" + t.name + "\" is not a C type");
+    return err(first.line, DTag::D_DECL_COMBO, "invalid type combination");
   t.is_signed = !unsign;
   t.bytes = chars ? 1 : shorts ? 2 : longs == 2 ? 8 : longs ? sizeof(long) : 4;
   if (t.name.empty() || (!longs && !shorts && !chars && !ints && !sign &&
                          !unsign))
-    return err_at(first, "expected a type");
+    return syntax(first);
   return t;
 }
 
@@ -1088,8 +1161,8 @@ Result<void> Parser::decl(ProgramAst &prog) {
   if (w == "typedef" || w == "translator" || w == "provider" ||
       ((w == "struct" || w == "union" || w == "enum") &&
        peek_word(p_).size() && s_.find('{', p_) < s_.find(';', p_)))
-    return err_at(tok_, w + " declarations are not supported: D here has "
-                        "variables of C's integer types and strings");
+    return unsupported(tok_, w + " declarations are not supported: D here "
+                             "has variables of C's integer types and strings");
   if (is(T_IDENT) && (tok_.sval == "extern" || tok_.sval == "static"))
     MK_TRY(advance());
   const bool is_inline = is(T_IDENT) && tok_.sval == "inline";
@@ -1098,8 +1171,7 @@ Result<void> Parser::decl(ProgramAst &prog) {
   VarScope scope = VarScope::Global;
   if (is(T_IDENT) && (tok_.sval == "self" || tok_.sval == "this")) {
     if (is_inline)
-      return err_at(tok_, "an inline is global; it cannot be " + tok_.sval +
-                              "->");
+      return syntax(tok_);
     scope = tok_.sval == "self" ? VarScope::Thread : VarScope::Clause;
     MK_TRY(advance());
   }
@@ -1108,33 +1180,38 @@ Result<void> Parser::decl(ProgramAst &prog) {
   const bool bare = scope != VarScope::Global && !is_inline && is(T_IDENT) &&
                     !type_start(tok_.sval) && !inlines_.count(tok_.sval);
   if (!bare && (!is(T_IDENT) || !type_start(tok_.sval)))
-    return err_at(tok_, "expected a type (int, uint64_t, string ...)");
+    return syntax(tok_);
   if (!bare)
     t = ctype();
   if (!t)
     return t.take_error();
   for (;;) {
     if (is(T_STAR))
-      return err_at(tok_, "pointer types are not supported: D here has C's "
-                          "integer types and string");
+      return unsupported(tok_, "pointer types are not supported: D here has "
+                               "C's integer types and string");
     if (!is(T_IDENT))
-      return err_at(tok_, "expected a variable name");
+      return syntax(tok_);
     Token name = tok_;
     MK_TRY(advance());
+    if (is(T_LBRACK) && scope == VarScope::Clause)
+      return err(name.line, DTag::D_DECL_LOCASSC,
+                 "associative arrays may not be declared as local variables: " +
+                     name.sval);
     if (is(T_LBRACK))
-      return err_at(tok_, "arrays of fixed size are not supported; use an "
-                          "associative array (" + name.sval + "[key])");
+      return unsupported(tok_, "arrays of fixed size are not supported; use "
+                               "an associative array (" + name.sval + "[key])");
     const std::string key =
         std::to_string((int)scope) + ":" + name.sval;
     if (is_inline) {
       if (!is(T_ASSIGN))
-        return err_at(tok_, "expected '=' and the inline's value");
+        return syntax(tok_);
       MK_TRY(advance());
       auto e = expr();
       if (!e)
         return e.take_error();
       if (inlines_.count(name.sval) || declared_.count(key))
-        return err_at(name, "identifier redeclared: " + name.sval);
+        return err(name.line, DTag::D_DECL_IDRED,
+                   "identifier redeclared: " + name.sval);
       inlines_[name.sval] = {*t, std::move(*e)};
     } else {
       VarDecl d;
@@ -1144,9 +1221,8 @@ Result<void> Parser::decl(ProgramAst &prog) {
         const CType &o = old->second.type;
         if (o.string != t->string || o.bytes != t->bytes ||
             o.is_signed != t->is_signed)
-          return err_at(name, "identifier redeclared with another type: " +
-                                  name.sval + " (" + o.name + ", then " +
-                                  t->name + ")");
+          return err(name.line, DTag::D_DECL_IDRED,
+                     "identifier redeclared: " + name.sval);
       } else {
         declared_[key] = d;
         prog.decls.push_back(d);
@@ -1159,7 +1235,7 @@ Result<void> Parser::decl(ProgramAst &prog) {
       continue;
     }
     if (!is(T_SEMI))
-      return err_at(tok_, "expected ';' after a declaration");
+      return syntax(tok_);
     // The ';' ends it; what follows is lexed raw, as a clause's start.
     return {};
   }
@@ -1184,8 +1260,9 @@ Result<void> Parser::expr_stmt(ClauseAst &c, Stmt &s) {
 Result<ExprPtr> Parser::make_assign(ExprPtr v, const Token &op, ExprPtr value,
                                     bool post) {
   if (v->kind != Expr::Variable)
-    return err_at(op, "operator " + op.text + " needs a variable on its left "
-                      "(x, self->x, this->x, a[key])");
+    return err(op.line, DTag::D_OP_WRITE,
+               "operator " + op.text + " can only be applied to a writable "
+               "variable");
   static const struct {
     Tok t;
     ExprOp op;
@@ -1257,7 +1334,7 @@ Result<ExprPtr> Parser::ternary() {
   auto a = expr();
   if (!a)
     return a.take_error();
-  MK_TRY(expect(T_COLON, "':'"));
+  MK_TRY(expect(T_COLON));
   Nest n(nest_); // a ? b : c ? d : ... recurses here, not through expr()
   MK_TRY(check_nest());
   auto b = ternary();
@@ -1365,9 +1442,9 @@ Result<ExprPtr> Parser::unary() {
       if (!t)
         return t.take_error();
       if (is(T_STAR))
-        return err_at(tok_, "pointer types are not supported: D here has "
-                            "C's integer types and string");
-      MK_TRY(expect(T_RPAREN, "')' after the type of a cast"));
+        return unsupported(tok_, "pointer types are not supported: D here has "
+                                 "C's integer types and string");
+      MK_TRY(expect(T_RPAREN));
       auto k = unary();
       if (!k)
         return k;
@@ -1403,7 +1480,7 @@ Result<ExprPtr> Parser::unary() {
     auto i = expr();
     if (!i)
       return i;
-    MK_TRY(expect(T_RBRACK, "']'"));
+    MK_TRY(expect(T_RBRACK));
     auto e = node(Expr::Call, lb);
     e->name = "[]";
     e->near = (*p)->near + "[ ]";
@@ -1444,15 +1521,15 @@ Result<ExprPtr> Parser::primary() {
     auto e = expr();
     if (!e)
       return e;
-    MK_TRY(expect(T_RPAREN, "')'"));
+    MK_TRY(expect(T_RPAREN));
     return e;
   }
   case T_AGG:
-    return err_at(t, "an aggregation is not a value; print it with printa( )");
+    return syntax(t);
   case T_IDENT:
     break;
   default:
-    return err_at(t, "expected an expression");
+    return syntax(t);
   }
   MK_TRY(advance());
   const std::string &n = t.sval;
@@ -1466,9 +1543,9 @@ Result<ExprPtr> Parser::primary() {
         if (!ct)
           return ct.take_error();
         if (is(T_STAR))
-          return err_at(tok_, "pointer types are not supported: D here has "
-                              "C's integer types and string");
-        MK_TRY(expect(T_RPAREN, "')'"));
+          return unsupported(tok_, "pointer types are not supported: D here "
+                                   "has C's integer types and string");
+        MK_TRY(expect(T_RPAREN));
         e->ctype = *ct;
         return e;
       }
@@ -1493,8 +1570,8 @@ Result<ExprPtr> Parser::primary() {
     const BuiltinFn *f = find_builtin(n);
     if (!f) {
       if (n == "trace" || n == "printf" || n == "printa" || n == "exit")
-        return err_at(t, n + "( ) is an action, not a value");
-      return err_at(t, "unknown function " + n + "( )");
+        return err(t.line, DTag::D_OP_ACT, n + "( ) is an action, not a value");
+      return err(t.line, DTag::D_FUNC_UNDEF, "undefined function name: " + n);
     }
     if (f->how == BuiltinFn::Stack)
       return stack_call(t);
@@ -1503,14 +1580,9 @@ Result<ExprPtr> Parser::primary() {
     auto args = call_args();
     if (!args)
       return args.take_error();
-    if (args->size() < f->required || args->size() > f->nargs) {
-      std::string want = f->required == f->nargs
-                             ? strf("%u", f->nargs)
-                             : strf("%u to %u", f->required, f->nargs);
-      return err_at(t, strf("%s( ) takes %s argument%s, %zu given", n.c_str(),
-                            want.c_str(), f->nargs == 1 ? "" : "s",
-                            args->size()));
-    }
+    if (args->size() < f->required || args->size() > f->nargs)
+      return err(t.line, DTag::D_PROTO_LEN,
+                 proto_len(n + "( )", args->size(), f->required, f->nargs));
     e->kids = std::move(*args);
     MK_TRY(deepen(*e, t));
     return e;
@@ -1540,15 +1612,16 @@ Result<ExprPtr> Parser::primary() {
     }
   if (n == "args") {
     if (!is(T_LBRACK))
-      return err_at(t, "expected args[N]");
+      return syntax(tok_);
     MK_TRY(advance());
     if (!is(T_INT) || tok_.ival < 0 || tok_.ival > 5)
-      return err_at(tok_, "args[ ] takes an integer constant 0..5");
+      return err(tok_.line, DTag::D_ARGS_IDX,
+                 "args[ ] takes an integer constant 0..5");
     auto e = node(Expr::Args, t);
     e->ival = tok_.ival;
     e->near = "args[" + tok_.text + "]";
     MK_TRY(advance());
-    MK_TRY(expect(T_RBRACK, "']'"));
+    MK_TRY(expect(T_RBRACK));
     return e;
   }
   static const struct {
@@ -1597,10 +1670,10 @@ Result<ExprPtr> Parser::variable(const Token &t) {
   const std::string &n = t.sval;
   if (n == "self" || n == "this") {
     if (!is(T_ARROW))
-      return err_at(t, n + " needs ->member (" + n + "->x)");
+      return syntax(tok_);
     MK_TRY(advance());
     if (!is(T_IDENT))
-      return err_at(tok_, "expected a variable name after " + n + "->");
+      return syntax(tok_);
     auto e = node(Expr::Variable, t);
     e->scope = n == "self" ? VarScope::Thread : VarScope::Clause;
     e->name = tok_.sval;
@@ -1640,7 +1713,7 @@ Result<void> Parser::subscripts(Expr &e, const Token &t) {
       break;
     MK_TRY(advance());
   }
-  MK_TRY(expect(T_RBRACK, "']'"));
+  MK_TRY(expect(T_RBRACK));
   return deepen(e, t);
 }
 
@@ -1679,9 +1752,19 @@ Result<ProgramAst> Parser::run() {
     }
     MK_TRY(clause(prog));
   }
+  if (prog.clauses.empty() && prog.decls.empty() && !origin_->file.empty())
+    return err(line_, DTag::D_EMPTY, "empty D program translation unit");
+  // An argument no $N refers to is a mistake on the command line, as
+  // DTrace takes it (it has -x argref to allow one; so has minikern).
+  for (size_t n = 1; n < macros_.args.size() && !macros_.argref; n++)
+    if (n >= 64 || !(macros_used_ >> n & 1))
+      return err(0, DTag::D_MACRO_UNUSED,
+                 strf("extraneous argument '%s' ($%zu is not referenced)",
+                      one_line(macros_.args[n]).c_str(), n));
   for (const Token &t : global_reads_)
     if (!global_writes_.count(t.sval))
-      return err_at(t, "undefined variable");
+      return err(t.line, DTag::D_IDENT_UNDEF,
+                 "failed to resolve " + t.sval + ": Unknown variable name");
   prog.pragmas = pragmas_;
   return prog;
 }
@@ -1729,6 +1812,53 @@ Result<u32> parse_strsize(const std::string &s) {
   return (u32)v;
 }
 
+const char *tag_name(DTag t) {
+  static const char *const names[] = {
+#define MK_D_TAG_NAME(t) #t,
+      MK_D_TAGS(MK_D_TAG_NAME)
+#undef MK_D_TAG_NAME
+  };
+  return (size_t)t < std::size(names) ? names[(size_t)t] : "D_UNKNOWN";
+}
+
+Error d_error(const DOrigin &o, int line, DTag tag, const std::string &why) {
+  std::string m = o.file.empty() ? "invalid probe specifier " + one_line(o.spec)
+                                 : "failed to compile script " + o.file;
+  m += ": ";
+  if (o.errtags)
+    m += "[" + std::string(tag_name(tag)) + "] ";
+  if (!o.file.empty() && line > 0) // 0: an error of the whole script
+    m += strf("line %d: ", line);
+  // One line, whatever text `why` quotes, but for the indented lines
+  // DTrace's prototype errors end with ("\n\tprototype: int").
+  for (size_t i = 0; i < why.size(); i++) {
+    const unsigned char c = why[i];
+    const bool indent =
+        (c == '\n' && i + 1 < why.size() && (why[i + 1] == '\t' || why[i + 1] == ' ')) ||
+        (c == '\t' && i > 0 && why[i - 1] == '\n');
+    m += c >= ' ' || indent ? std::string(1, (char)c) : strf("\\x%02x", c);
+  }
+  return error(m);
+}
+
+std::string proto_len(const std::string &what, size_t passed, size_t min,
+                      size_t max, const char *unit) {
+  std::string want = min == max   ? strf("%zu", min)
+                     : passed < min ? strf("at least %zu", min)
+                                    : strf("at most %zu", max);
+  return strf("%s prototype mismatch: %zu %s%s passed, %s expected",
+              what.c_str(), passed, unit, passed == 1 ? "" : "s", want.c_str());
+}
+
+std::string proto_arg(const std::string &what, size_t n, const std::string &want,
+                      const std::string &got, const char *unit) {
+  // The type names line up under each other, as DTrace's do.
+  const size_t w = std::max<size_t>(strlen(unit), 9);
+  return strf("%s %s #%zu is incompatible with prototype:\n\t%*s: %s\n\t%*s: %s",
+              what.c_str(), unit, n, (int)w, "prototype", want.c_str(), (int)w,
+              unit, got.c_str());
+}
+
 Result<void> check_desc(const std::string &d) {
   auto bad = [&](const std::string &why) {
     return error("invalid probe description \"" + d + "\": " + why);
@@ -1754,19 +1884,9 @@ Result<void> check_desc(const std::string &d) {
 }
 
 Result<ProgramAst> parse(const std::string &text, const std::string &file,
-                         const MacroArgs &macros) {
-  Parser p(text, file, macros);
-  auto r = p.run();
-  if (!r) {
-    // One line, whatever text the error quotes.
-    std::string m;
-    for (char c : r.error().message)
-      m += c == '\n' ? std::string("\\n") : c == '\t' ? std::string("\\t")
-           : (unsigned char)c < ' ' ? strf("\\x%02x", (unsigned char)c)
-                                    : std::string(1, c);
-    return error(m);
-  }
-  return r;
+                         const MacroArgs &macros, bool errtags) {
+  Parser p(text, file, macros, errtags);
+  return p.run();
 }
 
 Result<bool> set_option(Pragmas &p, const std::string &name,

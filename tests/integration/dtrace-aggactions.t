@@ -121,28 +121,32 @@ minikern> dtrace -q -x aggsortkey -x aggsortkeypos=1 -n 'dtt:::tick { @[arg0 % 2
                 0                2                2
                 1                2                2
 minikern> dtrace -n 'BEGIN { normalize(@x, 10); }'
-dtrace: semantic error near "@x": normalize( ) of an aggregation that is never assigned
+dtrace: invalid probe specifier BEGIN { normalize(@x, 10); }: normalize( ) of an aggregation that is never assigned
 minikern> dtrace -n 'BEGIN { @a = count(); normalize(@a); }'
-dtrace: syntax error near "normalize": normalize( ) takes an aggregation and a value, 0 values given
+dtrace: invalid probe specifier BEGIN { @a = count(); normalize(@a); }: normalize( ) prototype mismatch: 1 arg passed, 2 expected
 minikern> dtrace -n 'BEGIN { @a = count(); trunc(@a, 1, 2); }'
-dtrace: syntax error near "trunc": trunc( ) takes an aggregation and at most one value, 2 values given
+dtrace: invalid probe specifier BEGIN { @a = count(); trunc(@a, 1, 2); }: trunc( ) prototype mismatch: 3 args passed, at most 2 expected
 minikern> dtrace -n 'BEGIN { @a = count(); clear(@a, 1); }'
-dtrace: syntax error near "clear": clear( ) takes an aggregation only, 1 value given
+dtrace: invalid probe specifier BEGIN { @a = count(); clear(@a, 1); }: clear( ) prototype mismatch: 2 args passed, 1 expected
 minikern> dtrace -n 'BEGIN { @a = count(); trunc(@a, "x"); }'
-dtrace: semantic error near "trunc": trunc( ) needs an integer count, not a string
+dtrace: invalid probe specifier BEGIN { @a = count(); trunc(@a, "x"); }: trunc( ) needs an integer count, not a string
 minikern> dtrace -n 'BEGIN { @a = count(); trunc(1); }'
-dtrace: syntax error near "1": trunc( ) needs an aggregation (@name) first
+dtrace: invalid probe specifier BEGIN { @a = count(); trunc(1); }: trunc( ) argument #1 is incompatible with prototype:
+	prototype: aggregation
+	 argument: int
 minikern> dtrace -n 'BEGIN { @a[1] = count(); @b = count(); printa(@a, @b); }'
-dtrace: semantic error near "@b": printa( ) joins aggregations by key: @b and @a have different keys
+dtrace: invalid probe specifier BEGIN { @a[1] = count(); @b = count(); printa(@a, @b); }: printa( ): @a and @b do not have matching key signatures: @a has 1 key, @b has 0 keys
 minikern> dtrace -n 'BEGIN { @a = count(); printa(@a, @a); }'
-dtrace: semantic error near "@a": printa( ) names @a twice
+dtrace: invalid probe specifier BEGIN { @a = count(); printa(@a, @a); }: printa( ) names @a twice
 minikern> dtrace -n 'BEGIN { @a[1] = count(); @b[1] = count(); printa("%d %@d %@d %@d\n", @a, @b); }'
-dtrace: semantic error near "printa": printa( ) format has more %@ conversions than aggregations (2)
+dtrace: invalid probe specifier BEGIN { @a[1] = count(); @b[1] = count(); printa("%d %@d %@d %@d\n", @a, @b); }: printa( ) format has more %@ conversions than aggregations (2)
 minikern> dtrace -n 'BEGIN { @a = count(); printa("%d", @a, 1); }'
-dtrace: syntax error near "1": printa( ) takes aggregations (@name) after its format
+dtrace: invalid probe specifier BEGIN { @a = count(); printa("%d", @a, 1); }: printa( ) argument #3 is incompatible with prototype:
+	prototype: aggregation
+	 argument: int
 minikern> dtrace -x aggsortpos=x -n 'BEGIN'
 dtrace: invalid value for option aggsortpos: 'x' (0..64)
 minikern> dtrace -x aggsortkey=1 -n 'BEGIN'
 dtrace: option aggsortkey takes no value
 minikern> dtrace -n '#pragma D option aggsortkeypos=-1'
-dtrace: invalid value for option aggsortkeypos: '-1' (0..64)
+dtrace: invalid probe specifier #pragma D option aggsortkeypos=-1: failed to set option 'aggsortkeypos' to '-1': Invalid value for specified option

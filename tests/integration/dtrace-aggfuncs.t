@@ -103,20 +103,20 @@ minikern> dtrace -q -x engine=interp -n 'dtt:::tick { @s = stddev(arg0 * 1000000
                9 |@@@@                                     1        
               10 |                                         0        
 minikern> dtrace -n 'BEGIN { @ = llquantize(1, 1, 0, 4, 4); }'
-dtrace: semantic error near "@": llquantize( ) factor (argument #2) must be 2..65535
+dtrace: invalid probe specifier BEGIN { @ = llquantize(1, 1, 0, 4, 4); }: llquantize( ) factor (argument #2) must be 2..65535
 minikern> dtrace -n 'BEGIN { @ = llquantize(1, 10, 0, 4, 15); }'
-dtrace: semantic error near "@": llquantize( ) steps (argument #5) must be a multiple of the factor
+dtrace: invalid probe specifier BEGIN { @ = llquantize(1, 10, 0, 4, 15); }: llquantize( ) steps (argument #5) must be a multiple of the factor
 minikern> dtrace -n 'BEGIN { @ = llquantize(1, 10, 5, 4, 10); }'
-dtrace: semantic error near "@": llquantize( ) magnitudes (arguments #3 and #4) must be 0 <= low <= high
+dtrace: invalid probe specifier BEGIN { @ = llquantize(1, 10, 5, 4, 10); }: llquantize( ) magnitudes (arguments #3 and #4) must be 0 <= low <= high
 minikern> dtrace -n 'BEGIN { @ = llquantize(1, 10, 0, 20, 10); }'
-dtrace: semantic error near "@": llquantize( ) factor 10 to the power 21 overflows 64 bits
+dtrace: invalid probe specifier BEGIN { @ = llquantize(1, 10, 0, 20, 10); }: llquantize( ) factor 10 to the power 21 overflows 64 bits
 minikern> dtrace -n 'BEGIN { @ = llquantize(1, 10, 0, 4); }'
-dtrace: syntax error near "llquantize": llquantize( ) takes 5 or 6 arguments, 4 given
+dtrace: invalid probe specifier BEGIN { @ = llquantize(1, 10, 0, 4); }: llquantize( ) prototype mismatch: 4 args passed, at least 5 expected
 minikern> dtrace -n 'BEGIN { @ = llquantize(arg0, 10, 0, arg1, 10); }'
-dtrace: semantic error near "arg1": expected an integer constant
+dtrace: invalid probe specifier BEGIN { @ = llquantize(arg0, 10, 0, arg1, 10); }: expected an integer constant
 minikern> dtrace -n 'BEGIN { @ = llquantize(1, 10, 0, 4, 10); } BEGIN { @ = llquantize(1, 10, 0, 5, 10); }'
-dtrace: semantic error near "@": @ is used with different llquantize( ) parameters
+dtrace: invalid probe specifier BEGIN { @ = llquantize(1, 10, 0, 4, 10); } BEGIN { @ = llquantize(1, 10, 0, 5, 10); }: @ is used with different llquantize( ) parameters
 minikern> dtrace -n 'BEGIN { @ = stddev("a"); }'
-dtrace: semantic error near "@": stddev( ) needs an integer value, not a string
+dtrace: invalid probe specifier BEGIN { @ = stddev("a"); }: stddev( ) needs an integer value, not a string
 minikern> dtrace -n 'BEGIN { @ = stddev(1); } BEGIN { @ = avg(1); }'
-dtrace: semantic error near "@": @ is used with stddev( ) and with avg( )
+dtrace: invalid probe specifier BEGIN { @ = stddev(1); } BEGIN { @ = avg(1); }: @ is used with stddev( ) and with avg( )

@@ -7,9 +7,9 @@
 # of the options the consumer reads while printing, and -C for -n.
 # status: 3
 minikern> dtrace -q -n 'BEGIN { system("echo from %s %d", "system", 42); exit(0); }'
-dtrace: semantic error near "system": system( ) is a destructive action: allowed only with -w (or -x destructive, #pragma D option destructive)
+dtrace: could not enable tracing: Destructive actions not allowed
 minikern> dtrace -q -n 'BEGIN { panic(); }'
-dtrace: semantic error near "panic": panic( ) is a destructive action: allowed only with -w (or -x destructive, #pragma D option destructive)
+dtrace: could not enable tracing: Destructive actions not allowed
 minikern> dtrace -q -w -n 'BEGIN { printf("before\n"); system("echo from %s %d", "system", 42); printf("after\n"); exit(0); }'
 before
 from system 42
@@ -31,7 +31,9 @@ dtrace: setopt( ): option bufsize cannot change while tracing runs
 CPU     ID                    FUNCTION:NAME
 {{ +}}0      1                           :BEGIN loud now
 minikern> dtrace -q -n 'BEGIN { setopt(1); }'
-dtrace: semantic error near "setopt": setopt( ) takes strings: the option's name and its value
+dtrace: invalid probe specifier BEGIN { setopt(1); }: setopt( ) argument #1 is incompatible with prototype:
+	prototype: char *
+	 argument: int
 minikern> dtrace -q -C -DN=21 -n 'BEGIN { printf("%d\n", N * 2); exit(0); }'
 42
 minikern> kldload dtrace_probes

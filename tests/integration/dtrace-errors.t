@@ -1,7 +1,9 @@
-# Errors are one line each: bad probe descriptions, syntax and type errors
-# with the token they were found near, descriptions that match nothing, bad
-# options; and run-time faults (a bad pointer, a division by zero) as DTrace
-# reports them, without stopping the trace.
+# Compile errors as DTrace words them ("invalid probe specifier TEXT: why",
+# with -x errtags the error's tag; a prototype mismatch adds the two
+# types on lines of their own): bad probe descriptions, syntax and type
+# errors, descriptions that match nothing, bad options; and run-time
+# faults (a bad pointer, a division by zero) as DTrace reports them,
+# without stopping the trace.
 # status: 1
 minikern> dtrace
 dtrace: usage: dtrace [-CeFlqSvwZ] [-b size] [-x opt[=val]] [-D name[=def]] [-U name] [-I dir] [-n desc] [-s file [arg ...]] [-P prov] [-m mod] [-f func] [-i id] [-c cmd] [&] | -j | -o id | -k id
@@ -10,27 +12,39 @@ dtrace: illegal option -- y (usage: dtrace [-CeFlqSvwZ] [-b size] [-x opt[=val]]
 minikern> dtrace -n
 dtrace: option requires an argument -- n (usage: dtrace [-CeFlqSvwZ] [-b size] [-x opt[=val]] [-D name[=def]] [-U name] [-I dir] [-n desc] [-s file [arg ...]] [-P prov] [-m mod] [-f func] [-i id] [-c cmd] [&] | -j | -o id | -k id)
 minikern> dtrace -n 'x(y)'
-dtrace: invalid probe description "x(y)": invalid character '('
+dtrace: invalid probe specifier x(y): invalid probe description "x(y)": invalid character '('
 minikern> dtrace -n 'a:b:c:d:e'
-dtrace: invalid probe description "a:b:c:d:e": too many fields (provider:module:function:name)
+dtrace: invalid probe specifier a:b:c:d:e: invalid probe description "a:b:c:d:e": too many fields (provider:module:function:name)
 minikern> dtrace -n 'nosuch:::'
-dtrace: description 'nosuch:::' matched 0 probes
+dtrace: invalid probe specifier nosuch:::: probe description nosuch::: does not match any probes
 minikern> dtrace -n 'BEGIN { trace(1) '
-dtrace: syntax error at end of input: expected ';' or '}' after a statement
+dtrace: invalid probe specifier BEGIN { trace(1) : syntax error near end of input
 minikern> dtrace -n 'BEGIN { foo(1); }'
-dtrace: syntax error near "foo": unknown action (trace, printf, printa, exit, stack, normalize, denormalize, trunc, clear, speculate, commit, discard, setopt, system, freopen)
+dtrace: invalid probe specifier BEGIN { foo(1); }: undefined function name: foo
 minikern> dtrace -n 'BEGIN { trace(nosuchvar); }'
-dtrace: syntax error near "nosuchvar": undefined variable
+dtrace: invalid probe specifier BEGIN { trace(nosuchvar); }: failed to resolve nosuchvar: Unknown variable name
 minikern> dtrace -n 'BEGIN { printf("%s\n", arg0); }'
-dtrace: semantic error near "printf": printf( ) argument #2 is an integer but conversion #1 (%s) wants a string; use stringof( )
+dtrace: invalid probe specifier BEGIN { printf("%s\n", arg0); }: printf( ) argument #2 is incompatible with conversion #1 prototype:
+	conversion: %s
+	 prototype: char [] or string (or use stringof)
+	  argument: int64_t
 minikern> dtrace -n 'BEGIN { printf("%d %d\n", 1); }'
-dtrace: semantic error near "printf": printf( ) format needs more arguments (conversion #2, %d, has none)
+dtrace: invalid probe specifier BEGIN { printf("%d %d\n", 1); }: printf( ) prototype mismatch: conversion #2 (%d) is missing a corresponding value argument
 minikern> dtrace -n 'BEGIN { @a = count(); } END { @a = sum(1); }'
-dtrace: semantic error near "@a": @a is used with count( ) and with sum( )
+dtrace: invalid probe specifier BEGIN { @a = count(); } END { @a = sum(1); }: @a is used with count( ) and with sum( )
 minikern> dtrace -n 'BEGIN { trace("a" == 1); }'
-dtrace: semantic error near "==": operands of == have incompatible types: string and int
+dtrace: invalid probe specifier BEGIN { trace("a" == 1); }: operands have incompatible types: "string" == "int"
 minikern> dtrace -n 'BEGIN { printf("%f", 1); }'
-dtrace: semantic error near "printf": printf( ) conversion "%f" is not supported: D here has no floating point
+dtrace: invalid probe specifier BEGIN { printf("%f", 1); }: format conversion #1 (%f) is not supported: D here has no floating point
+minikern> dtrace -x errtags -n 'BEGIN { exit(); }'
+dtrace: invalid probe specifier BEGIN { exit(); }: [D_PROTO_LEN] exit( ) prototype mismatch: 0 args passed, 1 expected
+minikern> dtrace -x errtags -n 'BEGIN { substr("minikern", "4"); }'
+dtrace: invalid probe specifier BEGIN { substr("minikern", "4"); }: [D_PROTO_ARG] substr( ) argument #2 is incompatible with prototype:
+	prototype: int
+	 argument: string
+minikern> dtrace -n 'BEGIN { chill(1); exit(0); }'
+dtrace: description 'BEGIN ' matched 1 probe
+dtrace: could not enable tracing: Destructive actions not allowed
 minikern> dtrace -b 0 -n BEGIN
 dtrace: -b: size '0' is below the minimum of 1 byte
 minikern> dtrace -s $TMP/nosuch.d
@@ -53,4 +67,4 @@ ERROR: enabled probe 1, action 0, fault 4
 2
 minikern> kldunload dtrace_probes
 minikern> dtrace -n 'BEGIN { x = 1; y = x % 0; }'
-dtrace: semantic error near "%": operator % divides by the constant 0
+dtrace: invalid probe specifier BEGIN { x = 1; y = x % 0; }: expression contains division by zero

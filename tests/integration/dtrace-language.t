@@ -16,7 +16,7 @@ minikern> dtrace -q -n 'BEGIN { x = 5; y = x++; z = ++x; a["k"] = 3; b = a["k"]-
 minikern> dtrace -q -n 'BEGIN { self->a[1] = 5; a[1] = 7; self->a[1]++; printf("%d %d %d\n", self->a[1], a[1], self->a[9]); exit(0); }'
 6 7 0
 minikern> dtrace -q -n 'BEGIN { this->a[1] = 5; }'
-dtrace: semantic error near "this->a": clause-local variables are not associative arrays (this->a[...]): use self-> or a global
+dtrace: invalid probe specifier BEGIN { this->a[1] = 5; }: clause-local variables are not associative arrays (this->a[...]): use self-> or a global
 minikern> dtrace -q -n 'BEGIN { s = "hello"; self->t = "world"; this->u = "!"; a[1] = "ab"; printf("%c%c%c%c%c %d %d %d\n", s[1], self->t[0], this->u[0], a[1][1], execname[0], s[5], s[-1], s[1] + 1); exit(0); }'
 ew!bd 0 0 102
 minikern> dtrace -q -n 'BEGIN { printf("%d %d %d %u %d %d\n", (char)300, (uint8_t)-1, (int)4294967295, (uint64_t)-1, sizeof(int), sizeof "abc"); exit(0); }'
@@ -26,11 +26,11 @@ minikern> dtrace -q -C -s $TMP/cpp.d
 minikern> dtrace -q -C -DBIG -s $TMP/cpp.d
 2000
 minikern> dtrace -q -s $TMP/cpp.d
-dtrace: $TMP/cpp.d:1: syntax error near "#define TWICE(x) ((x) * 2)": #define is for the C preprocessor: run dtrace with -C
+dtrace: failed to compile script $TMP/cpp.d: line 1: #define is for the C preprocessor: run dtrace with -C
 minikern> dtrace -q -s $TMP/args.d apples 3
 apples has 3
 minikern> dtrace -q -s $TMP/args.d apples
-dtrace: $TMP/args.d:3: macro argument $2 is not defined (1 given; -x defaultargs makes it 0 or "")
+dtrace: failed to compile script $TMP/args.d: line 3: macro argument $2 is not defined
 minikern> dtrace -q -x defaultargs -s $TMP/args.d apples
 apples has 0
 minikern> dtrace -q -n 'BEGIN { printf("%s %d %d %d\n", execname, pid != 0, vtimestamp > 0, errno); exit(0); }'
@@ -54,10 +54,10 @@ minikern> dtrace -q -n 'BEGIN { i = 0; j = 1 / i; } ERROR { printf("%d %d\n", ar
 dtrace: error on enabled probe ID 1 (ID 1: dtrace:::BEGIN): divide-by-zero in action #2
 1 1
 minikern> dtrace -q -s $TMP/struct.d
-dtrace: $TMP/struct.d:1: syntax error near "struct": struct declarations are not supported: D here has variables of C's integer types and strings
+dtrace: failed to compile script $TMP/struct.d: line 1: struct declarations are not supported: D here has variables of C's integer types and strings
 minikern> dtrace -q -n 'int *p; BEGIN { exit(0); }'
-dtrace: syntax error near "*": pointer types are not supported: D here has C's integer types and string
+dtrace: invalid probe specifier int *p; BEGIN { exit(0); }: pointer types are not supported: D here has C's integer types and string
 minikern> dtrace -q -n 'BEGIN { 3++; }'
-dtrace: syntax error near "++": operator ++ needs a variable on its left (x, self->x, this->x, a[key])
+dtrace: invalid probe specifier BEGIN { 3++; }: operator ++ can only be applied to a writable variable
 minikern> dtrace -q -n 'string s; BEGIN { s = 1; }'
-dtrace: semantic error near "s": s holds strings; an integer cannot be stored in it
+dtrace: invalid probe specifier string s; BEGIN { s = 1; }: operands have incompatible types: "string" = "int"

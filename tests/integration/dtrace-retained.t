@@ -6,7 +6,7 @@
 # not counted twice under the reused ids.
 # status: 1
 minikern> dtrace -n 'tpgoto:::fire { @ = count(); }' -c 'kldload tp_goto'
-dtrace: description 'tpgoto:::fire' matched 0 probes
+dtrace: invalid probe specifier tpgoto:::fire { @ = count(); }: probe description tpgoto:::fire does not match any probes
 minikern> dtrace -Z -n 'tpgoto:::fire { @ = count(); }' -c 'kldload tp_goto'
 dtrace: description 'tpgoto:::fire ' matched 0 probes
 

@@ -10,5 +10,5 @@ odd  3
 
                21
 minikern> dtrace -s $TMP/bad.d
-dtrace: $TMP/bad.d:4: syntax error near ")": expected an expression
+dtrace: failed to compile script $TMP/bad.d: line 4: syntax error near ")"
 minikern> kldunload dtrace_probes

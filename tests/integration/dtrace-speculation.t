@@ -51,23 +51,25 @@ tick 8
 minikern> dtrace -x engine=interp -q -n 'BEGIN { s = speculation(); } BEGIN { speculate(s); printf("interp %d\n", s); } BEGIN { commit(s); exit(0); }'
 interp 1
 minikern> dtrace -n 'BEGIN { speculate(1); speculate(1); }'
-dtrace: semantic error near "speculate": only data-recording actions (trace, printf, printa) may follow speculate( )
+dtrace: invalid probe specifier BEGIN { speculate(1); speculate(1); }: speculate( ) may not follow speculate( )
 minikern> dtrace -n 'BEGIN { printf("x"); speculate(1); }'
-dtrace: semantic error near "speculate": speculate( ) must come before the clause's data-recording actions
+dtrace: invalid probe specifier BEGIN { printf("x"); speculate(1); }: speculate( ) may not follow data-recording action(s)
 minikern> dtrace -n 'BEGIN { speculate(1); @ = count(); }'
-dtrace: semantic error near "@": only data-recording actions (trace, printf, printa) may follow speculate( )
+dtrace: invalid probe specifier BEGIN { speculate(1); @ = count(); }: aggregating actions may not follow speculate( )
 minikern> dtrace -n 'BEGIN { speculate(1); exit(0); }'
-dtrace: semantic error near "exit": only data-recording actions (trace, printf, printa) may follow speculate( )
+dtrace: invalid probe specifier BEGIN { speculate(1); exit(0); }: exit( ) may not follow speculate( )
 minikern> dtrace -n 'BEGIN { trace(1); commit(1); }'
-dtrace: semantic error near "commit": commit( ) and discard( ) may not follow data-recording actions
+dtrace: invalid probe specifier BEGIN { trace(1); commit(1); }: commit( ) may not follow data-recording action(s)
 minikern> dtrace -n 'BEGIN { discard(1); trace(1); }'
-dtrace: semantic error near "trace": data-recording actions may not follow commit( ) or discard( )
+dtrace: invalid probe specifier BEGIN { discard(1); trace(1); }: data-recording actions may not follow commit( )
 minikern> dtrace -n 'BEGIN { speculate("x"); }'
-dtrace: semantic error near "speculate": speculate( ) needs a speculation id, not a string
+dtrace: invalid probe specifier BEGIN { speculate("x"); }: speculate( ) argument #1 is incompatible with prototype:
+	prototype: int
+	 argument: string
 minikern> dtrace -n 'BEGIN { commit(); }'
-dtrace: syntax error near "commit": commit( ) takes 1 argument, 0 given
+dtrace: invalid probe specifier BEGIN { commit(); }: commit( ) prototype mismatch: 0 args passed, 1 expected
 minikern> dtrace -n 'BEGIN { trace(speculation(1)); }'
-dtrace: syntax error near "speculation": speculation( ) takes 0 arguments, 1 given
+dtrace: invalid probe specifier BEGIN { trace(speculation(1)); }: speculation( ) prototype mismatch: 1 arg passed, 0 expected
 minikern> dtrace -x nspec=0 -n 'BEGIN'
 dtrace: invalid value for option nspec: '0' (1..4096)
 minikern> dtrace -x specsize=0 -n 'BEGIN'

@@ -36,17 +36,21 @@ minikern> dtrace -q -n 'BEGIN { @[probefunc, "k"] = count(); @[probefunc, "k"] =
 minikern> dtrace -q -n 'tick-1ms { printf("%s\n", late); exit(0); } BEGIN { late = "set in BEGIN"; }'
 set in BEGIN
 minikern> dtrace -n 'BEGIN { x = 1; x = "text"; }'
-dtrace: semantic error near "x": x holds integers; a string cannot be stored in it
+dtrace: invalid probe specifier BEGIN { x = 1; x = "text"; }: operands have incompatible types: "int" = "string"
 minikern> dtrace -n 'BEGIN { a[1] = 1; a["x"] = 2; }'
-dtrace: semantic error near "a": a is used with keys [int64_t] and [string]
+dtrace: invalid probe specifier BEGIN { a[1] = 1; a["x"] = 2; }: a[ ] key #1 is incompatible with prototype:
+	prototype: int64_t
+	      key: string
 minikern> dtrace -n 'BEGIN { x = strjoin(1, "a"); }'
-dtrace: semantic error near "strjoin": strjoin( ) argument #1 must be a string, not an integer
+dtrace: invalid probe specifier BEGIN { x = strjoin(1, "a"); }: strjoin( ) argument #1 is incompatible with prototype:
+	prototype: char *
+	 argument: int
 minikern> dtrace -n 'BEGIN { x = substr("a"); }'
-dtrace: syntax error near "substr": substr( ) takes 2 to 3 arguments, 1 given
+dtrace: invalid probe specifier BEGIN { x = substr("a"); }: substr( ) prototype mismatch: 1 arg passed, at least 2 expected
 minikern> dtrace -n 'BEGIN { x = nosuch(1); }'
-dtrace: syntax error near "nosuch": unknown function nosuch( )
+dtrace: invalid probe specifier BEGIN { x = nosuch(1); }: undefined function name: nosuch
 minikern> dtrace -n 'BEGIN { trace(rand(1)); }'
-dtrace: syntax error near "rand": rand( ) takes 0 arguments, 1 given
+dtrace: invalid probe specifier BEGIN { trace(rand(1)); }: rand( ) prototype mismatch: 1 arg passed, 0 expected
 minikern> dtrace -x engine=interp -n 'BEGIN { x = strjoin("a", "b"); }'
 dtrace: clause 1 (BEGIN): strjoin( ) runs on the BPF engine only, not -x engine=interp
 minikern> dtrace -x engine=interp -n 'BEGIN { s = "a"; }'

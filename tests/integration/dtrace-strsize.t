@@ -21,4 +21,4 @@ dtrace: -x strsize: '0' is not within 1..256
 minikern> dtrace -x strsize=1k -n 'BEGIN { exit(0); }'
 dtrace: -x strsize: '1k' is not a number of characters
 minikern> dtrace -s $TMP/big.d
-dtrace: $TMP/big.d:1: invalid value for option strsize: '300' is not within 1..256
+dtrace: failed to compile script $TMP/big.d: line 1: failed to set option 'strsize' to '300': Invalid value for specified option

@@ -25,13 +25,13 @@ minikern> dtrace -x engine=interp -q -n 'dtt:::tick { @ = count(); } dtt:::tick 
                 3
 
 minikern> dtrace -n 'BEGIN { this->x = 1; } END { this->x = "a"; }'
-dtrace: semantic error near "this->x": this->x holds integers; a string cannot be stored in it
+dtrace: invalid probe specifier BEGIN { this->x = 1; } END { this->x = "a"; }: operands have incompatible types: "int" = "string"
 minikern> dtrace -x engine=interp -n 'BEGIN { this->x = "a"; }'
 dtrace: clause 1 (BEGIN): a this-> string runs on the BPF engine only, not -x engine=interp
 minikern> dtrace -x engine=jit -n BEGIN
 dtrace: -x engine: 'jit' is not an engine (bpf, bpf-interp, interp)
 minikern> dtrace -n 'BEGIN { x = 1; x = "text"; }'
-dtrace: semantic error near "x": x holds integers; a string cannot be stored in it
+dtrace: invalid probe specifier BEGIN { x = 1; x = "text"; }: operands have incompatible types: "int" = "string"
 minikern> dtrace -S -q -n 'BEGIN { self->n = strlen(probename); exit(0); }'
 [x86_64]dtrace: clause 1 (BEGIN): 58 instructions, linked with dt_var_set; JIT, {{[0-9]+}} bytes of x86_64
 [i386]dtrace: clause 1 (BEGIN): 58 instructions, linked with dt_var_set; interpreted

@@ -75,7 +75,7 @@ minikern> dtrace -q -n 'fbt:kernel:kern_malloc:entry { @[probefunc] = count(); }
 
   kern_malloc                                                       1
 minikern> dtrace -n 'fbt:memdev:nosuch:entry'
-dtrace: description 'fbt:memdev:nosuch:entry' matched 0 probes
+dtrace: invalid probe specifier fbt:memdev:nosuch:entry: probe description fbt:memdev:nosuch:entry does not match any probes
 minikern> kldunload memdev
 minikern> dtrace -l -n fbt:memdev::
    ID   PROVIDER            MODULE                          FUNCTION NAME

@@ -38,11 +38,11 @@ minikern> kldunload hello
 Goodbye from hello: Hello, world!
 minikern> # D: sizes and nesting are bounded, with their own errors
 minikern> dtrace -s $TMP/bufsize.d
-dtrace: $TMP/bufsize.d:1: invalid value for option bufsize: invalid size '-1' (bytes, or with k, m, g)
+dtrace: failed to compile script $TMP/bufsize.d: line 1: failed to set option 'bufsize' to '-1': Invalid value for specified option
 minikern> dtrace -n 'BEGIN { trace(18446744073709551616); }'
-dtrace: syntax error near "18446744073709551616": integer constant is too large for 64 bits
+dtrace: invalid probe specifier BEGIN { trace(18446744073709551616); }: constant 18446744073709551616 results in integer overflow
 minikern> dtrace -n 'BEGIN { trace(1+(1+(1+(1+(1+(1+(1+(1+(1+(1+(1+(1+(1+(1+(1+(1+(1+(1+(1+(1+(1+(1+(1+(1+(1+(1+(1+(1+(1+(1+(1+(1+(1+1))))))))))))))))))))))))))))))))); }'
-dtrace: semantic error near "BEGIN": the clause needs 34 values on the interpreter's stack at once (at most 32): nest its expressions less
+dtrace: invalid probe specifier BEGIN { trace(1+(1+(1+(1+(1+(1+(1+(1+(1+(1+(1+(1+(1+(1+(1+(1+(1+(1+(1+(1+(1+(1+(1+(1+(1+(1+(1+(1+(1+(1+(1+(1+(1+1))))))))))))))))))))))))))))))))); }: the clause needs 34 values on the interpreter's stack at once (at most 32): nest its expressions less
 minikern> sysctl kern.malloc.memuse vm.arena.used
 kern.malloc.memuse: 0
 vm.arena.used: 0

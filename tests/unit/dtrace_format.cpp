@@ -68,11 +68,26 @@ TEST_CASE("dtrace format: bad conversions") {
     auto r = parse_format(f);
     return r ? std::string() : r.error().message;
   };
-  CHECK(msg("%f") == "conversion \"%f\" is not supported: D here has no floating point");
-  CHECK(msg("%y") == "conversion \"%y\" is not valid (use %d %i %u %x %X %o %c %s %p %k)");
-  CHECK(msg("abc %") == "format ends inside conversion \"%\"");
-  CHECK(msg("%ls") == "conversion \"%ls\" is not valid: %s takes no size");
-  CHECK(msg("%lk") == "conversion \"%lk\" is not valid: %k takes no size");
+  // DTrace's words, the conversion by its number.
+  CHECK(msg("%f") == "format conversion #1 (%f) is not supported: D here has "
+                     "no floating point");
+  CHECK(msg("%d %y") == "format conversion #2 is undefined: %y");
+  CHECK(msg("%zd") == "format conversion #1 is undefined: %z");
+  CHECK(msg("abc %") == "format conversion #1 name expected before end of "
+                        "format string");
+  CHECK(msg("%ls") == "format conversion #1 (%s) takes no size");
+  CHECK(msg("%lk") == "format conversion #1 (%k) takes no size");
+  CHECK(msg("%1.2.3d") == "format conversion #1 has more than one '.' specified");
+  CHECK(msg("%**d") == "format conversion #1 has more than one '*' specified "
+                       "for the output width");
+  CHECK(msg("%.**d") == "format conversion #1 has more than one '*' specified "
+                        "for the output precision");
+  CHECK(msg("%1$d") == "format conversion #1 uses unsupported positional "
+                       "format (%n$)");
+  CHECK(msg("%-%") == "format conversion #1 cannot be combined with other "
+                      "format flags: %%");
+  CHECK(msg("%?p") == ""); // as wide as a pointer
+  CHECK(parse_format("%?p")->convs[0].width == 2 * (int)sizeof(void *));
 }
 
 TEST_CASE("dtrace format: the default record line") {

@@ -123,92 +123,197 @@ TEST_CASE("dtrace parse: scripts: pragmas, comments, #! line") {
   CHECK(r->clauses.size() == 1);
 }
 
-TEST_CASE("dtrace parse: errors name the token and the cause") {
-  CHECK(parse_error("x(") == "invalid probe description \"x(\": invalid character '('");
+TEST_CASE("dtrace parse: errors read as DTrace's") {
+  // -n text: "invalid probe specifier TEXT: why"; the cause in DTrace's
+  // words.
+  const std::string spec = "invalid probe specifier ";
+  CHECK(parse_error("x(") == spec + "x(: invalid probe description \"x(\": "
+                                    "invalid character '('");
   CHECK(parse_error("a:b:c:d:e") ==
-        "invalid probe description \"a:b:c:d:e\": too many fields "
-        "(provider:module:function:name)");
-  CHECK(parse_error("a[b:::") ==
-        "invalid probe description \"a[b:::\": unbalanced '[' ']' in a glob");
+        spec + "a:b:c:d:e: invalid probe description \"a:b:c:d:e\": too many "
+               "fields (provider:module:function:name)");
+  CHECK(parse_error("a[b:::") == spec + "a[b:::: invalid probe description "
+                                        "\"a[b:::\": unbalanced '[' ']' in a glob");
   CHECK(parse_error("BEGIN { trace(1)") ==
-        "syntax error at end of input: expected ';' or '}' after a statement");
+        spec + "BEGIN { trace(1): syntax error near end of input");
   CHECK(parse_error("BEGIN { foo(1); }") ==
-        "syntax error near \"foo\": unknown action (trace, printf, printa, exit, stack, normalize, "
-        "denormalize, trunc, clear, speculate, commit, discard, setopt, system, freopen)");
+        spec + "BEGIN { foo(1); }: undefined function name: foo");
   CHECK(parse_error("BEGIN { trace(nosuch); }") ==
-        "syntax error near \"nosuch\": undefined variable");
+        spec + "BEGIN { trace(nosuch); }: failed to resolve nosuch: Unknown "
+               "variable name");
   CHECK(parse_error("BEGIN { trace(1 / ); }") ==
-        "syntax error near \")\": expected an expression");
+        spec + "BEGIN { trace(1 / ); }: syntax error near \")\"");
   CHECK(parse_error("BEGIN { trace(0x12g); }") ==
-        "syntax error near \"0x12g\": invalid integer constant");
+        spec + "BEGIN { trace(0x12g); }: syntax error near \"g\"");
+  CHECK(parse_error("BEGIN { trace(0128); }") ==
+        spec + "BEGIN { trace(0128); }: constant 0128 contains invalid digit 8");
   CHECK(parse_error("BEGIN { trace(\"abc); }") ==
-        "syntax error near \"abc); }\": unterminated string");
+        spec + "BEGIN { trace(\"abc); }: end-of-file encountered in string literal");
+  CHECK(parse_error("BEGIN { trace(''); }") ==
+        spec + "BEGIN { trace(''); }: empty character constant");
   CHECK(parse_error("BEGIN END") ==
-        "syntax error near \"END\": expected '/', '{' or ',' after the probe "
-        "description");
+        spec + "BEGIN END: expected predicate and/or actions following probe "
+               "description");
   CHECK(parse_error("BEGIN { @a = count(1); }") ==
-        "syntax error near \"count\": count( ) takes 0 arguments, 1 given");
+        spec + "BEGIN { @a = count(1); }: count( ) prototype mismatch: 1 arg "
+               "passed, 0 expected");
   CHECK(parse_error("BEGIN { @a = sum(); }") ==
-        "syntax error near \"sum\": sum( ) takes 1 argument, 0 given");
+        spec + "BEGIN { @a = sum(); }: sum( ) prototype mismatch: 0 args "
+               "passed, 1 expected");
+  CHECK(parse_error("BEGIN { @a = lquantize(1); }") ==
+        spec + "BEGIN { @a = lquantize(1); }: lquantize( ) prototype mismatch: "
+               "1 arg passed, at least 3 expected");
   CHECK(parse_error("BEGIN { @a = median(1); }") ==
-        "syntax error near \"median\": unknown aggregating function (count, "
-        "sum, min, max, avg, stddev, quantize, lquantize, llquantize)");
+        spec + "BEGIN { @a = median(1); }: @a must be assigned an aggregating "
+               "function");
   CHECK(parse_error("BEGIN { trace(arg10); }") ==
-        "syntax error near \"arg10\": undefined variable");
-  CHECK(parse_error("BEGIN { printf(arg0); }") ==
-        "syntax error near \"arg0\": printf( ) needs a format string first");
+        spec + "BEGIN { trace(arg10); }: failed to resolve arg10: Unknown "
+               "variable name");
+  CHECK(parse_error("BEGIN { printf(); }") ==
+        spec + "BEGIN { printf(); }: printf( ) prototype mismatch: 0 args "
+               "passed, at least 1 expected");
+  CHECK(parse_error("BEGIN { exit(); }") ==
+        spec + "BEGIN { exit(); }: exit( ) prototype mismatch: 0 args passed, "
+               "1 expected");
   CHECK(parse_error("BEGIN { trace(\"\\q\"); }") ==
-        "syntax error near \"\\q\": invalid escape sequence");
+        spec + "BEGIN { trace(\"\\q\"); }: invalid escape sequence \"\\q\"");
+  // Text the error quotes stays on its line.
+  CHECK(parse_error("BEGIN\n{ trace(1 +); }") ==
+        spec + "BEGIN\\x0a{ trace(1 +); }: syntax error near \")\"");
 }
 
 TEST_CASE("dtrace parse: errors in a script carry file and line") {
   CHECK(parse_error("tick\n{\n\ttrace(arg0 +);\n}\n", "t.d") ==
-        "t.d:3: syntax error near \")\": expected an expression");
+        "failed to compile script t.d: line 3: syntax error near \")\"");
   CHECK(parse_error("#pragma D option nosuch\n", "t.d") ==
-        "t.d:1: unsupported option \"nosuch\" in #pragma D option");
+        "failed to compile script t.d: line 1: failed to set option 'nosuch': "
+        "Option not supported here");
+  CHECK(parse_error("/* a comment\n\nBEGIN {}\n", "t.d") ==
+        "failed to compile script t.d: line 4: end-of-file encountered before "
+        "matching */");
+  CHECK(parse_error("#pragma D error \"stop here\"\n", "t.d") ==
+        "failed to compile script t.d: line 1: #error: stop here ");
+  CHECK(parse_error("\n\n", "t.d") ==
+        "failed to compile script t.d: line 3: empty D program translation unit");
+  CHECK(parse_error("#pragma D option quiet=please\nBEGIN {}\n", "t.d") ==
+        "failed to compile script t.d: line 1: failed to set option 'quiet' to "
+        "'please': Invalid value for specified option");
+  CHECK(parse_error("BEGIN {}\n#pragma D option quiet", "t.d") ==
+        "failed to compile script t.d: line 2: end-of-file encountered before "
+        "end of control line");
+  CHECK(parse_error("BEGIN {}\n}\n", "t.d") ==
+        "failed to compile script t.d: line 2: syntax error near \"}\"");
+  CHECK(parse_error("BEGIN { printf(\"%*1$d\", 1); }", "t.d") == "");
+  // An argument no $N names is an error of the whole script (no line).
+  MacroArgs args{{"t.d", "10", "20"}};
+  auto m = parse("BEGIN { trace($2); }", "t.d", args);
+  REQUIRE_FALSE(m);
+  CHECK(m.error().message == "failed to compile script t.d: extraneous "
+                             "argument '10' ($1 is not referenced)");
+  args.argref = true;
+  CHECK(parse("BEGIN { trace($2); }", "t.d", args));
+  // -x errtags: the tag before the line.
+  auto r = parse("BEGIN { trace(1 / ); }", "t.d", {}, true);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().message ==
+        "failed to compile script t.d: [D_SYNTAX] line 1: syntax error near \")\"");
+  r = parse("#pragma D option errtags\nBEGIN { exit(); }", "t.d");
+  REQUIRE_FALSE(r);
+  CHECK(r.error().message ==
+        "failed to compile script t.d: [D_PROTO_LEN] line 2: exit( ) prototype "
+        "mismatch: 0 args passed, 1 expected");
 }
 
 TEST_CASE("dtrace compile: type errors") {
+  const std::string spec = "invalid probe specifier ";
   CHECK(compile_error("p:::n { printf(\"%d\", \"s\"); }") ==
-        "semantic error near \"printf\": printf( ) argument #2 is a string but "
-        "conversion #1 (%d) wants an integer");
+        spec + "p:::n { printf(\"%d\", \"s\"); }: printf( ) argument #2 is "
+               "incompatible with conversion #1 prototype:\n"
+               "\tconversion: %d\n"
+               "\t prototype: char, short, int, long, or long long\n"
+               "\t  argument: string");
   CHECK(compile_error("p:::n { printf(\"%s\", arg0); }") ==
-        "semantic error near \"printf\": printf( ) argument #2 is an integer "
-        "but conversion #1 (%s) wants a string; use stringof( )");
+        spec + "p:::n { printf(\"%s\", arg0); }: printf( ) argument #2 is "
+               "incompatible with conversion #1 prototype:\n"
+               "\tconversion: %s\n"
+               "\t prototype: char [] or string (or use stringof)\n"
+               "\t  argument: int64_t");
   CHECK(compile_error("p:::n { printf(\"%d %d\", 1); }") ==
-        "semantic error near \"printf\": printf( ) format needs more arguments "
-        "(conversion #2, %d, has none)");
+        spec + "p:::n { printf(\"%d %d\", 1); }: printf( ) prototype mismatch: "
+               "conversion #2 (%d) is missing a corresponding value argument");
+  CHECK(compile_error("p:::n { printf(\"%*d\", 1); }") ==
+        spec + "p:::n { printf(\"%*d\", 1); }: printf( ) prototype mismatch: "
+               "conversion #1 (%d) is missing a corresponding value argument");
+  CHECK(compile_error("p:::n { printf(\"%*d\"); }") ==
+        spec + "p:::n { printf(\"%*d\"); }: printf( ) prototype mismatch: "
+               "conversion #1 (%d) is missing a corresponding \"*\" argument");
   CHECK(compile_error("p:::n { printf(\"%d\", 1, 2); }") ==
-        "semantic error near \"printf\": printf( ) has 2 arguments but its "
-        "format uses 1");
+        spec + "p:::n { printf(\"%d\", 1, 2); }: printf( ) prototype mismatch: "
+               "only 1 arguments required by this format string");
   CHECK(compile_error("p:::n { printf(\"%f\", 1); }") ==
-        "semantic error near \"printf\": printf( ) conversion \"%f\" is not "
-        "supported: D here has no floating point");
+        spec + "p:::n { printf(\"%f\", 1); }: format conversion #1 (%f) is not "
+               "supported: D here has no floating point");
+  CHECK(compile_error("p:::n { printf(arg0); }") ==
+        spec + "p:::n { printf(arg0); }: printf( ) argument #1 is incompatible "
+               "with prototype:\n\tprototype: string\n\t argument: int64_t");
   CHECK(compile_error("p:::n { @a = count(); @a = sum(1); }") ==
-        "semantic error near \"@a\": @a is used with count( ) and with sum( )");
+        spec + "p:::n { @a = count(); @a = sum(1); }: @a is used with count( ) "
+               "and with sum( )");
   CHECK(compile_error("p:::n { @a[1] = count(); @a[\"x\"] = count(); }") ==
-        "semantic error near \"@a\": @a is used with keys [int] and [string]");
+        spec + "p:::n { @a[1] = count(); @a[\"x\"] = count(); }: @a is used "
+               "with keys [int] and [string]");
   CHECK(compile_error("p:::n { trace(\"a\" == 1); }") ==
-        "semantic error near \"==\": operands of == have incompatible types: "
-        "string and int");
+        spec + "p:::n { trace(\"a\" == 1); }: operands have incompatible types: "
+               "\"string\" == \"int\"");
   CHECK(compile_error("p:::n { trace(-\"a\"); }") ==
-        "semantic error near \"-\": operator - needs an integer, not a string");
+        spec + "p:::n { trace(-\"a\"); }: operator - requires an operand of "
+               "arithmetic type");
+  CHECK(compile_error("p:::n { trace(\"a\" & 1); }") ==
+        spec + "p:::n { trace(\"a\" & 1); }: operator & requires operands of "
+               "integral type");
+  CHECK(compile_error("p:::n { x = 1; x += \"a\"; }") ==
+        spec + "p:::n { x = 1; x += \"a\"; }: operands have incompatible types: "
+               "\"int\" += \"string\"");
   CHECK(compile_error("p:::n /probefunc/ { trace(1); }") ==
-        "semantic error near \"probefunc\": a predicate must be an integer, "
-        "not a string");
+        spec + "p:::n /probefunc/ { trace(1); }: predicate result must be of "
+               "scalar type");
+  CHECK(compile_error("p:::n { trace(1 / 0); }") ==
+        spec + "p:::n { trace(1 / 0); }: expression contains division by zero");
   CHECK(compile_error("p:::n { @ = lquantize(arg0, 10, 0, 1); }") ==
-        "semantic error near \"@\": lquantize( ) upper bound must be greater "
-        "than lower bound");
+        spec + "p:::n { @ = lquantize(arg0, 10, 0, 1); }: lquantize( ) upper "
+               "bound must be greater than lower bound");
   CHECK(compile_error("p:::n { @ = lquantize(arg0, 0, 10, arg1); }") ==
-        "semantic error near \"arg1\": expected an integer constant");
+        spec + "p:::n { @ = lquantize(arg0, 0, 10, arg1); }: expected an "
+               "integer constant");
   CHECK(compile_error("p:::n { printa(@nope); }") ==
-        "semantic error near \"@nope\": printa( ) of an aggregation that is "
-        "never assigned");
+        spec + "p:::n { printa(@nope); }: printa( ) of an aggregation that is "
+               "never assigned");
   CHECK(compile_error("p:::n { @a[probefunc] = count(); printa(\"%d\\n\", @a); }") ==
-        "semantic error near \"printa\": printa( ) argument #1 is a string but "
-        "conversion #1 (%d) wants an integer");
+        spec + "p:::n { @a[probefunc] = count(); printa(\"%d\\n\", @a); }: "
+               "printa( ) argument #2 is incompatible with conversion #1 "
+               "prototype:\n\tconversion: %d\n"
+               "\t prototype: char, short, int, long, or long long\n"
+               "\t  argument: string");
   CHECK(compile_error("p:::n { @ = sum(probename); }") ==
-        "semantic error near \"@\": sum( ) needs an integer value, not a string");
+        spec + "p:::n { @ = sum(probename); }: sum( ) needs an integer value, "
+               "not a string");
+  CHECK(compile_error("p:::n { printf(\"%*1$d\", 1); }") ==
+        spec + "p:::n { printf(\"%*1$d\", 1); }: format conversion #1 uses "
+               "unsupported positional format (%n$)");
+  CHECK(compile_error("p:::n { x[1, 2, 3, 4, 5, 6, 7, 8, 9] = 1; }") ==
+        spec + "p:::n { x[1, 2, 3, 4, 5, 6, 7, 8, 9] = 1; }: Insufficient "
+               "tuple registers to generate code");
+  CHECK(compile_error("p:::n { x[1, 2] = 1; x[3] = 1; }") ==
+        spec + "p:::n { x[1, 2] = 1; x[3] = 1; }: x[ ] prototype mismatch: "
+               "1 key passed, 2 expected");
+  CHECK(compile_error("p:::n { x[1, \"a\"] = 1; x[3, 4] = 1; }") ==
+        spec + "p:::n { x[1, \"a\"] = 1; x[3, 4] = 1; }: x[ ] key #2 is "
+               "incompatible with prototype:\n\tprototype: string\n\t      "
+               "key: int");
+  CHECK(compile_error("p:::n { substr(\"a\", \"b\"); }") ==
+        spec + "p:::n { substr(\"a\", \"b\"); }: substr( ) argument #2 is "
+               "incompatible with prototype:\n\tprototype: int\n\t argument: "
+               "string");
 }
 
 TEST_CASE("dtrace compile: args[N] takes the probes' argument types") {
@@ -218,8 +323,8 @@ TEST_CASE("dtrace compile: args[N] takes the probes' argument types") {
                       {probe(1, "f", "n", {"char *", "int"})}) == "");
   CHECK(compile_error("p:::n { trace(args[0]); }",
                       {probe(1, "f", "n", {"char *"}), probe(2, "g", "n", {"int"})}) ==
-        "semantic error near \"args[0]\": the probes matched disagree on its "
-        "type (char * and int)");
+        "invalid probe specifier p:::n { trace(args[0]); }: the probes matched "
+        "disagree on its type (char * and int)");
 }
 
 TEST_CASE("dtrace compile: code shape") {
@@ -251,8 +356,10 @@ TEST_CASE("dtrace compile: errors in a script carry file and line") {
   auto p = compile(*ast, m);
   REQUIRE_FALSE(p);
   CHECK(p.error().message ==
-        "t.d:4: semantic error near \"printf\": printf( ) argument #2 is an "
-        "integer but conversion #1 (%s) wants a string; use stringof( )");
+        "failed to compile script t.d: line 4: printf( ) argument #2 is "
+        "incompatible with conversion #1 prototype:\n\tconversion: %s\n"
+        "\t prototype: char [] or string (or use stringof)\n\t  argument: "
+        "int64_t");
 }
 
 // ---- hostile programs (issue 11): bounded, with their own errors --------------
@@ -266,23 +373,22 @@ std::string repeat(const std::string &s, size_t n) {
   return r;
 }
 std::string clause_of(const std::string &e) { return "BEGIN { trace(" + e + "); }"; }
+// The error for the -n text `src`: "invalid probe specifier SRC: why".
+std::string spec_error(const std::string &src, const std::string &why) {
+  return "invalid probe specifier " + src + ": " + why;
+}
 const std::string kTooDeep = "expression nested more than 256 levels deep";
 } // namespace
 
 TEST_CASE("dtrace parse: deep nesting is an error, not a stack overflow") {
   // Each of these overflowed the parser's or the compiler's stack.
-  CHECK(parse_error(clause_of(repeat("(", 2000) + "1" + repeat(")", 2000))) ==
-        "syntax error near \"(\": " + kTooDeep);
-  CHECK(parse_error(clause_of("1" + repeat("+1", 20000))) ==
-        "syntax error near \"+\": " + kTooDeep);
-  // (spaced: "--" is the decrement operator)
-  CHECK(parse_error(clause_of(repeat("- ", 100000) + "1")) ==
-        "syntax error near \"-\": " + kTooDeep);
-  CHECK(parse_error(clause_of(repeat("1?", 20000) + "1" + repeat(":1", 20000))) ==
-        "syntax error near \"1\": " + kTooDeep);
-  CHECK(parse_error(clause_of(repeat("strlen(", 2000) + "\"\"" +
-                              repeat(")", 2000))) ==
-        "syntax error near \"strlen\": " + kTooDeep);
+  for (const std::string &e :
+       {repeat("(", 2000) + "1" + repeat(")", 2000), "1" + repeat("+1", 20000),
+        // (spaced: "--" is the decrement operator)
+        repeat("- ", 100000) + "1",
+        repeat("1?", 20000) + "1" + repeat(":1", 20000),
+        repeat("strlen(", 2000) + "\"\"" + repeat(")", 2000)})
+    CHECK(parse_error(clause_of(e)) == spec_error(clause_of(e), kTooDeep));
   // Within the bound, they parse.
   CHECK(parse(clause_of(repeat("(", 200) + "1" + repeat(")", 200))));
   CHECK(parse(clause_of("1" + repeat("+1", 250))));
@@ -290,15 +396,11 @@ TEST_CASE("dtrace parse: deep nesting is an error, not a stack overflow") {
 }
 
 TEST_CASE("dtrace parse: integer constants beyond 64 bits are refused") {
-  CHECK(parse_error(clause_of("18446744073709551616")) ==
-        "syntax error near \"18446744073709551616\": integer constant is too "
-        "large for 64 bits");
-  CHECK(parse_error(clause_of("0x10000000000000000")) ==
-        "syntax error near \"0x10000000000000000\": integer constant is too "
-        "large for 64 bits");
-  CHECK(parse_error(clause_of("02000000000000000000000")) ==
-        "syntax error near \"02000000000000000000000\": integer constant is "
-        "too large for 64 bits");
+  for (const char *c : {"18446744073709551616", "0x10000000000000000",
+                        "02000000000000000000000"})
+    CHECK(parse_error(clause_of(c)) ==
+          spec_error(clause_of(c), std::string("constant ") + c +
+                                       " results in integer overflow"));
   auto r = parse(clause_of("18446744073709551615"));
   REQUIRE(r);
   CHECK(r->clauses[0].stmts[0].args[0]->ival == -1);
@@ -306,19 +408,19 @@ TEST_CASE("dtrace parse: integer constants beyond 64 bits are refused") {
 
 TEST_CASE("dtrace parse: #pragma sizes are checked as -b checks them") {
   // bufsize=-1 hung pow2_at_least(); 2^63 wrapped to a small buffer.
-  CHECK(parse_error("#pragma D option bufsize=-1\nBEGIN {}", "x.d") ==
-        "x.d:1: invalid value for option bufsize: invalid size '-1' (bytes, "
-        "or with k, m, g)");
-  CHECK(parse_error("#pragma D option bufsize=9223372036854775808\nBEGIN {}",
-                    "x.d") ==
-        "x.d:1: invalid value for option bufsize: size '9223372036854775808' "
-        "is above the maximum of 1g");
-  CHECK(parse_error("#pragma D option aggsize=17179869185g\nBEGIN {}", "x.d") ==
-        "x.d:1: invalid value for option aggsize: size '17179869185g' is "
-        "above the maximum of 1g");
-  CHECK(parse_error("#pragma D option bufsize=0k\nBEGIN {}", "x.d") ==
-        "x.d:1: invalid value for option bufsize: size '0k' is below the "
-        "minimum of 1 byte");
+  for (const char *o : {"bufsize=-1", "bufsize=9223372036854775808",
+                        "aggsize=17179869185g", "bufsize=0k"}) {
+    std::string name = o, val = name.substr(name.find('=') + 1);
+    name.resize(name.find('='));
+    CHECK(parse_error(std::string("#pragma D option ") + o + "\nBEGIN {}", "x.d") ==
+          "failed to compile script x.d: line 1: failed to set option '" +
+              name + "' to '" + val + "': Invalid value for specified option");
+  }
+  CHECK_FALSE(parse_size("-1"));
+  CHECK(parse_size("9223372036854775808").error().message ==
+        "size '9223372036854775808' is above the maximum of 1g");
+  CHECK(parse_size("0k").error().message ==
+        "size '0k' is below the minimum of 1 byte");
   CHECK(*parse_size("32") == 32); // a buffer that small is a page here
   CHECK_FALSE(parse_size("99999999999999999999"));
   CHECK(*parse_size("1g") == 1ull << 30);
@@ -333,8 +435,9 @@ TEST_CASE("dtrace compile: a clause deeper than the value stack is refused") {
   auto prog = compile(*ast, matched);
   REQUIRE_FALSE(prog);
   CHECK(prog.error().message ==
-        "semantic error near \"BEGIN\": the clause needs 41 values on the "
-        "interpreter's stack at once (at most 32): nest its expressions less");
+        spec_error(clause_of(repeat("1+(", 40) + "1" + repeat(")", 40)),
+                   "the clause needs 41 values on the interpreter's stack at "
+                   "once (at most 32): nest its expressions less"));
   auto ok = parse(clause_of(repeat("1+(", 30) + "1" + repeat(")", 30)) +
                   " BEGIN { @[1, 2, 3, 4, 5, 6, 7, 8] = sum(1 ? 2 : 3); }");
   REQUIRE(ok);
@@ -380,31 +483,51 @@ TEST_CASE("dtrace parse: aggregation actions, printa of several, speculations") 
   CHECK(p->pragmas.aggsortkeypos == 1);
   CHECK(p->pragmas.nspec == 4);
   CHECK(p->pragmas.specsize == 8192);
-  CHECK(parse_error("#pragma D option nspec=0\n") ==
-        "invalid value for option nspec: '0' (1..4096)");
+  CHECK(parse_error("#pragma D option nspec=0\n", "s.d") ==
+        "failed to compile script s.d: line 1: failed to set option 'nspec' to "
+        "'0': Invalid value for specified option");
   CHECK(parse_error("BEGIN { normalize(1, 2); }") ==
-        "syntax error near \"1\": normalize( ) needs an aggregation (@name) first");
+        spec_error("BEGIN { normalize(1, 2); }",
+                   "normalize( ) argument #1 is incompatible with prototype:\n"
+                   "\tprototype: aggregation\n\t argument: int"));
   CHECK(parse_error("BEGIN { printa(@a, 1); }") ==
-        "syntax error near \"1\": printa( ) takes aggregations (@name) after its "
-        "format");
+        spec_error("BEGIN { printa(@a, 1); }",
+                   "printa( ) argument #2 is incompatible with prototype:\n"
+                   "\tprototype: aggregation\n\t argument: int"));
+  CHECK(parse_error("BEGIN { printa(\"%d\"); }") ==
+        spec_error("BEGIN { printa(\"%d\"); }",
+                   "printa( ) prototype mismatch: 1 args passed, 2 expected"));
 }
 
 TEST_CASE("dtrace compile: aggregation actions and speculations") {
-  CHECK(compile_error("a:::b { trunc(@x); }") ==
-        "semantic error near \"@x\": trunc( ) of an aggregation that is never "
-        "assigned");
-  CHECK(compile_error("a:::b { @[1] = count(); @b = count(); printa(@, @b); }") ==
-        "semantic error near \"@b\": printa( ) joins aggregations by key: @b "
-        "and @ have different keys");
-  CHECK(compile_error("a:::b { @ = llquantize(arg0, 10, 0, 2, 5); }") ==
-        "semantic error near \"@\": llquantize( ) steps (argument #5) must be a "
-        "multiple of the factor");
-  CHECK(compile_error("a:::b { speculate(1); @ = count(); }") ==
-        "semantic error near \"@\": only data-recording actions (trace, "
-        "printf, printa) may follow speculate( )");
-  CHECK(compile_error("a:::b { trace(1); discard(1); }") ==
-        "semantic error near \"discard\": commit( ) and discard( ) may not "
-        "follow data-recording actions");
+  auto err = [](const std::string &src, const std::string &why) {
+    CHECK(compile_error(src) == spec_error(src, why));
+  };
+  err("a:::b { trunc(@x); }", "trunc( ) of an aggregation that is never assigned");
+  err("a:::b { @[1] = count(); @b = count(); printa(@, @b); }",
+      "printa( ): @ and @b do not have matching key signatures: @ has 1 key, "
+      "@b has 0 keys");
+  err("a:::b { @f[1] = count(); @b[\"x\"] = count(); printa(@f, @b); }",
+      "printa( ): @b[ ] key #1 is incompatible with @f:\n"
+      "      f key #1: int\n      b key #1: string");
+  err("a:::b { @ = llquantize(arg0, 10, 0, 2, 5); }",
+      "llquantize( ) steps (argument #5) must be a multiple of the factor");
+  // Speculation's rules, in DTrace's words.
+  err("a:::b { speculate(1); @ = count(); }",
+      "aggregating actions may not follow speculate( )");
+  err("a:::b { speculate(1); speculate(1); }",
+      "speculate( ) may not follow speculate( )");
+  err("a:::b { speculate(1); exit(0); }", "exit( ) may not follow speculate( )");
+  err("a:::b { trace(1); discard(1); }",
+      "discard( ) may not follow data-recording action(s)");
+  err("a:::b { trace(1); speculate(1); }",
+      "speculate( ) may not follow data-recording action(s)");
+  err("a:::b { commit(1); trace(1); }",
+      "data-recording actions may not follow commit( )");
+  err("a:::b { commit(1); @ = count(); }",
+      "aggregating actions may not follow commit( )");
+  err("a:::b { commit(1); speculate(1); }", "speculate( ) may not follow commit( )");
+  CHECK(compile_error("a:::b { commit(1); discard(1); commit(2); }") == "");
   CHECK(compile_error("a:::b { speculate(1); printf(\"x\"); printa(@a); } "
                       "a:::b { @a = count(); commit(1); }") == "");
 }
