@@ -1047,68 +1047,58 @@ Result<void> LinuxModules::read_linked(LinuxModule &m, const ObjectFile &obj,
     const char *tab = gpl ? "__ksymtab_gpl" : "__ksymtab";
     const char *crcs = gpl ? "__kcrctab_gpl" : "__kcrctab";
     const Section *crc_sec = nullptr;
-    u64 crc_addr = 0;
-    for (size_t s = 0; s < obj.sections.size(); s++)
+    u64 crc_addr = 0, n = 0;
+    for (size_t s = 0; s < obj.sections.size(); s++) {
       if (obj.sections[s].name == crcs && pl.sec_addr[s]) {
         crc_sec = &obj.sections[s];
         crc_addr = pl.sec_addr[s];
       }
-    for (size_t s = 0; s < obj.sections.size(); s++) {
-      const Section &sec = obj.sections[s];
-      if (sec.name != tab || !pl.sec_addr[s])
-        continue;
-      if (sec.size % kKernelSymbolSize)
-        return error(strf("%s: %s: size %llu is not a multiple of %zu",
-                          who.c_str(), tab, (unsigned long long)sec.size,
-                          kKernelSymbolSize));
-      const u64 n = sec.size / kKernelSymbolSize;
-      if (crc_sec && crc_sec->size != n * 4)
-        return error(strf("%s: %s has %llu entries for %llu exports",
-                          who.c_str(), crcs,
-                          (unsigned long long)(crc_sec->size / 4),
-                          (unsigned long long)n));
-      const u64 at = pl.sec_addr[s];
-      for (u64 i = 0; i < n; i++) {
-        const u64 e = at + i * kKernelSymbolSize;
-        const u8 *p = (const u8 *)(uintptr_t)e;
-        const std::string what = strf("%s entry %llu", tab,
-                                      (unsigned long long)i);
-        auto name = img.string(e + 4 + (i64)rd32(p + 4), what + " name");
-        if (!name)
-          return name.take_error();
-        LinuxSymbol sym;
-        sym.value = e + (i64)rd32(p);
-        sym.owner = &f;
-        sym.gpl = gpl;
-        if (rd32(p + 8)) {
-          auto ns = img.string(e + 8 + (i64)rd32(p + 8), what + " namespace");
-          if (!ns)
-            return ns.take_error();
-          sym.ns = *ns;
-        }
-        // EXPORT_PER_CPU_SYMBOL: an offset in the module's per-CPU space.
-        const bool percpu = sym.value >= m.percpu_off &&
-                            sym.value < m.percpu_off + m.percpu_size;
-        if (!percpu && (sym.value < pl.image_base ||
-                        sym.value >= pl.image_base + pl.image_size))
-          return error(strf("%s: export %s: 0x%llx is outside the module",
-                            who.c_str(), *name,
-                            (unsigned long long)sym.value));
-        if (crc_sec)
-          sym.crc = (u32)rd32((const u8 *)(uintptr_t)(crc_addr + i * 4));
-        std::string owner;
-        if (api_.count(*name))
-          owner = "kernel";
-        for (LinkerFile *o : loaded_)
-          if (o->linux_mod->exports.count(*name))
-            owner = o->linux_mod->name;
-        if (!owner.empty() || m.exports.count(*name))
-          return error(strf("%s: exports duplicate symbol %s (owned by %s)",
-                            who.c_str(), *name,
-                            owner.empty() ? who.c_str() : owner.c_str()));
-        m.exports.emplace(*name, std::move(sym));
-      }
+      if (obj.sections[s].name == tab && pl.sec_addr[s])
+        n += obj.sections[s].size / kKernelSymbolSize;
     }
+    if (crc_sec && crc_sec->size != n * 4)
+      return error(strf("%s: %s has %llu entries for %llu exports",
+                        who.c_str(), crcs,
+                        (unsigned long long)(crc_sec->size / 4),
+                        (unsigned long long)n));
+    MK_TRY(each_entry(who, obj, pl, tab, kKernelSymbolSize,
+                      [&](u64 e, const u8 *p, unsigned long long i) -> Result<void> {
+      const std::string what = strf("%s entry %llu", tab, i);
+      auto name = img.string(e + 4 + (i64)rd32(p + 4), what + " name");
+      if (!name)
+        return name.take_error();
+      LinuxSymbol sym;
+      sym.value = e + (i64)rd32(p);
+      sym.owner = &f;
+      sym.gpl = gpl;
+      if (rd32(p + 8)) {
+        auto ns = img.string(e + 8 + (i64)rd32(p + 8), what + " namespace");
+        if (!ns)
+          return ns.take_error();
+        sym.ns = *ns;
+      }
+      // EXPORT_PER_CPU_SYMBOL: an offset in the module's per-CPU space.
+      const bool percpu = sym.value >= m.percpu_off &&
+                          sym.value < m.percpu_off + m.percpu_size;
+      if (!percpu && (sym.value < pl.image_base ||
+                      sym.value >= pl.image_base + pl.image_size))
+        return error(strf("%s: export %s: 0x%llx is outside the module",
+                          who.c_str(), *name, (unsigned long long)sym.value));
+      if (crc_sec)
+        sym.crc = (u32)rd32((const u8 *)(uintptr_t)(crc_addr + i * 4));
+      std::string owner;
+      if (api_.count(*name))
+        owner = "kernel";
+      for (LinkerFile *o : loaded_)
+        if (o->linux_mod->exports.count(*name))
+          owner = o->linux_mod->name;
+      if (!owner.empty() || m.exports.count(*name))
+        return error(strf("%s: exports duplicate symbol %s (owned by %s)",
+                          who.c_str(), *name,
+                          owner.empty() ? who.c_str() : owner.c_str()));
+      m.exports.emplace(*name, std::move(sym));
+      return {};
+    }));
   }
   // init_module and cleanup_module: module_init()'s and module_exit()'s
   // aliases of the module's own functions.

@@ -614,18 +614,6 @@ void install_handlers() {
   std::set_terminate(on_terminate);
 }
 
-// The calling thread's stack, for the unwinder's bounds.
-StackRange thread_stack() {
-  pthread_attr_t a;
-  if (pthread_getattr_np(pthread_self(), &a) != 0)
-    return {};
-  void *addr = nullptr;
-  size_t size = 0;
-  pthread_attr_getstack(&a, &addr, &size);
-  pthread_attr_destroy(&a);
-  return StackRange{(uintptr_t)addr, (uintptr_t)addr + size};
-}
-
 } // namespace
 
 void panic_init(Kernel &k) {
@@ -661,7 +649,7 @@ void panic_thread_init(const char *name) {
       }
     }
   }
-  unwind_set_thread_stacks(thread_stack(), t_altstack.range());
+  unwind_set_thread_stacks(current_thread_stack(), t_altstack.range());
 }
 
 const char *panic_thread_name() { return t_name; }

@@ -15,6 +15,8 @@
 #include "unwind.h"
 
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <cstring>
 
@@ -653,6 +655,19 @@ MK_READS_RAW_STACK bool stack_word(uintptr_t addr, uintptr_t sp,
 void unwind_set_thread_stacks(StackRange stack, StackRange alt) {
   t_stack = stack;
   t_altstack = alt;
+}
+
+StackRange current_thread_stack() {
+  pthread_attr_t a;
+  if (pthread_getattr_np(pthread_self(), &a) != 0)
+    return {};
+  void *addr = nullptr;
+  size_t size = 0;
+  const bool ok = pthread_attr_getstack(&a, &addr, &size) == 0;
+  pthread_attr_destroy(&a);
+  if (!ok)
+    return {};
+  return StackRange{(uintptr_t)addr, (uintptr_t)addr + size};
 }
 
 bool caller_of_jump(const ProbeFrame &at, ProbeFrame &out) {

@@ -40,6 +40,9 @@ struct StackRange {
 // them (a thread the kernel did not start) it reads at most 64 MiB above
 // the stack pointer.
 void unwind_set_thread_stacks(StackRange stack, StackRange alt);
+// The calling thread's stack as the threads library knows it (empty if it
+// cannot say).
+StackRange current_thread_stack();
 
 // `at` stopped at an address that is no code (a call through a null or
 // wild function pointer): the call pushed its return address at the stack

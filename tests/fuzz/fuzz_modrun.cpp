@@ -44,7 +44,6 @@
 #include <fcntl.h>
 #include <fstream>
 #include <memory>
-#include <pthread.h>
 #include <signal.h>
 #include <sstream>
 #include <string>
@@ -65,18 +64,6 @@ constexpr int kChildSeconds = 5;
 void count_probe(void *data, uintptr_t, uintptr_t, uintptr_t, uintptr_t,
                  uintptr_t, uintptr_t) {
   __atomic_fetch_add((unsigned long *)data, 1, __ATOMIC_RELAXED);
-}
-
-// The calling thread's stack.
-StackRange own_stack() {
-  pthread_attr_t a;
-  if (pthread_getattr_np(pthread_self(), &a) != 0)
-    std::abort();
-  void *addr = nullptr;
-  size_t size = 0;
-  pthread_attr_getstack(&a, &addr, &size);
-  pthread_attr_destroy(&a);
-  return {(uintptr_t)addr, (uintptr_t)addr + size};
 }
 
 struct Fuzz {
@@ -100,7 +87,7 @@ struct Fuzz {
     // The walks below run on this thread, over stacks made in its stack:
     // the unwinder reads within its bounds, as on the kernel's threads
     // (unknown, it would read up to 64 MiB above the stack pointer).
-    unwind_set_thread_stacks(own_stack(), {});
+    unwind_set_thread_stacks(current_thread_stack(), {});
     // fbt's stubs likewise come from a chunk that stays, made on its first
     // enabling: enable libcounter's probes once now (the kernel's own
     // functions have none in the fuzzer's build).

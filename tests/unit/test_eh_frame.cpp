@@ -22,7 +22,6 @@
 #include <doctest/doctest.h>
 
 #include <cstring>
-#include <pthread.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -382,16 +381,6 @@ TEST_CASE("eh_frame at load: a module with a bad CIE pointer is refused, and "
 
 namespace {
 
-mk::StackRange own_stack() {
-  pthread_attr_t a;
-  REQUIRE(pthread_getattr_np(pthread_self(), &a) == 0);
-  void *addr;
-  size_t size;
-  pthread_attr_getstack(&a, &addr, &size);
-  pthread_attr_destroy(&a);
-  return {(uintptr_t)addr, (uintptr_t)addr + size};
-}
-
 __attribute__((noinline)) int lying_target(int x) {
   __asm__ volatile("" ::: "memory");
   return x + 1;
@@ -438,6 +427,6 @@ TEST_CASE("unwind: a stack that lies stays inside the stack and the frame "
   REQUIRE(mk::caller_of_jump(f, caller));
   CHECK(caller.pc == (uintptr_t)&lying_target + 1);
   CHECK(caller.sp == f.sp + kWord);
-  mk::unwind_set_thread_stacks(own_stack(), {});
+  mk::unwind_set_thread_stacks(mk::current_thread_stack(), {});
   munmap(map, 2 * page);
 }
