@@ -438,9 +438,24 @@ Result<void> Compiler::define_aggs() {
         if (low < 0 || high < low)
           return sem(DTag::D_LLQUANT_LMAGVAL, s.line, "llquantize( ) magnitudes (arguments #3 "
                                      "and #4) must be 0 <= low <= high");
-        if (steps < factor || steps % factor)
-          return sem(DTag::D_LLQUANT_STEPVAL, s.line, "llquantize( ) steps (argument #5) must be "
-                                     "a multiple of the factor");
+        // Steps cut each magnitude evenly: fewer than the factor divide
+        // it; more are a multiple of it that divides the first whole
+        // magnitude's top, factor^(max(low, 1) + 1).
+        i64 first_top = 1;
+        for (i64 m = 0; m <= std::max<i64>(low, 1) && first_top <= steps; m++)
+          first_top *= factor;
+        if (steps < 1 || (steps < factor ? factor % steps : steps % factor))
+          return sem(DTag::D_LLQUANT_STEPVAL, s.line,
+                     steps < factor
+                         ? "llquantize( ) steps (argument #5) must evenly "
+                           "divide the factor"
+                         : "llquantize( ) steps (argument #5) must be a "
+                           "multiple of the factor");
+        if (steps > factor && first_top % steps)
+          return sem(DTag::D_LLQUANT_STEPVAL, s.line,
+                     strf("llquantize( ) steps (argument #5) must evenly "
+                          "divide factor^%lld",
+                          (long long)std::max<i64>(low, 1) + 1));
         i64 top = 1; // factor^(high+1) must fit: the last bucket's bound
         for (i64 m = 0; m <= high; m++)
           if (__builtin_mul_overflow(top, factor, &top))

@@ -292,12 +292,16 @@ i64 quantize_value(int b) {
   return (i64)(1ull << (b - kQuantZero - 1));
 }
 
-// llquantize(v, factor, low, high, steps): bucket 0 holds v < factor^low;
-// then each order of magnitude m in low..high, [factor^m, factor^(m+1)),
-// is cut into buckets of factor^(m+1) / n, n = min(steps, factor^(m+1)),
-// from factor^m on: n - n / factor of them; the last bucket holds
-// v >= factor^(high+1).  The
-// compiler checked that factor^(high+1) fits in 63 bits.
+// llquantize(v, factor, low, high, steps), laid out as dtrace-utils lays
+// it out: each order of magnitude m in low..high, [factor^m,
+// factor^(m+1)), is cut into `steps` buckets of factor^(m+1) / steps, the
+// first steps / factor of which lie below factor^m and are left out; the
+// positive ranges go up from the middle bucket (|v| < factor^low), the
+// negative ones mirror them down, and a bucket at each end holds
+// |v| >= factor^(high+1).  Where factor^(m+1) / steps is below 1 (low 0,
+// steps above the factor) some buckets no integer falls in: "ghost"
+// buckets, never printed.  The compiler checked that factor^(high+1)
+// fits in 63 bits.
 namespace {
 i64 ipow(i64 f, i64 e) {
   i64 r = 1;
@@ -305,51 +309,104 @@ i64 ipow(i64 f, i64 e) {
     r *= f;
   return r;
 }
+// Buckets in one order of magnitude.
+u32 llq_per(const AggDef &a) {
+  return (u32)(a.llq_steps - a.llq_steps / a.llq_factor);
+}
+// The middle bucket's index: |v| < factor^low.
+u32 llq_zero(const AggDef &a) {
+  return 1 + (u32)(a.llq_high - a.llq_low + 1) * llq_per(a);
+}
 } // namespace
 
+u32 llquantize_buckets(const AggDef &a) { return 2 * llq_zero(a) + 1; }
+
 u32 llquantize_bucket(const AggDef &a, i64 v) {
-  i64 lo = ipow(a.llq_factor, a.llq_low);
-  if (v < lo)
-    return 0;
-  u32 base = 1;
+  const u32 zero = llq_zero(a);
+  const u64 mag = v < 0 ? 0 - (u64)v : (u64)v;
+  u64 lo = (u64)ipow(a.llq_factor, a.llq_low);
+  if (mag < lo)
+    return zero;
+  u32 off = 0;
   for (i64 m = a.llq_low; m <= a.llq_high; m++) {
-    i64 hi = lo * a.llq_factor;
-    i64 n = std::min(a.llq_steps, hi);
-    if (v < hi)
-      return base + (u32)((v - lo) / (hi / n));
-    base += (u32)(n - n / a.llq_factor);
+    const u64 hi = lo * (u64)a.llq_factor;
+    if (mag < hi) {
+      // floor(mag * steps / hi): steps divides hi but in a first
+      // magnitude of ghost buckets (hi = factor, below 2^16).
+      const u64 steps = (u64)a.llq_steps;
+      const u64 k = hi % steps == 0 ? mag / (hi / steps) : mag * steps / hi;
+      off += (u32)(k - steps / (u64)a.llq_factor);
+      return v > 0 ? zero + 1 + off : zero - 1 - off;
+    }
+    off += llq_per(a);
     lo = hi;
   }
-  return base;
-}
-
-u32 llquantize_buckets(const AggDef &a) {
-  u32 n = 2;
-  i64 hi = ipow(a.llq_factor, a.llq_low);
-  for (i64 m = a.llq_low; m <= a.llq_high; m++) {
-    hi *= a.llq_factor;
-    i64 k = std::min(a.llq_steps, hi);
-    n += (u32)(k - k / a.llq_factor);
-  }
-  return n;
+  return v > 0 ? 2 * zero : 0;
 }
 
 i64 llquantize_value(const AggDef &a, u32 bucket) {
-  i64 lo = ipow(a.llq_factor, a.llq_low);
-  if (bucket == 0)
-    return lo - 1;
-  u32 base = 1;
-  for (i64 m = a.llq_low; m <= a.llq_high; m++) {
-    i64 hi = lo * a.llq_factor;
-    i64 n = std::min(a.llq_steps, hi);
-    u32 here = (u32)(n - n / a.llq_factor);
-    if (bucket < base + here)
-      return lo + (i64)(bucket - base) * (hi / n);
-    base += here;
-    lo = hi;
+  const u32 zero = llq_zero(a);
+  if (bucket == zero)
+    return 0;
+  const u32 j = bucket > zero ? bucket - zero - 1 : zero - 1 - bucket;
+  const u32 per = llq_per(a);
+  i64 v;
+  if (j >= (u32)(a.llq_high - a.llq_low + 1) * per) {
+    v = ipow(a.llq_factor, a.llq_high + 1); // past the last magnitude
+  } else {
+    const u64 top = (u64)ipow(a.llq_factor, a.llq_low + j / per + 1);
+    const u64 steps = (u64)a.llq_steps;
+    const u64 k = j % per + steps / (u64)a.llq_factor;
+    v = (i64)(top % steps == 0 ? k * (top / steps) : k * top / steps);
   }
-  return lo; // factor^(high+1): the last bucket
+  return bucket > zero ? v : -v;
 }
+
+namespace {
+
+// The labels of an llquantize( ) histogram's buckets, as dtrace-utils
+// prints them; "" for a ghost bucket.  `below` says no count lies below
+// the middle bucket.
+std::vector<std::string> llq_labels(const AggDef &a, bool below) {
+  const u32 n = llquantize_buckets(a), zero = llq_zero(a);
+  const i64 factor = a.llq_factor, steps = a.llq_steps;
+  const i64 steps_factor = steps / factor;
+  std::vector<std::string> l(n);
+  auto put = [&](i64 i, std::string s) {
+    if (i >= 0 && i < (i64)n)
+      l[(size_t)i] = std::move(s);
+  };
+  u64 scale = (u64)ipow(factor, a.llq_low);
+  put(zero, scale == 1 ? "0"
+            : below   ? vfmt("< %llu", (unsigned long long)scale)
+                      : vfmt("abs() < %llu", (unsigned long long)scale));
+  put(zero - 1, vfmt("-%llu", (unsigned long long)scale));
+  put(zero + 1, vfmt("%llu", (unsigned long long)scale));
+  i64 mag = a.llq_low, i = 1;
+  if (a.llq_low == 0 && steps > factor) {
+    for (i64 step = 2; step <= factor; step++) {
+      i += steps_factor;
+      put(zero - i, vfmt("-%lld", (long long)step));
+      put(zero + i, vfmt("%lld", (long long)step));
+    }
+    mag++;
+  }
+  scale = (u64)ipow(factor, mag + 1) / (u64)steps;
+  for (; mag <= a.llq_high; mag++) {
+    for (i64 step = steps_factor + 1; step <= steps; step++) {
+      i++;
+      put(zero - i, vfmt("-%llu", (unsigned long long)(step * scale)));
+      put(zero + i, vfmt("%llu", (unsigned long long)(step * scale)));
+    }
+    scale *= (u64)factor;
+  }
+  const u64 top = (u64)ipow(factor, a.llq_high + 1);
+  put(0, vfmt("<= -%llu", (unsigned long long)top));
+  put(n - 1, vfmt(">= %llu", (unsigned long long)top));
+  return l;
+}
+
+} // namespace
 
 namespace {
 
@@ -372,13 +429,53 @@ i64 bucket_value(const AggDef &a, i64 i) {
                            : a.lq_base + (i - 1) * a.lq_step;
 }
 
+// llquantize( )'s weight, as dtrace-utils sums it: each labelled
+// bucket's value (the bucket width unrounded) times its count, the
+// negative side mirrored.
+long double llquantize_weight(const AggDef &a, const std::vector<i64> &v) {
+  const i64 zero = llq_zero(a), factor = a.llq_factor, steps = a.llq_steps;
+  const i64 steps_factor = steps / factor;
+  auto at = [&](i64 i) {
+    return i >= 0 && i < (i64)v.size() ? (long double)v[(size_t)i] : 0.0L;
+  };
+  long double w = powl((long double)factor, (long double)a.llq_low) *
+                  (at(zero + 1) - at(zero - 1));
+  i64 mag = a.llq_low, i = 1;
+  if (a.llq_low == 0 && steps > factor) {
+    for (i64 step = 2; step <= factor; step++) {
+      i += steps_factor;
+      w += step * (at(zero + i) - at(zero - i));
+    }
+    mag = 1;
+  }
+  long double scale = powl((long double)factor, (long double)mag + 1) / steps;
+  for (; mag <= a.llq_high; mag++) {
+    for (i64 step = steps_factor + 1; step <= steps; step++) {
+      i++;
+      w += step * scale * (at(zero + i) - at(zero - i));
+    }
+    scale *= factor;
+  }
+  return w;
+}
+
 // The value DTrace sorts a histogram by: the sum of bucket value x count.
 long double histogram_weight(const AggDef &a, const std::vector<i64> &v) {
+  if (a.fn == AggFn::LLQuantize)
+    return llquantize_weight(a, v);
   long double w = 0;
   for (i64 i = 0; i < (i64)v.size(); i++)
     if (v[i])
       w += (long double)bucket_value(a, i) * v[i];
   return w;
+}
+
+// What breaks a tie of two histograms' weights: the count at zero.
+i64 zero_count(const AggDef &a, const std::vector<i64> &v) {
+  const size_t z = a.fn == AggFn::Quantize     ? (size_t)kQuantZero
+                   : a.fn == AggFn::LLQuantize ? (size_t)llq_zero(a)
+                                               : v.size();
+  return z < v.size() ? v[z] : 0;
 }
 
 long double sort_value(const AggDef &a, const std::vector<i64> &v) {
@@ -452,9 +549,16 @@ std::string histogram(const AggDef &a, const std::vector<i64> &data) {
   int first = 0, last = n - 1;
   while (first < n && data[first] == 0)
     first++;
-  if (first == n) {
+  const bool llq = a.fn == AggFn::LLQuantize;
+  const bool below = llq && first >= (int)llq_zero(a);
+  if (first == n && llq) {
+    // Nothing counted: the bucket above the middle one, and its
+    // neighbours, as dtrace-utils shows it.
+    first = (int)llq_zero(a);
+    last = first + 2;
+  } else if (first == n) {
     // Nothing counted (clear( )ed, or only zero weights): the buckets
-    // around 0 for quantize( ), the first three for the others.
+    // around 0 for quantize( ), the first three for lquantize( ).
     const int z = zero_bucket(a);
     first = z < 0 ? 0 : z - 1;
     last = std::min(first + 2, n - 1);
@@ -475,6 +579,26 @@ std::string histogram(const AggDef &a, const std::vector<i64> &data) {
   }
   std::string out = vfmt("\n%16s %41s %-9s\n", "value",
                          "------------- Distribution -------------", "count");
+  if (llq) {
+    std::vector<std::string> label = llq_labels(a, below);
+    // A range that starts or ends on a ghost bucket borrows the label of
+    // the nearest real one beyond it.
+    const int pad = a.llq_low == 0 && a.llq_steps > a.llq_factor
+                        ? (int)(a.llq_steps / a.llq_factor) : 0;
+    for (int end : {first, last}) {
+      const int dir = end == first ? -1 : 1;
+      for (int k = 1; label[(size_t)end].empty() && k < pad; k++) {
+        const int from = end + dir * k;
+        if (from >= 0 && from < n && !label[(size_t)from].empty())
+          label[(size_t)end] = label[(size_t)from];
+      }
+    }
+    for (int i = first; i <= last; i++)
+      if (!label[(size_t)i].empty())
+        out += vfmt("%16s ", label[(size_t)i].c_str()) +
+               histogram_bar(data[i], total, positives, negatives);
+    return out;
+  }
   for (int i = first; i <= last; i++) {
     if (a.fn == AggFn::Quantize || (i > 0 && i < n - 1)) {
       out += vfmt("%16lld ", (long long)bucket_value(a, i));
@@ -521,6 +645,10 @@ void sort_table(AggTable &t, const AggSort &s) {
     long double vy = sort_value(*t.aggs[pos], y.vals[pos]);
     if (vx != vy)
       return vx < vy ? -1 : 1;
+    const i64 zx = zero_count(*t.aggs[pos], x.vals[pos]);
+    const i64 zy = zero_count(*t.aggs[pos], y.vals[pos]);
+    if (zx != zy)
+      return zx < zy ? -1 : 1;
     for (size_t i = 0; i < t.aggs.size(); i++) {
       vx = sort_value(*t.aggs[i], x.vals[i]);
       vy = sort_value(*t.aggs[i], y.vals[i]);
@@ -586,6 +714,8 @@ void sort_rows(const AggDef &a, std::vector<AggRow> &rows) {
     long double vx = sort_value(a, x.vals), vy = sort_value(a, y.vals);
     if (vx != vy)
       return vx < vy;
+    if (zero_count(a, x.vals) != zero_count(a, y.vals))
+      return zero_count(a, x.vals) < zero_count(a, y.vals);
     return compare_keys(x.keys, y.keys) < 0;
   });
 }

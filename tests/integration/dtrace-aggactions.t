@@ -26,6 +26,14 @@ minikern> dtrace -q -n 'dtt:::tick { @n[arg0 % 3] = count(); @s[arg0 % 3] = sum(
                4 |@@@@@@@@@@@@@@@@@@@@@@@@@@@              2        
                8 |                                         0        
 
+                2
+           value  ------------- Distribution ------------- count    
+               1 |                                         0        
+               2 |@@@@@@@@@@@@@                            1        
+               4 |@@@@@@@@@@@@@                            1        
+               8 |@@@@@@@@@@@@@                            1        
+              16 |                                         0        
+
                 0
            value  ------------- Distribution ------------- count    
               -1 |                                         0        
@@ -34,14 +42,6 @@ minikern> dtrace -q -n 'dtt:::tick { @n[arg0 % 3] = count(); @s[arg0 % 3] = sum(
                2 |@@@@@@@@@@                               1        
                4 |@@@@@@@@@@                               1        
                8 |@@@@@@@@@@                               1        
-              16 |                                         0        
-
-                2
-           value  ------------- Distribution ------------- count    
-               1 |                                         0        
-               2 |@@@@@@@@@@@@@                            1        
-               4 |@@@@@@@@@@@@@                            1        
-               8 |@@@@@@@@@@@@@                            1        
               16 |                                         0        
 minikern> dtrace -q -n 'dtt:::tick /arg0 < 5/ { @a[arg0] = count(); } dtt:::tick /arg0 >= 3/ { @b[arg0] = sum(arg0); } END { printa("%d %@d %@d\n", @a, @b); }' -c 'dtprobe tick 7'
 5 0 5

@@ -1,7 +1,9 @@
 # stddev() and llquantize(): DTrace's integer standard deviation (the sum
 # of squares kept in 128 bits, so large values stay exact) and its
-# log-linear histogram, in the default layout and through printa(); bad
-# llquantize() parameters are one-line errors.
+# log-linear histogram, laid out as dtrace-utils lays it out (negative
+# values in mirrored buckets, |v| < factor^low in the middle one), in the
+# default layout and through printa(); bad llquantize() parameters are
+# one-line errors.
 # status: 1
 minikern> kldload dtrace_probes
 minikern> dtrace -q -n 'dtt:::tick { @sd = stddev(arg0); @sdk[arg0 % 2] = stddev(arg0 * arg0); @neg = stddev(-arg0); }' -c 'dtprobe tick 10'
@@ -23,7 +25,8 @@ minikern> dtrace -q -n 'dtt:::tick { @ = llquantize(arg2, 2, 0, 4, 4); }' -c 'dt
 
 
            value  ------------- Distribution ------------- count    
-             < 1 |@@@                                      1        
+              -1 |                                         0        
+               0 |@@@                                      1        
                1 |@@@                                      1        
                2 |                                         0        
                3 |                                         0        
@@ -38,7 +41,7 @@ minikern> dtrace -q -n 'BEGIN { @["t"] = llquantize(1, 10, 0, 3, 10); @["t"] = l
 
   t                                                 
            value  ------------- Distribution ------------- count    
-             < 1 |                                         0        
+               0 |                                         0        
                1 |@@@@@@@@@@                               1        
                2 |                                         0        
                3 |                                         0        
@@ -80,6 +83,7 @@ minikern> dtrace -q -n 'BEGIN { @ = llquantize(250, 10, 2, 3, 20); @ = llquantiz
 
 
            value  ------------- Distribution ------------- count    
+            -100 |                                         0        
            < 100 |@@@@@@@@@@@@@@@@@@@@                     1        
              100 |                                         0        
              150 |                                         0        
@@ -91,7 +95,8 @@ minikern> dtrace -q -x engine=interp -n 'dtt:::tick { @s = stddev(arg0 * 1000000
        2872281323
 
            value  ------------- Distribution ------------- count    
-             < 1 |@@@@                                     1        
+              -1 |                                         0        
+               0 |@@@@                                     1        
                1 |@@@@                                     1        
                2 |@@@@                                     1        
                3 |@@@@                                     1        
@@ -102,6 +107,25 @@ minikern> dtrace -q -x engine=interp -n 'dtt:::tick { @s = stddev(arg0 * 1000000
                8 |@@@@                                     1        
                9 |@@@@                                     1        
               10 |                                         0        
+minikern> dtrace -q -n 'BEGIN { @ = llquantize(-250, 10, 2, 3, 20); @ = llquantize(300, 10, 2, 3, 20); @ = llquantize(7, 10, 2, 3, 20); exit(0); }'
+
+
+           value  ------------- Distribution ------------- count    
+            -300 |                                         0        
+            -250 |@@@@@@@@@@@@@                            1        
+            -200 |                                         0        
+            -150 |                                         0        
+            -100 |                                         0        
+     abs() < 100 |@@@@@@@@@@@@@                            1        
+             100 |                                         0        
+             150 |                                         0        
+             200 |                                         0        
+             250 |                                         0        
+             300 |@@@@@@@@@@@@@                            1        
+             350 |                                         0        
+
+minikern> dtrace -n 'BEGIN { @ = llquantize(1, 10, 0, 6, 30); }'
+dtrace: invalid probe specifier BEGIN { @ = llquantize(1, 10, 0, 6, 30); }: llquantize( ) steps (argument #5) must evenly divide factor^2
 minikern> dtrace -n 'BEGIN { @ = llquantize(1, 1, 0, 4, 4); }'
 dtrace: invalid probe specifier BEGIN { @ = llquantize(1, 1, 0, 4, 4); }: llquantize( ) factor (argument #2) must be 2..65535
 minikern> dtrace -n 'BEGIN { @ = llquantize(1, 10, 0, 4, 15); }'

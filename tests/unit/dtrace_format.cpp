@@ -195,41 +195,45 @@ TEST_CASE("dtrace format: stddev() is DTrace's integer one, 128-bit exact") {
   CHECK(U128{0, 5}.sub(U128{0, 7}).hi == ~(u64)0);
 }
 
-TEST_CASE("dtrace format: llquantize buckets are DTrace's log-linear ones") {
+TEST_CASE("dtrace format: llquantize buckets are dtrace-utils' log-linear ones") {
   AggDef a = agg(AggFn::LLQuantize);
   a.llq_factor = 10, a.llq_low = 0, a.llq_high = 2, a.llq_steps = 10;
-  // < 1, then 1..9, 10..90 by 10, 100..900 by 100, then >= 1000.
-  CHECK(llquantize_buckets(a) == 29);
-  CHECK(llquantize_bucket(a, 0) == 0);
-  CHECK(llquantize_bucket(a, -5) == 0);
-  CHECK(llquantize_bucket(a, 1) == 1);
-  CHECK(llquantize_bucket(a, 9) == 9);
-  CHECK(llquantize_bucket(a, 10) == 10);
-  CHECK(llquantize_bucket(a, 19) == 10);
-  CHECK(llquantize_bucket(a, 99) == 18);
-  CHECK(llquantize_bucket(a, 100) == 19);
-  CHECK(llquantize_bucket(a, 999) == 27);
-  CHECK(llquantize_bucket(a, 1000) == 28);
-  CHECK(llquantize_bucket(a, INT64_MAX) == 28);
-  for (u32 b = 1; b < llquantize_buckets(a); b++)
+  // <= -1000, the negative ranges mirrored, |v| < 1 in the middle, then
+  // 1..9, 10..90 by 10, 100..900 by 100, >= 1000: 9 buckets a magnitude.
+  CHECK(llquantize_buckets(a) == 57);
+  CHECK(llquantize_bucket(a, 0) == 28);
+  CHECK(llquantize_bucket(a, -5) == 23);
+  CHECK(llquantize_bucket(a, 1) == 29);
+  CHECK(llquantize_bucket(a, 9) == 37);
+  CHECK(llquantize_bucket(a, 10) == 38);
+  CHECK(llquantize_bucket(a, 19) == 38);
+  CHECK(llquantize_bucket(a, 99) == 46);
+  CHECK(llquantize_bucket(a, 100) == 47);
+  CHECK(llquantize_bucket(a, 999) == 55);
+  CHECK(llquantize_bucket(a, 1000) == 56);
+  CHECK(llquantize_bucket(a, INT64_MAX) == 56);
+  CHECK(llquantize_bucket(a, INT64_MIN) == 0);
+  CHECK(llquantize_bucket(a, -999) == 1);
+  for (u32 b = 0; b < llquantize_buckets(a); b++)
     CHECK(llquantize_bucket(a, llquantize_value(a, b)) == b);
-  // More steps than the order holds: as many buckets as values.
-  a.llq_factor = 2, a.llq_low = 1, a.llq_high = 2, a.llq_steps = 8;
-  CHECK(llquantize_buckets(a) == 2 + 2 + 4); // [2,4) by 1, [4,8) by 1
+  // More steps than the first magnitude holds integers (low 0, steps 20):
+  // the buckets no integer falls in are not printed.
+  a.llq_factor = 10, a.llq_low = 0, a.llq_high = 1, a.llq_steps = 20;
   a.nvals = llquantize_buckets(a);
   std::vector<i64> v(a.nvals, 0);
   v[llquantize_bucket(a, 1)] = 1;
-  v[llquantize_bucket(a, 5)] = 3;
-  CHECK(print_aggregation(a, {row({}, v)}) ==
-        "\n"
-        "           value  ------------- Distribution ------------- count    \n"
-        "             < 2 |@@@@@@@@@@                               1        \n"
-        "               2 |                                         0        \n"
-        "               3 |                                         0        \n"
-        "               4 |                                         0        \n"
-        "               5 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@           3        \n"
-        "               6 |                                         0        \n"
-        "\n");
+  v[llquantize_bucket(a, 2)] = 2;
+  v[llquantize_bucket(a, 15)] = 1;
+  CHECK(llquantize_bucket(a, 3) == llquantize_bucket(a, 2) + 2);
+  std::string want = "\n           value  ------------- Distribution ------------- count    \n"
+                     "               0 |                                         0        \n"
+                     "               1 |@@@@@@@@@@                               1        \n"
+                     "               2 |@@@@@@@@@@@@@@@@@@@@                     2        \n";
+  for (int n = 3; n <= 10; n++)
+    want += strf("%16d |                                         0        \n", n);
+  want += "              15 |@@@@@@@@@@                               1        \n"
+          "              20 |                                         0        \n\n";
+  CHECK(print_aggregation(a, {row({}, v)}) == want);
 }
 
 TEST_CASE("dtrace format: printa joins aggregations by key; the aggsort options") {

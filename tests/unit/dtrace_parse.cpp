@@ -510,8 +510,11 @@ TEST_CASE("dtrace compile: aggregation actions and speculations") {
   err("a:::b { @f[1] = count(); @b[\"x\"] = count(); printa(@f, @b); }",
       "printa( ): @b[ ] key #1 is incompatible with @f:\n"
       "      f key #1: int\n      b key #1: string");
-  err("a:::b { @ = llquantize(arg0, 10, 0, 2, 5); }",
+  err("a:::b { @ = llquantize(arg0, 10, 0, 2, 15); }",
       "llquantize( ) steps (argument #5) must be a multiple of the factor");
+  err("a:::b { @ = llquantize(arg0, 10, 0, 2, 3); }",
+      "llquantize( ) steps (argument #5) must evenly divide the factor");
+  CHECK(compile_error("a:::b { @ = llquantize(arg0, 10, 0, 2, 5); }") == "");
   // Speculation's rules, in DTrace's words.
   err("a:::b { speculate(1); @ = count(); }",
       "aggregating actions may not follow speculate( )");
