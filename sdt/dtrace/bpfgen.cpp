@@ -545,11 +545,25 @@ Result<void> Lowering::insn(const dt::Insn &in, size_t pc) {
       return wide_var(in);
     if (store)
       pop(3);
-    if (scope == VarScope::Clause) {
+    if (scope == VarScope::Global && !in.b) {
+      // A global integer: its word in dt_gvars, addressed directly.
+      ld_sym(2, "dt_gvars", 8 * (i64)in.c);
       if (store) {
-        put(stx(kDW, R_CTX, local(in.c), 3));
+        put(stx(kDW, 2, 0, 3));
       } else {
-        put(ldx(kDW, 1, R_CTX, local(in.c)));
+        put(ldx(kDW, 1, 2, 0));
+        push(1);
+      }
+      return {};
+    }
+    if (scope == VarScope::Clause || self_slot(scope, in.b, false, in.c)) {
+      const i16 at = scope == VarScope::Clause
+                         ? local(in.c)
+                         : (i16)(offsetof(FireCtx, self) + 8 * in.c);
+      if (store) {
+        put(stx(kDW, R_CTX, at, 3));
+      } else {
+        put(ldx(kDW, 1, R_CTX, at));
         push(1);
       }
       return {};
@@ -666,6 +680,8 @@ Result<BpfClause> bpf_compile(const Program &p, u32 ci, const BpfTarget &t,
       return Imm64Binding{kPseudoMapValue, M_RODATA, (i32)addend};
     if (sym == "dt_vars")
       return Imm64Binding{kPseudoMapHandle, M_VARS, 0};
+    if (sym == "dt_gvars")
+      return Imm64Binding{kPseudoMapValue, M_GVARS, (i32)addend};
     if (sym == "dt_wvars")
       return Imm64Binding{kPseudoMapHandle, M_WVARS, 0};
     if (sym == "dt_keyless")

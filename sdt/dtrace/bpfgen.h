@@ -27,6 +27,10 @@ struct FireCtx {
   u64 str[4]; // probeprov, probemod, probefunc, probename: offsets in dt_strtab
   u64 tid, cpu;
   u64 local[kMaxLocals];
+  // The firing thread's integer self-> variables, by number (the first
+  // kSelfSlots of them; the rest live in dt_vars).  Each lane's copy is
+  // its thread's: an ERROR clause's lane takes lane 0's and gives it back.
+  u64 self[kSelfSlots];
 };
 constexpr u32 kEcbCtxWords = 6; // probe, epid, str[4]
 
@@ -68,6 +72,7 @@ enum BpfMapIndex : u32 {
   M_SCRATCH = 4, // per-CPU array: strings copied in, stacks
   M_WVARS = 5,   // hash: D variables holding strings or keyed by other than
                  // one integer, (variable, key...) -> value (dlib/vars.c)
+  M_GVARS = 6,   // array: the global integer scalars, a u64 each by number
   M_COUNT
 };
 

@@ -75,6 +75,7 @@ struct alignas(64) ThreadState {
   // variables.
   char scratch[2][kMaxScratch][kStrSize];
   i64 locals[2][kMaxLocals];
+  i64 self[kSelfSlots] = {}; // the interpreter's self-> slots
   u8 keybuf[2][kMaxKeys * (kStrSize + 8)];
   // The BPF engine's lanes: 0 for clauses, 1 for ERROR clauses run from
   // a fault (bpf only).
@@ -857,6 +858,9 @@ Result<void> Consumer::init_bpf() {
   const std::vector<u8> *ro = (*lib)->data(".rodata");
   const u32 rosize = ro ? (u32)align8(std::max<size_t>(ro->size(), 8)) : 8;
   const u32 naggs = std::max<u32>((u32)prog_->aggs.size(), 1);
+  u32 nglobals = 1; // the variables' numbers count keyed globals too
+  for (const VarDef &v : prog_->vars)
+    nglobals += v.scope == VarScope::Global;
   struct {
     BpfMapIndex at;
     bpf::MapSpec spec;
@@ -866,6 +870,7 @@ Result<void> Consumer::init_bpf() {
       {M_RODATA, {".rodata", bpf::MapType::Array, 4, rosize, 1, true}},
       {M_SCRATCH, {"dt_scratch", bpf::MapType::PerCpuArray, 4,
                    scratch_local_str(*prog_, prog_->nlocal_strs), 1}},
+      {M_GVARS, {"dt_gvars", bpf::MapType::Array, 4, 8 * nglobals, 1}},
   };
   for (auto &m : specs) {
     auto map = bpf::Map::create(m.spec, lanes);
@@ -1318,7 +1323,15 @@ Consumer::run_bpf_on(const EcbRt &e, BpfLane &l, const uintptr_t *args,
 
 inline void Consumer::run_bpf(const EcbRt &e, ThreadState *ts,
                               const uintptr_t *args, u32 probe, int depth) {
+  if (__builtin_expect(depth == 0, 1)) {
+    run_bpf_on(e, *ts->lane[0], args, probe);
+    return;
+  }
+  // An ERROR clause sees, and may change, its thread's self-> slots.
+  u64 *const mine = ts->lane[0]->ctx.self, *const its = ts->lane[depth]->ctx.self;
+  std::memcpy(its, mine, sizeof(FireCtx::self));
   run_bpf_on(e, *ts->lane[depth], args, probe);
+  std::memcpy(mine, its, sizeof(FireCtx::self));
 }
 
 // The interpreter.  One call runs one clause for one firing.  Direct
@@ -1689,11 +1702,12 @@ op_stvar: {
   const VarScope scope = (VarScope)in->a;
   const bool store = in->op == OP_STVAR;
   const i64 val = store ? st[--sp] : 0;
-  if (scope == VarScope::Clause) {
+  if (scope == VarScope::Clause || self_slot(scope, in->b, false, in->c)) {
+    i64 &slot = scope == VarScope::Clause ? locals[in->c] : ts->self[in->c];
     if (store)
-      locals[in->c] = val;
+      slot = val;
     else
-      st[sp++] = locals[in->c];
+      st[sp++] = slot;
     NEXT;
   }
   u64 key[2] = {var_id(scope, in->b, in->c), 0};

@@ -528,6 +528,14 @@ struct VarDef {
 // the firing's context (bpfgen.h's FireCtx::local), a string in a buffer
 // of its own.
 constexpr u32 kMaxLocals = 32;
+// self-> variables holding integers: the first kSelfSlots of them live
+// in a slot of the firing thread's own (a load or a store is one move);
+// the rest, and those holding strings, in the variables' hash map.  A
+// slot is the thread's for as long as the enabling is.
+constexpr u32 kSelfSlots = 32;
+inline bool self_slot(VarScope scope, bool keyed, bool wide, u32 number) {
+  return scope == VarScope::Thread && !keyed && !wide && number < kSelfSlots;
+}
 
 struct Program {
   std::vector<CompiledClause> clauses;

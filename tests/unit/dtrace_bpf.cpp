@@ -123,11 +123,28 @@ TEST_CASE("D variables: self-> is per thread, and storing 0 frees it") {
       t.fire(11, {1});
       t.fire(10, {5});
     }).join();
-    CHECK(t.c->variables() == 2);
+    // Integer self-> variables live in their thread's slots, not in the
+    // variables' map.
+    CHECK(t.c->variables() == 0);
     t.fire(11, {130});
-    CHECK(t.c->variables() == 1); // this thread's is freed
-    t.fire(11, {140});            // ... and reads 0 again: filtered
+    t.fire(11, {140}); // ... and reads 0 again: filtered
     CHECK(t.finish() == "30;\n");
+  }
+  // A self-> string is a dynamic variable: one per thread that set it,
+  // freed by storing "".
+  for (DEngine e : {DEngine::Bpf, DEngine::BpfInterp}) {
+    CAPTURE(engine_name(e));
+    Trace t("test:::tick { self->s = probefunc; } "
+            "test:::tock /self->s != \"\"/ { printf(\"%s;\", self->s); "
+            "self->s = \"\"; }",
+            {{P10}, {P11}}, e);
+    t.fire(10);
+    std::thread([&] { t.fire(10); }).join();
+    CHECK(t.c->variables() == 2);
+    t.fire(11);
+    CHECK(t.c->variables() == 1); // this thread's is freed
+    t.fire(11);                   // ... and reads "" again: filtered
+    CHECK(t.finish() == "func;\n");
   }
 }
 
