@@ -212,9 +212,12 @@ Result<Options> parse_options(const Args &a) {
         std::string name = val, arg;
         if (size_t eq = val.find('='); eq != std::string::npos)
           name = val.substr(0, eq), arg = val.substr(eq + 1);
+        // A value the option does not take, in DTrace's words.
+        const std::string bad_value =
+            "failed to set -x " + name + ": Invalid value for specified option";
         auto known = set_option(o.xopts, name, arg);
         if (!known)
-          return error(known.error().message);
+          return error(bad_value);
         if (*known) {
           o.has_xopts = true;
         } else if (name == "quiet") {
@@ -235,7 +238,7 @@ Result<Options> parse_options(const Args &a) {
         } else if (name == "stdc") {
           // The C dialect cpp is asked for: K&R (s) has no __STDC__.
           if (arg != "a" && arg != "c" && arg != "s" && arg != "t")
-            return error("-x stdc: '" + arg + "' is not a, c, s or t");
+            return error(bad_value);
           if (arg == "s")
             o.cpp_args.push_back("-traditional-cpp");
         } else if (name == "define" || name == "undef" ||
@@ -245,12 +248,12 @@ Result<Options> parse_options(const Args &a) {
         } else if (name == "bufsize" || name == "aggsize") {
           auto v = parse_size(arg);
           if (!v)
-            return error("-x " + name + ": " + v.error().message);
+            return error(bad_value);
           (name == "bufsize" ? o.bufsize : o.aggsize) = *v;
         } else if (name == "strsize") {
           auto v = parse_strsize(arg);
           if (!v)
-            return error("-x strsize: " + v.error().message);
+            return error(bad_value);
           o.strsize = *v;
         } else if (name == "engine") {
           if (arg == "bpf")

@@ -1123,12 +1123,8 @@ Result<void> Compiler::check_format(const Stmt &s, const Format &f,
         return sem(DTag::D_PRINTF_AGG_CONV, s.line,
                    "%@ conversion requires an aggregation and is not for use "
                    "with printf( )");
-      if (value_used)
-        return sem(DTag::D_PRINTF_AGG_CONV, s.line,
-                   naggs == 1 ? std::string("printa( ) format prints the value twice")
-                              : strf("printa( ) format has more %%@ conversions "
-                                     "than aggregations (%zu)",
-                                     naggs));
+      // A %@ past the last aggregation prints the last one's value
+      // again, as DTrace's does.
       if (c.conv == 's' || c.conv == 'c' || c.conv == 'k')
         return sem(DTag::D_PRINTF_AGG_CONV, s.line,
                    strf("printa( ) conversion %s: the value is an integer",
@@ -1270,9 +1266,7 @@ Result<void> Compiler::clause(size_t ci) {
         if (it == agg_ids_.end())
           return sem(DTag::D_PRINTA_AGGBAD, s.line, "printa( ) of an aggregation that is "
                                       "never assigned");
-        if (std::find(a.aggs.begin(), a.aggs.end(), it->second) != a.aggs.end())
-          return sem(DTag::D_PRINTA_AGGBAD, s.line, "printa( ) names @" + n + " twice");
-        a.aggs.push_back(it->second);
+        a.aggs.push_back(it->second); // (twice is allowed, as in DTrace)
       }
       a.agg = a.aggs[0];
       if (s.has_fmt) {

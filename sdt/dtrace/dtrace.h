@@ -30,6 +30,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -256,6 +257,11 @@ struct Pragmas {
   bool destructive = false; // destructive actions allowed (-w)
   bool rawbytes = false;    // trace( ) of a string dumps its bytes
 };
+
+// A boolean option's value as DTrace reads it: none, yes, true, enable(d),
+// on, set turn it on; no, false, disable(d), off, unset off (any case);
+// anything else is no value.
+std::optional<bool> bool_option(const std::string &v);
 
 // Set one of the options that both `#pragma D option` and `-x` name:
 // aggsortkey, aggsortrev, aggsortpos, aggsortkeypos, nspec, specsize.

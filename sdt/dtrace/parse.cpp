@@ -24,6 +24,8 @@
 #include <map>
 #include <set>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -79,6 +81,8 @@ const struct {
     {"off_t", 8, true},       {"pid_t", 4, true},       {"uid_t", 4, false},
     {"gid_t", 4, false},      {"id_t", 4, true},        {"hrtime_t", 8, true},
     {"processorid_t", 4, true}, {"bool", 1, false},     {"_Bool", 1, false},
+    // Linux's short names (<linux/types.h>), which its D programs use.
+    {"uint", 4, false},       {"ushort", 2, false},     {"ulong", sizeof(long), false},
 };
 
 bool type_keyword(const std::string &w) {
@@ -297,11 +301,24 @@ Result<void> Parser::skip_space() {
         p_++;
       continue;
     }
+    // A control line (#pragma, a cpp line marker) may stand anywhere,
+    // inside a clause too, when it starts its line.
+    if (ch() == '#') {
+      size_t b = p_;
+      while (b > 0 && (s_[b - 1] == ' ' || s_[b - 1] == '\t'))
+        b--;
+      if (b == 0 || s_[b - 1] == '\n') {
+        MK_TRY(pragma());
+        continue;
+      }
+    }
     return {};
   }
 }
 
-// Resolve one escape after a backslash at s_[p_]; appends to out.
+// Resolve one escape after a backslash at s_[p_]; appends to out.  As in
+// DTrace, a backslash before any other character (\', \?, \q) stays,
+// with the character; false only for a \x with no digit.
 static bool unescape(const std::string &s, size_t &p, std::string &out) {
   char c = p < s.size() ? s[p] : '\0';
   p++;
@@ -315,8 +332,6 @@ static bool unescape(const std::string &s, size_t &p, std::string &out) {
   case 'v': out += '\v'; return true;
   case '\\': out += '\\'; return true;
   case '"': out += '"'; return true;
-  case '\'': out += '\''; return true;
-  case '?': out += '?'; return true;
   case 'x': {
     int v = 0, n = 0;
     while (n < 2 && p < s.size() && isxdigit((unsigned char)s[p])) {
@@ -337,7 +352,11 @@ static bool unescape(const std::string &s, size_t &p, std::string &out) {
       out += (char)v;
       return true;
     }
-    return false;
+    if (c == '\0' && p > s.size())
+      return false; // a backslash ends the text
+    out += '\\';
+    out += c;
+    return true;
   }
 }
 
@@ -450,6 +469,27 @@ Result<Token> Parser::lex() {
       while (i < s_.size() && (isalnum((unsigned char)s_[i]) || s_[i] == '_'))
         i++;
       t.text = s_.substr(start, i - start);
+      // DTrace's macro variables of the process it runs in: this kernel's.
+      static const struct {
+        const char *name;
+        long (*get)();
+      } procvars[] = {
+          {"pid", [] { return (long)getpid(); }},
+          {"ppid", [] { return (long)getppid(); }},
+          {"uid", [] { return (long)getuid(); }},
+          {"gid", [] { return (long)getgid(); }},
+          {"euid", [] { return (long)geteuid(); }},
+          {"egid", [] { return (long)getegid(); }},
+          {"pgid", [] { return (long)getpgid(0); }},
+          {"sid", [] { return (long)getsid(0); }},
+      };
+      for (const auto &v : procvars)
+        if (!str && t.text.compare(1, std::string::npos, v.name) == 0) {
+          p_ = i;
+          t.kind = T_INT;
+          t.ival = v.get();
+          return t;
+        }
       return syntax(t);
     }
     p_ = i;
@@ -535,10 +575,16 @@ Result<Token> Parser::lex() {
     } else {
       if (v.empty())
         return err(line_, DTag::D_CHR_NULL, "empty character constant");
-      if (v.size() != 1)
+      // 'ab': C's multi-character constant, each character a byte of the
+      // value, the first the highest; a long past 4.
+      if (v.size() > 8)
         return err(line_, DTag::D_CHR_OFLOW, "character constant is too long");
       t.kind = T_INT;
-      t.ival = (unsigned char)v[0];
+      u64 packed = 0;
+      for (char ch : v)
+        packed = packed << 8 | (unsigned char)ch;
+      t.ival = v.size() == 1 ? (signed char)v[0] : (i64)packed;
+      t.int_type = v.size() > 4 ? Type::Int64 : Type::Int32;
     }
     return t;
   }
@@ -704,11 +750,14 @@ Result<void> Parser::pragma() {
     return refused(kBadValue);
   if (*known)
     ;
-  else if (opt == "quiet" || opt == "destructive" || opt == "rawbytes") {
-    if (has_val)
+  else if (opt == "quiet" || opt == "destructive" || opt == "rawbytes" ||
+           opt == "flowindent") {
+    auto on = bool_option(val);
+    if (!on)
       return refused(kBadValue);
-    (opt == "quiet" ? pragmas_.quiet
-     : opt == "destructive" ? pragmas_.destructive : pragmas_.rawbytes) = true;
+    if (opt != "flowindent") // -F's, which a script cannot turn on here
+      (opt == "quiet" ? pragmas_.quiet
+       : opt == "destructive" ? pragmas_.destructive : pragmas_.rawbytes) = *on;
   }
   else if (opt == "bufsize")
     MK_TRY(size_of(pragmas_.bufsize));
@@ -1889,6 +1938,19 @@ Result<ProgramAst> parse(const std::string &text, const std::string &file,
   return p.run();
 }
 
+std::optional<bool> bool_option(const std::string &v) {
+  std::string l;
+  for (char c : v)
+    l += (char)tolower((unsigned char)c);
+  for (const char *on : {"", "yes", "true", "enable", "enabled", "on", "set"})
+    if (l == on)
+      return true;
+  for (const char *off : {"no", "false", "disable", "disabled", "off", "unset"})
+    if (l == off)
+      return false;
+  return std::nullopt;
+}
+
 Result<bool> set_option(Pragmas &p, const std::string &name,
                         const std::string &value) {
   auto number = [&](u64 lo, u64 hi) -> Result<u64> {
@@ -1902,9 +1964,10 @@ Result<bool> set_option(Pragmas &p, const std::string &name,
     return (u64)v;
   };
   auto flag = [&](bool &b) -> Result<bool> {
-    if (!value.empty())
-      return error("option " + name + " takes no value");
-    b = true;
+    auto on = bool_option(value);
+    if (!on)
+      return error("option " + name + ": '" + value + "' is not on or off");
+    b = *on;
     return true;
   };
   if (name == "aggsortkey")

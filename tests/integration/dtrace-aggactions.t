@@ -136,17 +136,20 @@ dtrace: invalid probe specifier BEGIN { @a = count(); trunc(1); }: trunc( ) argu
 	 argument: int
 minikern> dtrace -n 'BEGIN { @a[1] = count(); @b = count(); printa(@a, @b); }'
 dtrace: invalid probe specifier BEGIN { @a[1] = count(); @b = count(); printa(@a, @b); }: printa( ): @a and @b do not have matching key signatures: @a has 1 key, @b has 0 keys
-minikern> dtrace -n 'BEGIN { @a = count(); printa(@a, @a); }'
-dtrace: invalid probe specifier BEGIN { @a = count(); printa(@a, @a); }: printa( ) names @a twice
-minikern> dtrace -n 'BEGIN { @a[1] = count(); @b[1] = count(); printa("%d %@d %@d %@d\n", @a, @b); }'
-dtrace: invalid probe specifier BEGIN { @a[1] = count(); @b[1] = count(); printa("%d %@d %@d %@d\n", @a, @b); }: printa( ) format has more %@ conversions than aggregations (2)
+minikern> dtrace -q -n 'BEGIN { @a = count(); printa(@a, @a); exit(0); }'
+
+                1                1
+
+minikern> dtrace -q -n 'BEGIN { @a[1] = count(); @b[1] = sum(5); printa("%d %@d %@d %@d\n", @a, @b); exit(0); }'
+1 1 5 5
+
 minikern> dtrace -n 'BEGIN { @a = count(); printa("%d", @a, 1); }'
 dtrace: invalid probe specifier BEGIN { @a = count(); printa("%d", @a, 1); }: printa( ) argument #3 is incompatible with prototype:
 	prototype: aggregation
 	 argument: int
 minikern> dtrace -x aggsortpos=x -n 'BEGIN'
-dtrace: invalid value for option aggsortpos: 'x' (0..64)
+dtrace: failed to set -x aggsortpos: Invalid value for specified option
 minikern> dtrace -x aggsortkey=1 -n 'BEGIN'
-dtrace: option aggsortkey takes no value
+dtrace: failed to set -x aggsortkey: Invalid value for specified option
 minikern> dtrace -n '#pragma D option aggsortkeypos=-1'
 dtrace: invalid probe specifier #pragma D option aggsortkeypos=-1: failed to set option 'aggsortkeypos' to '-1': Invalid value for specified option

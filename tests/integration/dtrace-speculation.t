@@ -71,8 +71,8 @@ dtrace: invalid probe specifier BEGIN { commit(); }: commit( ) prototype mismatc
 minikern> dtrace -n 'BEGIN { trace(speculation(1)); }'
 dtrace: invalid probe specifier BEGIN { trace(speculation(1)); }: speculation( ) prototype mismatch: 1 arg passed, 0 expected
 minikern> dtrace -x nspec=0 -n 'BEGIN'
-dtrace: invalid value for option nspec: '0' (1..4096)
+dtrace: failed to set -x nspec: Invalid value for specified option
 minikern> dtrace -x specsize=0 -n 'BEGIN'
-dtrace: invalid value for option specsize: size '0' is below the minimum of 1 byte
+dtrace: failed to set -x specsize: Invalid value for specified option
 minikern> dtrace -q -x specsize=16 -n 'BEGIN { s = speculation(); speculate(s); printf("held\n"); } BEGIN { commit(s); exit(0); }'
 dtrace: 1 speculative drop

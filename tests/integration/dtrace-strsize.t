@@ -17,8 +17,8 @@ minikern> kldload dtrace_probes
 minikern> dtrace -q -x strsize=4 -n 'dtt:::word { printf("%s %d\n", stringof(arg0), stringof(arg0) == "abcd"); }' -c 'dtprobe word abcdefgh'
 abcd 1
 minikern> dtrace -x strsize=0 -n 'BEGIN { exit(0); }'
-dtrace: -x strsize: '0' is not within 1..256
+dtrace: failed to set -x strsize: Invalid value for specified option
 minikern> dtrace -x strsize=1k -n 'BEGIN { exit(0); }'
-dtrace: -x strsize: '1k' is not a number of characters
+dtrace: failed to set -x strsize: Invalid value for specified option
 minikern> dtrace -s $TMP/big.d
 dtrace: failed to compile script $TMP/big.d: line 1: failed to set option 'strsize' to '300': Invalid value for specified option

@@ -5,6 +5,8 @@
 
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
 using namespace mk;
 using namespace mk::dt;
 
@@ -175,8 +177,25 @@ TEST_CASE("dtrace parse: errors read as DTrace's") {
   CHECK(parse_error("BEGIN { exit(); }") ==
         spec + "BEGIN { exit(); }: exit( ) prototype mismatch: 0 args passed, "
                "1 expected");
-  CHECK(parse_error("BEGIN { trace(\"\\q\"); }") ==
-        spec + "BEGIN { trace(\"\\q\"); }: invalid escape sequence \"\\q\"");
+  // A backslash before no escape's letter stays, as in DTrace.
+  auto q = parse("BEGIN { trace(\"\\q\\?\"); trace('\\c'); trace('ab'); }");
+  REQUIRE(q);
+  CHECK(q->clauses[0].stmts[0].args[0]->sval == "\\q\\?");
+  CHECK(q->clauses[0].stmts[1].args[0]->ival == ('\\' << 8 | 'c'));
+  CHECK(q->clauses[0].stmts[2].args[0]->ival == ('a' << 8 | 'b'));
+  CHECK(parse_error("BEGIN { trace('abcdefghi'); }") ==
+        spec + "BEGIN { trace('abcdefghi'); }: character constant is too long");
+  // Boolean options take DTrace's words for on and off.
+  CHECK(parse("#pragma D option quiet=YES\nBEGIN {}\n", "q.d")->pragmas.quiet);
+  CHECK_FALSE(parse("#pragma D option quiet=unset\nBEGIN {}\n", "q.d")->pragmas.quiet);
+  CHECK(*bool_option("") == true);
+  CHECK(*bool_option("Disabled") == false);
+  CHECK_FALSE(bool_option("please"));
+  // #pragma lines may stand inside a clause; $pid is the kernel's.
+  CHECK(parse("BEGIN\n{\n#pragma D option quiet\n\ttrace($pid);\n}\n"));
+  auto pid = parse("BEGIN { trace($ppid); }");
+  REQUIRE(pid);
+  CHECK(pid->clauses[0].stmts[0].args[0]->ival == (i64)getppid());
   // Text the error quotes stays on its line.
   CHECK(parse_error("BEGIN\n{ trace(1 +); }") ==
         spec + "BEGIN\\x0a{ trace(1 +); }: syntax error near \")\"");
