@@ -216,6 +216,10 @@ private:
   }
   Result<ExprPtr> expr();
   Result<ExprPtr> ternary();
+  // enum [tag] { A [= constant], ... }: each enumerator an int constant
+  // (an inline); tok_ is at the '{'.
+  Result<void> enum_body(const std::string &tag);
+  std::set<std::string> enum_tags_;
   Result<ExprPtr> binary(int level);
   Result<ExprPtr> unary();
   Result<ExprPtr> primary();
@@ -1159,8 +1163,24 @@ Result<CType> Parser::ctype() {
   CType t;
   Token first = tok_;
   const std::string w = tok_.sval;
-  if (w == "struct" || w == "union" || w == "enum" || w == "void" ||
-      w == "float" || w == "double")
+  if (w == "enum") {
+    // An enumeration: an int, its enumerators named constants.
+    MK_TRY(advance());
+    std::string tag;
+    if (is(T_IDENT)) {
+      tag = tok_.sval;
+      MK_TRY(advance());
+    }
+    if (is(T_LBRACE))
+      MK_TRY(enum_body(tag));
+    else if (tag.empty() || !enum_tags_.count(tag))
+      return err(first.line, DTag::D_DECL_INCOMPLETE,
+                 "incomplete struct/union/enum enum " + tag);
+    t.bytes = 4, t.is_signed = true, t.name = "enum " + tag;
+    return t;
+  }
+  if (w == "struct" || w == "union" || w == "void" || w == "float" ||
+      w == "double")
     return unsupported(tok_, "type " + w + " is not supported: D here has "
                              "C's integer types and string");
   for (const auto &d : kTypedefs)
@@ -1208,8 +1228,8 @@ Result<void> Parser::decl(ProgramAst &prog) {
   MK_TRY(advance());
   const std::string w = tok_.sval;
   if (w == "typedef" || w == "translator" || w == "provider" ||
-      ((w == "struct" || w == "union" || w == "enum") &&
-       peek_word(p_).size() && s_.find('{', p_) < s_.find(';', p_)))
+      ((w == "struct" || w == "union") && peek_word(p_).size() &&
+       s_.find('{', p_) < s_.find(';', p_)))
     return unsupported(tok_, w + " declarations are not supported: D here "
                              "has variables of C's integer types and strings");
   if (is(T_IDENT) && (tok_.sval == "extern" || tok_.sval == "static"))
@@ -1234,6 +1254,8 @@ Result<void> Parser::decl(ProgramAst &prog) {
     t = ctype();
   if (!t)
     return t.take_error();
+  if (is(T_SEMI) && t->name.rfind("enum ", 0) == 0)
+    return {}; // enum colors { ... }; declares the type alone
   for (;;) {
     if (is(T_STAR))
       return unsupported(tok_, "pointer types are not supported: D here has "
@@ -1372,6 +1394,103 @@ Result<ExprPtr> Parser::expr() {
   if (!r)
     return r;
   return make_assign(std::move(*l), op, std::move(*r), false);
+}
+
+// The value of a constant integer expression, if it is one: integer
+// constants, inlines (enumerators among them), casts, unary and binary
+// operators.  Division by zero is no constant.
+static std::optional<i64> fold(const Expr &e) {
+  auto kid = [&](size_t i) { return i < e.kids.size() ? fold(*e.kids[i]) : std::nullopt; };
+  switch (e.kind) {
+  case Expr::Int:
+    return e.ival;
+  case Expr::Cast:
+    return e.ctype.string ? std::nullopt : kid(0);
+  case Expr::Unary: {
+    auto v = kid(0);
+    if (!v)
+      return v;
+    const u64 u = (u64)*v;
+    return e.op == X_NEG ? (i64)(0 - u) : e.op == X_BNOT ? (i64)~u : (i64)(*v == 0);
+  }
+  case Expr::Binary: {
+    auto l = kid(0), r = kid(1);
+    if (!l || !r)
+      return std::nullopt;
+    const u64 a = (u64)*l, b = (u64)*r;
+    switch (e.op) {
+    case X_ADD: return (i64)(a + b);
+    case X_SUB: return (i64)(a - b);
+    case X_MUL: return (i64)(a * b);
+    case X_DIV:
+    case X_MOD:
+      if (*r == 0 || (*l == INT64_MIN && *r == -1))
+        return std::nullopt;
+      return e.op == X_DIV ? *l / *r : *l % *r;
+    case X_SHL: return (i64)(a << (b & 63));
+    case X_SHR: return *l >> (b & 63);
+    case X_BAND: return (i64)(a & b);
+    case X_BOR: return (i64)(a | b);
+    case X_BXOR: return (i64)(a ^ b);
+    case X_LT: return *l < *r;
+    case X_LE: return *l <= *r;
+    case X_GT: return *l > *r;
+    case X_GE: return *l >= *r;
+    case X_EQ: return *l == *r;
+    case X_NE: return *l != *r;
+    case X_LAND: return *l && *r;
+    case X_LOR: return *l || *r;
+    case X_LXOR: return !*l != !*r;
+    default: return std::nullopt;
+    }
+  }
+  default:
+    return std::nullopt;
+  }
+}
+
+Result<void> Parser::enum_body(const std::string &tag) {
+  if (!tag.empty() && enum_tags_.count(tag))
+    return err(tok_.line, DTag::D_DECL_TYPERED, "type redeclared: enum " + tag);
+  MK_TRY(advance()); // past '{'
+  i64 next = 0;
+  while (!is(T_RBRACE)) {
+    if (!is(T_IDENT))
+      return syntax(tok_);
+    const Token name = tok_;
+    MK_TRY(advance());
+    i64 v = next;
+    if (is(T_ASSIGN)) {
+      MK_TRY(advance());
+      auto e = ternary();
+      if (!e)
+        return e.take_error();
+      auto c = fold(**e);
+      if (!c)
+        return err(name.line, DTag::D_DECL_ENCONST,
+                   "enumerator '" + name.sval +
+                       "' must be assigned to an integral constant expression");
+      v = *c;
+    }
+    if (v > INT32_MAX || v < INT32_MIN)
+      return err(name.line, DTag::D_DECL_ENOFLOW,
+                 "enumerator '" + name.sval +
+                     "' value overflows INT_MAX (2147483647)");
+    if (inlines_.count(name.sval) || declared_.count("0:" + name.sval))
+      return err(name.line, DTag::D_DECL_IDRED,
+                 "identifier redeclared: " + name.sval);
+    auto c = node(Expr::Int, name);
+    c->ival = v;
+    inlines_[name.sval] = {CType{4, true, false, "int"}, std::move(c)};
+    next = v + 1;
+    if (is(T_COMMA))
+      MK_TRY(advance());
+    else if (!is(T_RBRACE))
+      return syntax(tok_);
+  }
+  if (!tag.empty())
+    enum_tags_.insert(tag);
+  return advance(); // past '}'
 }
 
 Result<ExprPtr> Parser::ternary() {

@@ -201,6 +201,35 @@ TEST_CASE("dtrace parse: errors read as DTrace's") {
         spec + "BEGIN\\x0a{ trace(1 +); }: syntax error near \")\"");
 }
 
+TEST_CASE("dtrace parse: enumerations name int constants") {
+  auto r = parse("enum colors { RED, ORANGE = 5 + 5, YELLOW = 2, GREEN, "
+                 "BLUE = GREEN + ORANGE, INDIGO = -2, VIOLET } c;\n"
+                 "enum colors d;\n"
+                 "BEGIN { trace(BLUE); trace(VIOLET); }\n", "e.d");
+  REQUIRE(r);
+  REQUIRE(r->decls.size() == 2);
+  CHECK(r->decls[0].type.bytes == 4);
+  CHECK(r->decls[0].type.name == "enum colors");
+  const auto &s = r->clauses[0].stmts;
+  CHECK(s[0].args[0]->kids[0]->ival == 13);
+  CHECK(s[1].args[0]->kids[0]->ival == -1);
+  auto fails = [](const std::string &src) {
+    auto p = parse(src, "e.d");
+    return p ? std::string() : p.error().message;
+  };
+  CHECK(fails("enum a { X, Y };\nenum b { Y };\n") ==
+        "failed to compile script e.d: line 2: identifier redeclared: Y");
+  CHECK(fails("enum a { X = arg0 };\n") ==
+        "failed to compile script e.d: line 1: enumerator 'X' must be "
+        "assigned to an integral constant expression");
+  CHECK(fails("enum a { X = 2147483647, Y };\n") ==
+        "failed to compile script e.d: line 1: enumerator 'Y' value "
+        "overflows INT_MAX (2147483647)");
+  CHECK(fails("enum nosuch x;\n") ==
+        "failed to compile script e.d: line 1: incomplete struct/union/enum "
+        "enum nosuch");
+}
+
 TEST_CASE("dtrace parse: errors in a script carry file and line") {
   CHECK(parse_error("tick\n{\n\ttrace(arg0 +);\n}\n", "t.d") ==
         "failed to compile script t.d: line 3: syntax error near \")\"");
