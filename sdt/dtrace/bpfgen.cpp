@@ -54,6 +54,7 @@ int depth_effect(const Insn &in, const Program &p) {
   case OP_STRINGOF: case OP_NEG: case OP_BNOT: case OP_LNOT:
   case OP_BOOL: case OP_TRUNC32: case OP_SEXT: case OP_ZEXT: case OP_JMP:
   case OP_RESERVE: case OP_COUNT0: case OP_COMMIT: case OP_RET:
+  case OP_BOUNDS:
     return 0;
   case OP_AGG:
     return -(int)in.b - (p.aggs[in.a].fn == AggFn::Count ? 0 : 1) -
@@ -367,6 +368,16 @@ Result<void> Lowering::insn(const dt::Insn &in, size_t pc) {
     push(1);
     return {};
   }
+  case OP_BOUNDS:
+    // An index past a fixed-size array: DTrace's DTRACEFLT_BADINDEX, with
+    // the index.
+    put(ldx(kDW, 2, 10, slot(sp_ - 1)));
+    put(jmpi(kJLT, 2, (i32)in.imm, 4));
+    put(mov64i(1, 11));
+    put(mov64i(3, action_));
+    put(call(H_FAULT));
+    jump_to(ja(0), -1);
+    return {};
   case OP_DIV:
   case OP_MOD:
     pop(2);

@@ -191,6 +191,8 @@ private:
     case OP_REC_INT: case OP_REC_STR: case OP_EXIT: case OP_SPECULATE:
     case OP_SPECEND:
       return -1;
+    case OP_BOUNDS:
+      return 0;
     case OP_SPECULATION:
       return 1;
     case OP_AGG:
@@ -284,6 +286,7 @@ Result<const VarDef *> Compiler::variable(const Expr &e) {
     d.type = value_type(v.type);
     d.bits = v.type.string ? 64 : (u8)(v.type.bytes * 8);
     d.is_signed = v.type.is_signed;
+    d.dim = v.dim;
   }
   defs.push_back(d);
   return &defs.back();
@@ -303,10 +306,28 @@ Result<void> Compiler::keys(std::vector<VarDef> &defs, size_t var,
   std::vector<Type> ks, as_written;
   if (e.kids.size() > kMaxKeys) // DTrace's words; its limit is the same
     return sem(DTag::D_UNKNOWN, 0, "Insufficient tuple registers to generate code");
+  // A fixed-size array: one integer index, within its bounds (checked
+  // here when it is a constant, as the program runs when not).
+  const i64 dim = defs[var].dim;
+  if (dim == VarDecl::kMultiDim)
+    return sem(DTag::D_SYNTAX, e.line,
+               "arrays of more than one dimension are not supported");
+  if (dim != VarDecl::kNotArray && e.kids.size() != 1)
+    return sem(DTag::D_PROTO_LEN, e.line,
+               proto_len(e.name + "[ ]", e.kids.size(), 1, 1, "key"));
   for (const ExprPtr &k : e.kids) {
     auto t = expr(*k);
     if (!t)
       return t.take_error();
+    if (dim != VarDecl::kNotArray && !is_int(*t))
+      return sem(DTag::D_PROTO_ARG, e.line,
+                 proto_arg(e.name + "[ ]", 1, "integer", type_name(*t), "key"));
+    if (dim > 0 && k->kind == Expr::Int && (u64)k->ival >= (u64)dim)
+      return sem(DTag::D_ARR_BOUNDS, e.line,
+                 strf("index outside array bounds: %lld, max is %lld",
+                      (long long)k->ival, (long long)dim));
+    if (dim > 0 && k->kind != Expr::Int)
+      emit(OP_BOUNDS, 0, 0, 0, dim);
     if (*t == Type::Stack)
       return sem(DTag::D_KEY_TYPE, k->line, "a stack( ) cannot be an associative "
                                    "array key");
@@ -708,7 +729,15 @@ Result<Type> Compiler::expr(const Expr &e) {
     const i64 strsize =
         prog_.pragmas.strsize ? prog_.pragmas.strsize : kDefaultStrSize;
     i64 size = e.ctype.string ? strsize : e.ctype.bytes;
-    if (!e.kids.empty()) {
+    const VarDecl *whole = nullptr; // sizeof(a) of an int a[5]
+    if (!e.kids.empty() && e.kids[0]->kind == Expr::Variable &&
+        e.kids[0]->kids.empty() && e.kids[0]->scope == VarScope::Global)
+      for (const VarDecl &v : ast_.decls)
+        if (v.scope == VarScope::Global && v.name == e.kids[0]->name && v.dim > 0)
+          whole = &v;
+    if (whole) {
+      size = whole->dim * whole->type.bytes;
+    } else if (!e.kids.empty()) {
       // sizeof does not evaluate its operand.
       auto t = type_of(*e.kids[0]);
       if (!t)
@@ -719,6 +748,12 @@ Result<Type> Compiler::expr(const Expr &e) {
              : *t == Type::String         ? strsize
              : is_64(*t)                  ? 8
                                           : 4;
+      // A declared variable or its element: its type's size.
+      const Expr &k = *e.kids[0];
+      if (k.kind == Expr::Variable && k.scope == VarScope::Global)
+        for (const VarDecl &v : ast_.decls)
+          if (v.scope == VarScope::Global && v.name == k.name && !v.type.string)
+            size = v.type.bytes;
     }
     emit(OP_PUSH, 0, 0, 0, size);
     return Type::UInt64; // size_t

@@ -44,7 +44,9 @@ struct ErrorData {
 };
 
 // DTrace's fault codes, as arg4 of dtrace:::ERROR.
-enum Fault : u32 { FLT_BADADDR = 1, FLT_ILLOP = 3, FLT_DIVZERO = 4 };
+enum Fault : u32 {
+  FLT_BADADDR = 1, FLT_ILLOP = 3, FLT_DIVZERO = 4, FLT_BADINDEX = 11
+};
 
 struct AggEntry {
   std::atomic<u32> tag; // hash | 1 once published; 0: free
@@ -245,6 +247,7 @@ const char *fault_text(u32 f) {
   case FLT_BADADDR: return "invalid address";
   case FLT_ILLOP: return "illegal operation";
   case FLT_DIVZERO: return "divide-by-zero";
+  case FLT_BADINDEX: return "index out of bounds";
   }
   return "fault";
 }
@@ -1356,7 +1359,7 @@ void Consumer::run(const EcbRt &e, ThreadState *ts, const uintptr_t *args,
       &&op_rec_int, &&op_rec_str, &&op_exit,    &&op_agg,     &&op_count0,
       &&op_commit,  &&op_stack,   &&op_rec_stack, &&op_ldvar,
       &&op_stvar,   &&op_speculation, &&op_speculate, &&op_specend,
-      &&op_ret,
+      &&op_bounds,  &&op_ret,
   };
   static_assert(sizeof L / sizeof L[0] == OP_RET + 1, "label per Op, in order");
   i64 st[kStackDepth];
@@ -1730,6 +1733,12 @@ op_stvar: {
     dyndrops_.fetch_add(1, std::memory_order_relaxed);
   NEXT;
 }
+op_bounds:
+  if ((u64)st[sp - 1] >= (u64)in->imm) {
+    fail(FLT_BADINDEX, (u64)st[sp - 1]);
+    return;
+  }
+  NEXT;
 op_ret:
   return;
 #undef NEXT
@@ -1927,6 +1936,8 @@ void Consumer::process(const u8 *rec, u32 state, std::string &out) {
     std::string what = fault_text(ed.fault);
     if (ed.fault == FLT_BADADDR)
       what += strf(" (0x%llx)", (unsigned long long)ed.addr);
+    if (ed.fault == FLT_BADINDEX)
+      what += strf(" (%lld)", (long long)ed.addr);
     flush(out);
     sink_.err(strf("dtrace: error on enabled probe ID %u (ID %u: %s): %s %s",
                    ed.epid, e ? e->probe.id : 0, e ? e->full.c_str() : "?",

@@ -182,7 +182,7 @@ struct Stmt {
 // and with -x errtags the error's class, one of DTrace's tags, before
 // the line: "... script F: [D_SYNTAX] line N: syntax error near \"}\"".
 #define MK_D_TAGS(X)                                                           \
-  X(D_UNKNOWN) X(D_SYNTAX) X(D_EMPTY) X(D_PDESC_ZERO) X(D_PDESC_INVAL)         \
+  X(D_ARR_BOUNDS) X(D_DECL_ARRSUB) X(D_DECL_ARRBIG) X(D_UNKNOWN) X(D_SYNTAX) X(D_EMPTY) X(D_PDESC_ZERO) X(D_PDESC_INVAL)         \
   X(D_PRED_SCALAR) X(D_FUNC_UNDEF) X(D_SIZEOF_TYPE) X(D_STRINGOF_TYPE)         \
   X(D_OP_INT) X(D_OP_SCALAR) X(D_OP_ARITH) X(D_OP_WRITE) X(D_OP_LVAL)          \
   X(D_OP_INCOMPAT) X(D_OP_PTR) X(D_OP_ACT) X(D_AGG_REDEF) X(D_AGG_FUNC)        \
@@ -277,6 +277,11 @@ struct VarDecl {
   std::string name;
   CType type;
   int line = 1;
+  // A global array of fixed size (int a[5]): its elements; 0 when the
+  // declaration gives none (extern int a[]), kNotArray for a scalar or
+  // an associative array, kMultiDim for int a[2][3].
+  i64 dim = kNotArray;
+  static constexpr i64 kNotArray = -1, kMultiDim = -2;
 };
 
 struct ProgramAst {
@@ -452,6 +457,8 @@ enum Op : u8 {
   OP_SPECULATION, // push a free speculation's id (0: none free)
   OP_SPECULATE,   // pop an id: this clause's record goes to it
   OP_SPECEND,     // a = 0 commit, 1 discard: pop an id, record it
+  OP_BOUNDS,      // imm = a fixed-size array's elements: the index on the
+                  // stack (left there) below it, or a fault
   OP_RET,
 };
 // OP_PUSH of a string literal: b = 1, c = its index in Program::strings.
@@ -518,6 +525,7 @@ struct VarDef {
                             // fixed by the first use
   u8 bits = 64;             // declared narrower: stores wrap to this width
   bool is_signed = true;
+  i64 dim = VarDecl::kNotArray; // a fixed-size array's (VarDecl::dim)
   // this-> variables: a string one's buffer, by number among them (-1:
   // an integer, or not given one yet).
   i32 strbuf = -1;

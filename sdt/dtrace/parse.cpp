@@ -1268,9 +1268,39 @@ Result<void> Parser::decl(ProgramAst &prog) {
       return err(name.line, DTag::D_DECL_LOCASSC,
                  "associative arrays may not be declared as local variables: " +
                      name.sval);
-    if (is(T_LBRACK))
-      return unsupported(tok_, "arrays of fixed size are not supported; use "
-                               "an associative array (" + name.sval + "[key])");
+    // int a[5]: a global array of fixed size; string s[int]: an
+    // associative array's value type (its keys' types are not kept).
+    i64 dim = VarDecl::kNotArray;
+    for (int n = 0; is(T_LBRACK); n++) {
+      if (scope != VarScope::Global || is_inline)
+        return unsupported(tok_, "arrays of fixed size are global only here");
+      MK_TRY(advance());
+      if (is(T_IDENT) && type_start(tok_.sval)) {
+        for (;;) { // key types: [int], [string, int]
+          auto k = ctype();
+          if (!k)
+            return k.take_error();
+          if (!is(T_COMMA))
+            break;
+          MK_TRY(advance());
+        }
+        MK_TRY(expect(T_RBRACK));
+        continue;
+      }
+      i64 d = 0;
+      if (!is(T_RBRACK)) {
+        if (!is(T_INT) || tok_.ival <= 0)
+          return err(name.line, DTag::D_DECL_ARRSUB,
+                     "positive integral constant expression or tuple "
+                     "signature expected as array declaration subscript");
+        if (tok_.ival > INT32_MAX)
+          return err(name.line, DTag::D_DECL_ARRBIG, "array dimension too big");
+        d = tok_.ival;
+        MK_TRY(advance());
+      }
+      MK_TRY(expect(T_RBRACK));
+      dim = n == 0 ? d : VarDecl::kMultiDim;
+    }
     const std::string key =
         std::to_string((int)scope) + ":" + name.sval;
     if (is_inline) {
@@ -1287,6 +1317,7 @@ Result<void> Parser::decl(ProgramAst &prog) {
     } else {
       VarDecl d;
       d.scope = scope, d.name = name.sval, d.type = *t, d.line = name.line;
+      d.dim = dim;
       auto old = declared_.find(key);
       if (old != declared_.end()) {
         const CType &o = old->second.type;
@@ -1771,7 +1802,7 @@ Result<ExprPtr> Parser::primary() {
       "DTRACEFLT_UNKNOWN",   "DTRACEFLT_BADADDR", "DTRACEFLT_BADALIGN",
       "DTRACEFLT_ILLOP",     "DTRACEFLT_DIVZERO", "DTRACEFLT_NOSCRATCH",
       "DTRACEFLT_KPRIV",     "DTRACEFLT_UPRIV",   "DTRACEFLT_TUPOFLOW",
-      "DTRACEFLT_BADSTACK"};
+      "DTRACEFLT_BADSTACK",  "DTRACEFLT_BADSIZE", "DTRACEFLT_BADINDEX"};
   for (size_t i = 0; i < std::size(faults); i++)
     if (n == faults[i]) {
       auto e = node(Expr::Int, t);

@@ -2,7 +2,9 @@
 # types and strings (a declared int wraps at 32 bits), inline, casts,
 # sizeof, ++/-- and assignments inside expressions, -C (cpp with -D),
 # macro arguments ($1, $$1), histograms with a weight (quantize(v, w)),
-# the built-in variables this kernel can give
+# global arrays of fixed size (int a[5], the index checked: at compile
+# time when constant, else DTrace's "index out of bounds" fault), enum
+# constants, the built-in variables this kernel can give
 # (execname: the command a thread runs), and one-line errors for the rest.
 # status: 1
 # setup: printf 'int n;\nuint8_t small;\nself uint64_t big;\ninline int LIMIT = 3;\n\nBEGIN\n{\n\tn = 0x7fffffff;\n\tn++;\n\tsmall = 255;\n\tsmall += 2;\n\tself->big = -1;\n\tprintf("%%d %%d %%u %%d\\n", n, small, self->big, LIMIT * 2);\n\texit(0);\n}\n' > decls.d
@@ -61,3 +63,15 @@ minikern> dtrace -q -n 'BEGIN { 3++; }'
 dtrace: invalid probe specifier BEGIN { 3++; }: operator ++ can only be applied to a writable variable
 minikern> dtrace -q -n 'string s; BEGIN { s = 1; }'
 dtrace: invalid probe specifier string s; BEGIN { s = 1; }: operands have incompatible types: "string" = "int"
+minikern> dtrace -q -n 'int a[5]; uint8_t b[3]; BEGIN { a[1] = 7; b[2] = 300; i = 4; a[i] = a[1] * 2; printf("%d %d %d %d %d %d\n", a[0], a[1], a[4], b[2], sizeof(a), sizeof(b)); exit(0); }'
+0 7 14 44 20 3
+minikern> dtrace -q -n 'int a[5]; BEGIN { i = 5; a[i] = 1; } ERROR { printf("fault %d index %d\n", arg4, arg5); exit(0); }'
+dtrace: error on enabled probe ID 1 (ID 1: dtrace:::BEGIN): index out of bounds (5) in action #2
+fault 11 index 5
+minikern> dtrace -q -n 'int a[5]; BEGIN { a[5] = 1; }'
+dtrace: invalid probe specifier int a[5]; BEGIN { a[5] = 1; }: index outside array bounds: 5, max is 5
+minikern> dtrace -q -n 'enum e { A, B = A + 10, C }; BEGIN { printf("%d %d %d\n", A, B, C); exit(0); }'
+0 10 11
+minikern> dtrace -q -x engine=interp -n 'int a[5]; BEGIN { i = 7; a[i] = 1; } ERROR { printf("fault %d index %d\n", arg4, arg5); exit(0); }'
+dtrace: error on enabled probe ID 1 (ID 1: dtrace:::BEGIN): index out of bounds (7) in action #2
+fault 11 index 7
