@@ -272,6 +272,7 @@ bool Shell::run_line(const std::string &line) {
       rc = fn(k_, *words);
       t_command = outer;
     }
+    forget_dead_stack(); // a module's command may have wrecked its frames
     SDT_PROBE2(kernel, kern, shell, command__done, name.c_str(), rc);
     if (rc != 0)
       ok = false;

@@ -109,4 +109,26 @@ inline bool is_pow2(u64 a) { return a && !(a & (a - 1)); }
 // instead.
 #define MK_READS_RAW_STACK __attribute__((no_sanitize("address")))
 
+// After a call into code that may not have returned through its callees'
+// epilogues (module code: a wrecked stack, a jump out of a frame), the
+// shadow AddressSanitizer keeps of the stack below the caller may still
+// mark the redzones of frames that are gone; the next instrumented
+// frames there would be reported for writing their own variables.
+// Everything below the current frame is dead: forget it.  Nothing
+// without AddressSanitizer.
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MK_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define MK_ASAN 1
+#endif
+#ifdef MK_ASAN
+extern "C" void __asan_handle_no_return();
+inline void forget_dead_stack() { __asan_handle_no_return(); }
+#else
+inline void forget_dead_stack() {}
+#endif
+
 } // namespace mk
