@@ -1047,11 +1047,12 @@ Result<void> LinuxModules::read_linked(LinuxModule &m, const ObjectFile &obj,
     const char *tab = gpl ? "__ksymtab_gpl" : "__ksymtab";
     const char *crcs = gpl ? "__kcrctab_gpl" : "__kcrctab";
     const Section *crc_sec = nullptr;
-    u64 crc_addr = 0, n = 0;
+    const u8 *crc_mem = nullptr; // the CRCs through the image's view
+    u64 n = 0;
     for (size_t s = 0; s < obj.sections.size(); s++) {
       if (obj.sections[s].name == crcs && pl.sec_addr[s]) {
         crc_sec = &obj.sections[s];
-        crc_addr = pl.sec_addr[s];
+        crc_mem = pl.sec_mem[s];
       }
       if (obj.sections[s].name == tab && pl.sec_addr[s])
         n += obj.sections[s].size / kKernelSymbolSize;
@@ -1061,9 +1062,10 @@ Result<void> LinuxModules::read_linked(LinuxModule &m, const ObjectFile &obj,
                         who.c_str(), crcs,
                         (unsigned long long)(crc_sec->size / 4),
                         (unsigned long long)n));
+    u64 i = 0; // the export's number over every section of the table
     MK_TRY(each_entry(who, obj, pl, tab, kKernelSymbolSize,
-                      [&](u64 e, const u8 *p, unsigned long long i) -> Result<void> {
-      const std::string what = strf("%s entry %llu", tab, i);
+                      [&](u64 e, const u8 *p, unsigned long long) -> Result<void> {
+      const std::string what = strf("%s entry %llu", tab, (unsigned long long)i);
       auto name = img.string(e + 4 + (i64)rd32(p + 4), what + " name");
       if (!name)
         return name.take_error();
@@ -1085,7 +1087,7 @@ Result<void> LinuxModules::read_linked(LinuxModule &m, const ObjectFile &obj,
         return error(strf("%s: export %s: 0x%llx is outside the module",
                           who.c_str(), *name, (unsigned long long)sym.value));
       if (crc_sec)
-        sym.crc = (u32)rd32((const u8 *)(uintptr_t)(crc_addr + i * 4));
+        sym.crc = (u32)rd32(crc_mem + i * 4);
       std::string owner;
       if (api_.count(*name))
         owner = "kernel";
@@ -1097,6 +1099,7 @@ Result<void> LinuxModules::read_linked(LinuxModule &m, const ObjectFile &obj,
                           who.c_str(), *name,
                           owner.empty() ? who.c_str() : owner.c_str()));
       m.exports.emplace(*name, std::move(sym));
+      i++;
       return {};
     }));
   }

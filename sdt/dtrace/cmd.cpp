@@ -421,6 +421,9 @@ Result<std::string> preprocess(const std::string &path,
 
 Result<ProgramAst> gather(Kernel &k, const Options &o, std::vector<Source> &src) {
   ProgramAst all;
+  u64 macros_used = 0;        // $N named by any program of the command
+  DOrigin last;               // the last program parsed, for that error
+  bool parsed = false;
   for (const Spec &s : o.specs) {
     ProgramAst p;
     Source so;
@@ -492,7 +495,20 @@ Result<ProgramAst> gather(Kernel &k, const Options &o, std::vector<Source> &src)
     if (p.pragmas.strsize)
       all.pragmas.strsize = p.pragmas.strsize;
     src.push_back(so);
+    if (s.kind == 'n' || s.kind == 's') {
+      macros_used |= p.macros_used;
+      last = s.kind == 's' ? DOrigin{s.arg, "", o.errtags}
+                           : DOrigin{"", s.arg, o.errtags};
+      parsed = true;
+    }
   }
+  // An argument no program names is a mistake on the command line, as
+  // DTrace takes it (-x argref allows one).
+  for (size_t n = 1; parsed && !o.macros.argref && n <= o.macros.args.size(); n++)
+    if (n >= 64 || !(macros_used >> n & 1))
+      return d_error(last, 0, DTag::D_MACRO_UNUSED,
+                     strf("extraneous argument '%s' ($%zu is not referenced)",
+                          one_line(o.macros.args[n - 1]).c_str(), n));
   if (o.has_xopts) // -x wins over a script's #pragma
     merge_options(all.pragmas, o.xopts);
   all.pragmas.destructive |= o.destructive;
@@ -885,15 +901,7 @@ int Dtrace::enable(const Options &o) {
     job->buffer = std::make_unique<BufferSink>();
     sink = job->buffer.get();
   }
-  job->consumer = std::make_unique<Consumer>(
-      std::move(*prog), std::move(ecbs), co, *sink, begin_id, begin_id + 1,
-      begin_id + 2);
-  Consumer &c = *job->consumer;
-  if (auto r = c.init(); !r)
-    return fail(r.error().message);
-  if (o.sites)
-    print_programs(c);
-
+  // What matched, then whether it may be enabled, as DTrace says them.
   if (!quiet) {
     for (const Source &s : src) {
       size_t n = 0;
@@ -902,11 +910,17 @@ int Dtrace::enable(const Options &o) {
       notice(strf("dtrace: %s '%s' matched %zu probe%s", s.what.c_str(),
                   s.name.c_str(), n, n == 1 ? "" : "s"));
     }
-    if (c.program().pragmas.destructive)
+    if ((*prog)->pragmas.destructive)
       notice("dtrace: allowing destructive actions");
   }
-  if (c.program().destructive_used && !c.program().pragmas.destructive)
-    return fail("could not enable tracing: Destructive actions not allowed");
+  job->consumer = std::make_unique<Consumer>(
+      std::move(*prog), std::move(ecbs), co, *sink, begin_id, begin_id + 1,
+      begin_id + 2);
+  Consumer &c = *job->consumer;
+  if (auto r = c.init(); !r)
+    return fail(r.error().message);
+  if (o.sites)
+    print_programs(c);
 
   // Every enabling is retained, as DTrace's are: probes of modules loaded
   // while it runs join the clauses whose descriptions match them (-Z only

@@ -459,13 +459,17 @@ Result<void> Compiler::define_aggs() {
         if (low < 0 || high < low)
           return sem(DTag::D_LLQUANT_LMAGVAL, s.line, "llquantize( ) magnitudes (arguments #3 "
                                      "and #4) must be 0 <= low <= high");
+        if (steps < 1 || steps > 65535) // DTrace's 16 bits, as the factor's
+          return sem(DTag::D_LLQUANT_STEPVAL, s.line,
+                     "llquantize( ) steps (argument #5) must be 1..65535");
         // Steps cut each magnitude evenly: fewer than the factor divide
         // it; more are a multiple of it that divides the first whole
-        // magnitude's top, factor^(max(low, 1) + 1).
+        // magnitude's top, factor^(max(low, 1) + 1).  (Below 2^32: the
+        // loop stops past the steps.)
         i64 first_top = 1;
         for (i64 m = 0; m <= std::max<i64>(low, 1) && first_top <= steps; m++)
           first_top *= factor;
-        if (steps < 1 || (steps < factor ? factor % steps : steps % factor))
+        if (steps < factor ? factor % steps : steps % factor)
           return sem(DTag::D_LLQUANT_STEPVAL, s.line,
                      steps < factor
                          ? "llquantize( ) steps (argument #5) must evenly "
@@ -736,7 +740,7 @@ Result<Type> Compiler::expr(const Expr &e) {
         if (v.scope == VarScope::Global && v.name == e.kids[0]->name && v.dim > 0)
           whole = &v;
     if (whole) {
-      size = whole->dim * whole->type.bytes;
+      size = whole->dim * (whole->type.string ? strsize : whole->type.bytes);
     } else if (!e.kids.empty()) {
       // sizeof does not evaluate its operand.
       auto t = type_of(*e.kids[0]);

@@ -78,6 +78,7 @@ struct alignas(64) ThreadState {
   char scratch[2][kMaxScratch][kStrSize];
   i64 locals[2][kMaxLocals];
   i64 self[kSelfSlots] = {}; // the interpreter's self-> slots
+  u32 tid = 0;               // the thread that owns it
   u8 keybuf[2][kMaxKeys * (kStrSize + 8)];
   // The BPF engine's lanes: 0 for clauses, 1 for ERROR clauses run from
   // a fault (bpf only).
@@ -823,6 +824,10 @@ Result<void> Consumer::init() {
     s.arena_size = arena;
     p += align_up(arena, page);
   }
+  // A destructive action runs only where it was allowed (-w): refused here,
+  // whoever compiled the program.
+  if (prog_->destructive_used && !prog_->pragmas.destructive)
+    return error("could not enable tracing: Destructive actions not allowed");
   // D variables live in one hash map whichever engine runs (dlib/vars.c).
   auto vars = bpf::Map::create({"dt_vars", bpf::MapType::Hash, 16, 8,
                                 std::max<u32>(opts_.dynvars, 16)},
@@ -1040,12 +1045,24 @@ ThreadState *Consumer::claim() {
       ts = &states_[i];
       break;
     }
+  if (ts && ts->tid != thread_id()) {
+    // A new thread in a dead one's thread-local storage (the C library
+    // reuses it): the state is this thread's now, its self-> slots zero.
+    ts->tid = thread_id();
+    std::memset(ts->self, 0, sizeof ts->self);
+    for (BpfLane *l : ts->lane)
+      if (l) {
+        std::memset(l->ctx.self, 0, sizeof l->ctx.self);
+        l->ctx.tid = ts->tid;
+      }
+  }
   if (!ts) {
     u32 i = next_state_.fetch_add(1);
     if (i >= nstates_)
       return nullptr;
     ts = &states_[i];
     ts->cpu = current_cpu();
+    ts->tid = thread_id();
     for (BpfLane *l : ts->lane)
       if (l) {
         l->ctx.tid = thread_id();
@@ -1077,7 +1094,7 @@ void Consumer::fire(u32 probe, const uintptr_t *args) {
     if (__builtin_expect(c.gen == gen_ && pe.n == 1, 1)) {
       const EcbRt &e = pe.ecbs[0];
       // `@ = count()` alone: what its program would do, without the call.
-      if (e.fast == CompiledClause::Count0) {
+      if (e.fast == CompiledClause::Count0 && e.bprog) {
         i64 *v = c.ts->keyless[e.fast_agg];
         wr(v, rd(v) + 1);
         return;

@@ -288,6 +288,9 @@ struct ProgramAst {
   std::vector<ClauseAst> clauses;
   std::vector<VarDecl> decls;
   Pragmas pragmas;
+  // Bit N: the text names $N or $$N (the caller refuses an argument no
+  // program of the command names, unless -x argref).
+  u64 macros_used = 0;
 };
 
 // What a script's text may refer to besides itself: its macro arguments

@@ -556,6 +556,11 @@ Result<Token> Parser::lex() {
                               "newline encountered in string literal")
                         : err(line_ + 1, DTag::D_CHR_NL,
                               "newline encountered in character constant");
+      if (s_[i] == '\\' && i + 1 < s_.size() && s_[i + 1] == '\n') {
+        i += 2; // a line continued: neither character is the string's
+        line_++;
+        continue;
+      }
       if (s_[i] == '\\') {
         size_t at = i++;
         if (!unescape(s_, i, v))
@@ -587,7 +592,9 @@ Result<Token> Parser::lex() {
       u64 packed = 0;
       for (char ch : v)
         packed = packed << 8 | (unsigned char)ch;
-      t.ival = v.size() == 1 ? (signed char)v[0] : (i64)packed;
+      t.ival = v.size() == 1   ? (i64)(signed char)v[0]
+               : v.size() <= 4 ? (i64)(i32)(u32)packed // an int, as in C
+                               : (i64)packed;
       t.int_type = v.size() > 4 ? Type::Int64 : Type::Int32;
     }
     return t;
@@ -1435,8 +1442,19 @@ static std::optional<i64> fold(const Expr &e) {
   switch (e.kind) {
   case Expr::Int:
     return e.ival;
-  case Expr::Cast:
-    return e.ctype.string ? std::nullopt : kid(0);
+  case Expr::Cast: {
+    auto v = kid(0);
+    if (!v || e.ctype.string)
+      return std::nullopt;
+    if (e.ctype.bytes >= 8)
+      return v;
+    // To the type's width, then back: (uint8_t)-1 is 255, (char)300 44.
+    const unsigned bits = 8 * e.ctype.bytes;
+    const u64 low = (u64)*v & ((1ull << bits) - 1);
+    if (e.ctype.is_signed && (low >> (bits - 1)))
+      return (i64)(low | ~((1ull << bits) - 1));
+    return (i64)low;
+  }
   case Expr::Unary: {
     auto v = kid(0);
     if (!v)
@@ -1481,6 +1499,8 @@ static std::optional<i64> fold(const Expr &e) {
 }
 
 Result<void> Parser::enum_body(const std::string &tag) {
+  Nest nest(nest_); // an enumerator's value may hold another enum
+  MK_TRY(check_nest());
   if (!tag.empty() && enum_tags_.count(tag))
     return err(tok_.line, DTag::D_DECL_TYPERED, "type redeclared: enum " + tag);
   MK_TRY(advance()); // past '{'
@@ -1733,6 +1753,9 @@ Result<ExprPtr> Parser::primary() {
   MK_TRY(advance());
   const std::string &n = t.sval;
   if (n == "sizeof") {
+    // sizeof sizeof ..., sizeof(enum { A = sizeof(...) }): each a descent.
+    Nest nest(nest_);
+    MK_TRY(check_nest());
     auto e = node(Expr::SizeOf, t);
     if (is(T_LPAREN)) {
       const Mark m = mark();
@@ -1953,13 +1976,7 @@ Result<ProgramAst> Parser::run() {
   }
   if (prog.clauses.empty() && prog.decls.empty() && !origin_->file.empty())
     return err(line_, DTag::D_EMPTY, "empty D program translation unit");
-  // An argument no $N refers to is a mistake on the command line, as
-  // DTrace takes it (it has -x argref to allow one; so has minikern).
-  for (size_t n = 1; n < macros_.args.size() && !macros_.argref; n++)
-    if (n >= 64 || !(macros_used_ >> n & 1))
-      return err(0, DTag::D_MACRO_UNUSED,
-                 strf("extraneous argument '%s' ($%zu is not referenced)",
-                      one_line(macros_.args[n]).c_str(), n));
+  prog.macros_used = macros_used_;
   for (const Token &t : global_reads_)
     if (!global_writes_.count(t.sval))
       return err(t.line, DTag::D_IDENT_UNDEF,

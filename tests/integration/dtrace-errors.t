@@ -45,6 +45,8 @@ dtrace: invalid probe specifier BEGIN { substr("minikern", "4"); }: [D_PROTO_ARG
 minikern> dtrace -n 'BEGIN { chill(1); exit(0); }'
 dtrace: description 'BEGIN ' matched 1 probe
 dtrace: could not enable tracing: Destructive actions not allowed
+minikern> dtrace -q -n 'BEGIN { exit(0); }' 12
+dtrace: invalid probe specifier BEGIN { exit(0); }: extraneous argument '12' ($1 is not referenced)
 minikern> dtrace -b 0 -n BEGIN
 dtrace: -b: size '0' is below the minimum of 1 byte
 minikern> dtrace -s $TMP/nosuch.d

@@ -52,8 +52,10 @@ dtrace: invalid probe specifier BEGIN { x = nosuch(1); }: undefined function nam
 minikern> dtrace -n 'BEGIN { trace(rand(1)); }'
 dtrace: invalid probe specifier BEGIN { trace(rand(1)); }: rand( ) prototype mismatch: 1 arg passed, 0 expected
 minikern> dtrace -x engine=interp -n 'BEGIN { x = strjoin("a", "b"); }'
+dtrace: description 'BEGIN ' matched 1 probe
 dtrace: clause 1 (BEGIN): strjoin( ) runs on the BPF engine only, not -x engine=interp
 minikern> dtrace -x engine=interp -n 'BEGIN { s = "a"; }'
+dtrace: description 'BEGIN ' matched 1 probe
 dtrace: clause 1 (BEGIN): variable s runs on the BPF engine only, not -x engine=interp
 minikern> dtrace -q -n 'BEGIN { printf("%d %d %d %d\n", strchr("abc", 98) != NULL, strstr("abc", "x") == NULL, NULL == strstr("abc", "x"), strjoin("a", "") != 0); exit(0); }'
 1 1 1 1

@@ -29,6 +29,7 @@ minikern> dtrace -x engine=interp -q -n 'dtt:::tick { @ = count(); } dtt:::tick 
 minikern> dtrace -n 'BEGIN { this->x = 1; } END { this->x = "a"; }'
 dtrace: invalid probe specifier BEGIN { this->x = 1; } END { this->x = "a"; }: operands have incompatible types: "int" = "string"
 minikern> dtrace -x engine=interp -n 'BEGIN { this->x = "a"; }'
+dtrace: description 'BEGIN ' matched 1 probe
 dtrace: clause 1 (BEGIN): a this-> string runs on the BPF engine only, not -x engine=interp
 minikern> dtrace -x engine=jit -n BEGIN
 dtrace: -x engine: 'jit' is not an engine (bpf, bpf-interp, interp)
