@@ -218,23 +218,36 @@ Result<Options> parse_options(const Args &a) {
         auto known = set_option(o.xopts, name, arg);
         if (!known)
           return error(bad_value);
+        // The options that are on or off: -x quiet, -x quiet=no.
+        static const char *const flags[] = {"quiet", "rawbytes", "errtags",
+                                            "argref", "defaultargs",
+                                            "destructive", "cpp"};
+        bool on = true;
+        if (!*known && std::find_if(std::begin(flags), std::end(flags),
+                                    [&](const char *f) { return name == f; }) !=
+                           std::end(flags)) {
+          auto b = bool_option(arg);
+          if (!b)
+            return error(bad_value);
+          on = *b;
+        }
         if (*known) {
           o.has_xopts = true;
         } else if (name == "quiet") {
-          o.quiet = true;
+          o.quiet = on;
         } else if (name == "rawbytes") {
-          o.xopts.rawbytes = true;
+          o.xopts.rawbytes = on;
           o.has_xopts = true;
         } else if (name == "errtags") {
-          o.errtags = true;
+          o.errtags = on;
         } else if (name == "argref") {
-          o.macros.argref = true;
+          o.macros.argref = on;
         } else if (name == "defaultargs") {
-          o.macros.defaults = true;
+          o.macros.defaults = on;
         } else if (name == "destructive") {
-          o.destructive = true;
+          o.destructive = on;
         } else if (name == "cpp") {
-          o.cpp = true;
+          o.cpp = on;
         } else if (name == "stdc") {
           // The C dialect cpp is asked for: K&R (s) has no __STDC__.
           if (arg != "a" && arg != "c" && arg != "s" && arg != "t")
