@@ -22,6 +22,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <map>
 
 namespace mk::dt {
@@ -127,7 +128,7 @@ Result<Format> parse_format(const std::string &fmt) {
       return bad("cannot be combined with other format flags: %%");
     if (strchr("eEfFgGaA", k))
       return bad(strf("(%%%c) is not supported: D here has no floating point", k));
-    if (!strchr("diuxXocspk", k))
+    if (!strchr("diuxXocspkY", k))
       return bad(strf("is undefined: %%%c", k));
     if ((k == 's' || k == 'k') && c.size)
       return bad(strf("(%%%c) takes no size", k));
@@ -219,6 +220,22 @@ std::string format(const Format &f, const std::vector<Value> &args) {
       if (width >= 0)
         sp += std::to_string(width);
       out += vfmt((sp + "s").c_str(), hex.c_str());
+      break;
+    }
+    case 'Y': {
+      // A wall-clock time in ns since the epoch, as DTrace prints it:
+      // "2026 Nov 27 13:28:05" in the local time zone.
+      const time_t sec = (time_t)((u64)v.i / 1000000000ull);
+      struct tm tm;
+      char buf[64] = "";
+      if (localtime_r(&sec, &tm))
+        strftime(buf, sizeof buf, "%Y %b %e %T", &tm);
+      std::string sp = "%";
+      if (flags.find('-') != std::string::npos)
+        sp += '-';
+      if (width >= 0)
+        sp += std::to_string(width);
+      out += vfmt((sp + "s").c_str(), buf);
       break;
     }
     default: // 's' with an integer: excluded by the compiler

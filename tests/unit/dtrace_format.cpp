@@ -5,6 +5,8 @@
 
 #include <doctest/doctest.h>
 
+#include <ctime>
+
 using namespace mk;
 using namespace mk::dt;
 
@@ -61,6 +63,20 @@ TEST_CASE("dtrace format: printf conversions") {
   CHECK(pf("100%% %d\n\t.", {I(1)}) == "100% 1\n\t.");
   // A 4-byte value wraps as int; an 8-byte one prints whole.
   CHECK(pf("%d %d", {I(0xffffffffLL, Type::Int32), I(0xffffffffLL)}) == "-1 4294967295");
+}
+
+TEST_CASE("dtrace format: %Y prints a wall-clock time as DTrace does") {
+  auto f = parse_format("[%Y]");
+  REQUIRE(f);
+  Value v;
+  v.type = Type::UInt64;
+  v.i = (i64)1700000000123456789ull; // ns since the epoch
+  const time_t sec = 1700000000;
+  struct tm tm;
+  REQUIRE(localtime_r(&sec, &tm));
+  char want[64];
+  strftime(want, sizeof want, "[%Y %b %e %T]", &tm);
+  CHECK(format(*f, {v}) == want);
 }
 
 TEST_CASE("dtrace format: bad conversions") {
