@@ -243,15 +243,24 @@ Result<KThreads::Thread *> KThreads::start(Kernel &k, void (*fn)(void *),
   return raw;
 }
 
-void KThreads::join(Thread *t) {
-  if (t->thread.joinable())
-    t->thread.join();
-  MutexLock g(mu_);
-  for (auto it = threads_.begin(); it != threads_.end(); ++it)
-    if (it->get() == t) {
-      threads_.erase(it);
-      break;
-    }
+bool KThreads::join(Thread *t) {
+  std::unique_ptr<Thread> mine;
+  {
+    MutexLock g(mu_);
+    for (auto it = threads_.begin(); it != threads_.end(); ++it)
+      if (it->get() == t) {
+        if ((*it)->thread.get_id() == std::this_thread::get_id())
+          return false; // a thread cannot wait for itself
+        mine = std::move(*it);
+        threads_.erase(it);
+        break;
+      }
+  }
+  if (!mine)
+    return false;
+  if (mine->thread.joinable())
+    mine->thread.join();
+  return true;
 }
 
 void KThreads::join_range(

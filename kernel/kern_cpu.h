@@ -70,8 +70,11 @@ public:
   // Start `fn(arg)` on a new thread of kernel `k`.
   Result<Thread *> start(Kernel &k, void (*fn)(void *), void *arg,
                          const std::string &name) EXCLUDES(mu_);
-  // Wait for `t` and forget it.
-  void join(Thread *t) EXCLUDES(mu_);
+  // Wait for `t` and forget it.  `t` comes from module code: false, and
+  // nothing touched, unless it is one of this kernel's running threads
+  // and not the calling one (a second join of a thread, a pointer the
+  // module made up).
+  bool join(Thread *t) EXCLUDES(mu_);
   // Wait for every thread whose function lies in [lo, hi) (its module is
   // unloading); `report` is told each one's name first.
   void join_range(u64 lo, u64 hi,

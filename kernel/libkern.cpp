@@ -381,7 +381,10 @@ int kern_kthread_add(void (*fn)(void *), void *arg, const char *name,
 void kern_kthread_join(struct kthread *td) {
   if (!td)
     return;
-  curkernel()->kthreads().join(reinterpret_cast<KThreads::Thread *>(td));
+  Kernel *k = curkernel();
+  if (!k->kthreads().join(reinterpret_cast<KThreads::Thread *>(td)))
+    k->log("kthread_join: %p is no kernel thread to wait for (joined "
+           "already, its own, or not one)\n", (void *)td);
 }
 
 // ---- modules ---------------------------------------------------------------

@@ -19,6 +19,9 @@
 #include <malloc.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <thread>
+
 using namespace mkt;
 
 namespace {
@@ -582,4 +585,49 @@ TEST_CASE("kernel: load cycles under a retained enabling leave nothing behind") 
     CHECK(stopped.mappings <= idle.mappings + 2);
     CHECK(stopped.rss <= idle.rss + (2u << 20));
   }
+}
+
+namespace {
+void kthread_body(void *arg) { *static_cast<std::atomic<int> *>(arg) += 1; }
+} // namespace
+
+TEST_CASE("kernel: kthread_join waits for a kernel thread once, and refuses "
+          "what is not one") {
+  ModuleDir dir;
+  mk::Kernel k(kernel_options(dir.path()));
+  REQUIRE(k.boot());
+  std::atomic<int> ran{0};
+  auto t = k.kthreads().start(k, kthread_body, &ran, "joined");
+  REQUIRE(t);
+  CHECK(k.kthreads().join(*t));
+  CHECK(ran == 1);
+  // A module may pass the same thread again, or a pointer of its own:
+  // nothing of it is touched.
+  CHECK_FALSE(k.kthreads().join(*t));
+  mk::KThreads::Thread *made_up = reinterpret_cast<mk::KThreads::Thread *>(&ran);
+  CHECK_FALSE(k.kthreads().join(made_up));
+  // A thread cannot wait for itself.
+  struct Self {
+    mk::Kernel *k;
+    mk::KThreads::Thread *t = nullptr;
+    std::atomic<bool> go{false}, done{false};
+    bool joined = true;
+  } self{&k};
+  auto s = k.kthreads().start(
+      k,
+      [](void *p) {
+        auto *me = static_cast<Self *>(p);
+        while (!me->go)
+          std::this_thread::yield();
+        me->joined = me->k->kthreads().join(me->t);
+        me->done = true;
+      },
+      &self, "self");
+  REQUIRE(s);
+  self.t = *s;
+  self.go = true;
+  while (!self.done)
+    std::this_thread::yield();
+  CHECK(k.kthreads().join(*s));
+  CHECK_FALSE(self.joined);
 }
