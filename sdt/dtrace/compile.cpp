@@ -159,6 +159,14 @@ private:
   Result<i64> constant(const Expr &e);
   // The variable `e` names, defined on first use; keyed or not must agree.
   Result<const VarDef *> variable(const Expr &e);
+  // The declaration of the variable `name` of `scope` (the parser keeps
+  // one per name), or nullptr.
+  const VarDecl *decl_of(VarScope scope, const std::string &name) const {
+    for (const VarDecl &v : ast_.decls)
+      if (v.scope == scope && v.name == name)
+        return &v;
+    return nullptr;
+  }
   // An associative array's key components, which every use must agree on.
   Result<void> keys(std::vector<VarDef> &defs, size_t var, const Expr &e);
   // The store into `v` of a value of type `t`: its type fixed, or checked.
@@ -279,14 +287,12 @@ Result<const VarDef *> Compiler::variable(const Expr &e) {
     return sem(DTag::D_VAR_UNSUP, e.line, "too many variables");
   VarDef d;
   d.name = e.name, d.scope = e.scope, d.keyed = keyed, d.number = n;
-  for (const VarDecl &v : ast_.decls) {
-    if (v.scope != e.scope || v.name != e.name)
-      continue;
+  if (const VarDecl *v = decl_of(e.scope, e.name)) {
     d.typed = true;
-    d.type = value_type(v.type);
-    d.bits = v.type.string ? 64 : (u8)(v.type.bytes * 8);
-    d.is_signed = v.type.is_signed;
-    d.dim = v.dim;
+    d.type = value_type(v->type);
+    d.bits = v->type.string ? 64 : (u8)(v->type.bytes * 8);
+    d.is_signed = v->type.is_signed;
+    d.dim = v->dim;
   }
   defs.push_back(d);
   return &defs.back();
@@ -733,12 +739,15 @@ Result<Type> Compiler::expr(const Expr &e) {
     const i64 strsize =
         prog_.pragmas.strsize ? prog_.pragmas.strsize : kDefaultStrSize;
     i64 size = e.ctype.string ? strsize : e.ctype.bytes;
-    const VarDecl *whole = nullptr; // sizeof(a) of an int a[5]
-    if (!e.kids.empty() && e.kids[0]->kind == Expr::Variable &&
-        e.kids[0]->kids.empty() && e.kids[0]->scope == VarScope::Global)
-      for (const VarDecl &v : ast_.decls)
-        if (v.scope == VarScope::Global && v.name == e.kids[0]->name && v.dim > 0)
-          whole = &v;
+    // A declared global, or its element: its declaration's size.
+    const VarDecl *decl =
+        !e.kids.empty() && e.kids[0]->kind == Expr::Variable &&
+                e.kids[0]->scope == VarScope::Global
+            ? decl_of(VarScope::Global, e.kids[0]->name)
+            : nullptr;
+    // sizeof(a) of an int a[5]: the whole array's.
+    const VarDecl *whole =
+        decl && decl->dim > 0 && e.kids[0]->kids.empty() ? decl : nullptr;
     if (whole) {
       size = whole->dim * (whole->type.string ? strsize : whole->type.bytes);
     } else if (!e.kids.empty()) {
@@ -752,12 +761,8 @@ Result<Type> Compiler::expr(const Expr &e) {
              : *t == Type::String         ? strsize
              : is_64(*t)                  ? 8
                                           : 4;
-      // A declared variable or its element: its type's size.
-      const Expr &k = *e.kids[0];
-      if (k.kind == Expr::Variable && k.scope == VarScope::Global)
-        for (const VarDecl &v : ast_.decls)
-          if (v.scope == VarScope::Global && v.name == k.name && !v.type.string)
-            size = v.type.bytes;
+      if (decl && !decl->type.string)
+        size = decl->type.bytes;
     }
     emit(OP_PUSH, 0, 0, 0, size);
     return Type::UInt64; // size_t

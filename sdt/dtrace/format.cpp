@@ -192,6 +192,15 @@ std::string format(const Format &f, const std::vector<Value> &args) {
     case 4: sv = (i32)sv, uv = (u32)uv; break;
     default: break;
     }
+    // Text in the conversion's width, left-justified with '-': %p, %Y.
+    auto padded = [&](const std::string &text) {
+      std::string sp = "%";
+      if (flags.find('-') != std::string::npos)
+        sp += '-';
+      if (width >= 0)
+        sp += std::to_string(width);
+      return vfmt((sp + "s").c_str(), text.c_str());
+    };
     switch (c.conv) {
     case 'd':
     case 'i':
@@ -212,16 +221,9 @@ std::string format(const Format &f, const std::vector<Value> &args) {
     case 'c':
       out += vfmt((spec + "c").c_str(), (int)(unsigned char)uv);
       break;
-    case 'p': {
-      std::string hex = vfmt("0x%llx", (unsigned long long)(u64)v.i);
-      std::string sp = "%";
-      if (flags.find('-') != std::string::npos)
-        sp += '-';
-      if (width >= 0)
-        sp += std::to_string(width);
-      out += vfmt((sp + "s").c_str(), hex.c_str());
+    case 'p':
+      out += padded(vfmt("0x%llx", (unsigned long long)(u64)v.i));
       break;
-    }
     case 'Y': {
       // A wall-clock time in ns since the epoch, as DTrace prints it:
       // "2026 Nov 27 13:28:05" in the local time zone.
@@ -230,12 +232,7 @@ std::string format(const Format &f, const std::vector<Value> &args) {
       char buf[64] = "";
       if (localtime_r(&sec, &tm))
         strftime(buf, sizeof buf, "%Y %b %e %T", &tm);
-      std::string sp = "%";
-      if (flags.find('-') != std::string::npos)
-        sp += '-';
-      if (width >= 0)
-        sp += std::to_string(width);
-      out += vfmt((sp + "s").c_str(), buf);
+      out += padded(buf);
       break;
     }
     default: // 's' with an integer: excluded by the compiler
