@@ -444,10 +444,14 @@ Result<void> Lowering::insn(const dt::Insn &in, size_t pc) {
   }
   case OP_ZEXT:
     pop(1);
-    if (in.a >= 32)
+    if (in.a == 32) {
       put(alu32(kMOV, 1, 1));
-    else
+    } else if (in.a < 32) {
       put(alu64i(kAND, 1, (i32)((1u << in.a) - 1)));
+    } else { // a struct's bitfield of 33..63 bits
+      put(alu64i(kLSH, 1, 64 - in.a));
+      put(alu64i(kRSH, 1, 64 - in.a));
+    }
     push(1);
     return {};
   case OP_JZ:

@@ -165,10 +165,46 @@ private:
     for (const VarDecl &v : ast_.decls)
       if (v.scope == scope && v.name == name)
         return &v;
+    for (const VarDecl &v : implicit_)
+      if (v.scope == scope && v.name == name)
+        return &v;
     return nullptr;
   }
+  // Structs and unions.  A variable of one is held in 64-bit words, each
+  // a D variable of the same scope and keys named "name#0", "name#1", ...;
+  // a member is a run of bits in one word (no member crosses a word: each
+  // lies aligned to its own size), read by a shift and an extension,
+  // written by masking it into its word.
+  struct Place {
+    const Expr *root = nullptr; // the variable
+    CType type;                 // the member's type (the root's for it)
+    u64 off = 0;                // bits from the root's start
+    u64 width = 0;              // bits
+    bool bitfield = false;
+  };
+  // `e` as a Place: a struct or union variable, or a member of one;
+  // none for anything else.
+  Result<std::optional<Place>> place(const Expr &e);
+  // The variable holding word `w` of p's root.
+  const Expr &word(const Place &p, u64 w);
+  Result<Type> load(const Place &p, int line);
+  // Store `len` bits, which `value` leaves on the stack, at bit `off` of
+  // p's root.
+  Result<void> store_bits(const Place &p, u64 off, u64 len,
+                          const std::function<Result<void>()> &value);
+  Result<Type> assign_member(const Place &p, const Expr &x, int line,
+                             bool value, bool post, ExprOp op);
+  Result<void> copy_sou(const Place &dst, const Place &src);
+  // v = src, v undeclared and not yet used: v takes src's struct type.
+  void declare_sou(const Expr &v, const Place &src);
+  // Words' variables, made once each (type_of( ) remembers by address).
+  std::map<std::pair<const Expr *, u64>, ExprPtr> words_;
+  // Struct and union variables a script declares by assigning one.
+  std::deque<VarDecl> implicit_;
   // An associative array's key components, which every use must agree on.
-  Result<void> keys(std::vector<VarDef> &defs, size_t var, const Expr &e);
+  // Pushes them and says how many: a struct or union key is one per
+  // 64 bits of it.
+  Result<u16> keys(std::vector<VarDef> &defs, size_t var, const Expr &e);
   // The store into `v` of a value of type `t`: its type fixed, or checked.
   Result<void> store_type(std::vector<VarDef> &defs, size_t var,
                           const Expr &v, Type t, int line);
@@ -287,7 +323,9 @@ Result<const VarDef *> Compiler::variable(const Expr &e) {
     return sem(DTag::D_VAR_UNSUP, e.line, "too many variables");
   VarDef d;
   d.name = e.name, d.scope = e.scope, d.keyed = keyed, d.number = n;
-  if (const VarDecl *v = decl_of(e.scope, e.name)) {
+  if (e.name.find('#') != std::string::npos) { // a struct's word
+    d.typed = true, d.type = Type::UInt64, d.bits = 64, d.is_signed = false;
+  } else if (const VarDecl *v = decl_of(e.scope, e.name)) {
     d.typed = true;
     d.type = value_type(v->type);
     d.bits = v->type.string ? 64 : (u8)(v->type.bytes * 8);
@@ -296,6 +334,181 @@ Result<const VarDef *> Compiler::variable(const Expr &e) {
   }
   defs.push_back(d);
   return &defs.back();
+}
+
+Result<std::optional<Compiler::Place>> Compiler::place(const Expr &e) {
+  if (e.kind == Expr::Variable) {
+    const VarDecl *d = decl_of(e.scope, e.name);
+    if (!d || !d->type.sou)
+      return std::optional<Place>();
+    Place p;
+    p.root = &e, p.type = d->type, p.width = d->type.size() * 8;
+    return std::optional<Place>(p);
+  }
+  if (e.kind != Expr::Member)
+    return std::optional<Place>();
+  if (e.ival) // p->x
+    return sem(DTag::D_SYNTAX, e.line,
+               "operator -> is not supported: D here does not follow "
+               "pointers (" + e.near + ")");
+  auto base = place(*e.kids[0]);
+  if (!base)
+    return base;
+  if (!*base)
+    return sem(DTag::D_OP_SOU, e.line,
+               "operator . cannot be applied to " + e.kids[0]->near +
+                   ": it is not a struct or union");
+  const CType &t = (*base)->type;
+  if (!t.sou)
+    return sem(DTag::D_OP_SOU, e.line,
+               "operator . cannot be applied to type \"" + t.name +
+                   "\"; must be applied to a struct or union");
+  const Field *f = t.sou->field(e.name);
+  if (!f)
+    return sem(DTag::D_TYPE_MEMBER, e.line,
+               e.name + " is not a member of " + t.sou->name);
+  Place p = **base;
+  p.type = f->type, p.off += f->off, p.width = f->width();
+  p.bitfield = f->bits != 0;
+  return std::optional<Place>(p);
+}
+
+const Expr &Compiler::word(const Place &p, u64 w) {
+  ExprPtr &slot = words_[{p.root, w}];
+  if (!slot) {
+    slot = copy_expr(*p.root);
+    slot->name += "#" + std::to_string(w);
+  }
+  return *slot;
+}
+
+Result<Type> Compiler::load(const Place &p, int line) {
+  if (p.type.sou)
+    return sem(DTag::D_OP_SOU, line,
+               "a " + p.type.sou->name + " cannot be used as a value here "
+               "(" + p.root->near + "): use its members");
+  MK_TRY(expr(word(p, p.off / 64)));
+  if (const u64 sh = p.off % 64) {
+    emit(OP_PUSH, 0, 0, 0, (i64)sh);
+    emit(OP_SHR, 1);
+  }
+  const bool sgn = p.type.is_signed && !p.type.pointer;
+  if (p.width < 64)
+    emit(sgn ? OP_SEXT : OP_ZEXT, (u8)p.width);
+  if (!p.bitfield)
+    return value_type(p.type);
+  if (p.width > 32)
+    return sgn ? Type::Int64 : Type::UInt64;
+  return sgn ? Type::Int32 : Type::UInt32;
+}
+
+Result<void> Compiler::store_bits(const Place &p, u64 off, u64 len,
+                                  const std::function<Result<void>()> &value) {
+  const Expr &w = word(p, off / 64);
+  auto d = variable(w);
+  if (!d)
+    return d.take_error();
+  std::vector<VarDef> &defs = w.scope == VarScope::Clause ? locals_ : prog_.vars;
+  const size_t i = *d - defs.data();
+  auto nk = keys(defs, i, w);
+  if (!nk)
+    return nk.take_error();
+  MK_TRY(value());
+  if (len < 64) { // into the word, the rest of it kept
+    const u64 sh = off % 64;
+    emit(OP_ZEXT, (u8)len);
+    if (sh) {
+      emit(OP_PUSH, 0, 0, 0, (i64)sh);
+      emit(OP_SHL);
+    }
+    MK_TRY(keys(defs, i, w));
+    emit(OP_LDVAR, (u8)w.scope, *nk, defs[i].number,
+         var_imm(defs, i));
+    emit(OP_PUSH, 0, 0, 0, (i64)~(((1ull << len) - 1) << sh));
+    emit(OP_AND);
+    emit(OP_OR);
+  }
+  emit(OP_STVAR, (u8)w.scope, *nk, defs[i].number,
+       var_imm(defs, i));
+  return {};
+}
+
+Result<void> Compiler::copy_sou(const Place &dst, const Place &src) {
+  for (u64 b = 0; b < dst.width;) {
+    const u64 from = src.off + b, to = dst.off + b;
+    const u64 len = std::min({dst.width - b, 64 - from % 64, 64 - to % 64});
+    MK_TRY(store_bits(dst, to, len, [&]() -> Result<void> {
+      MK_TRY(expr(word(src, from / 64)));
+      if (from % 64) {
+        emit(OP_PUSH, 0, 0, 0, (i64)(from % 64));
+        emit(OP_SHR, 1);
+      }
+      return {};
+    }));
+    b += len;
+  }
+  return {};
+}
+
+void Compiler::declare_sou(const Expr &v, const Place &src) {
+  if (!src.type.sou || decl_of(v.scope, v.name))
+    return;
+  for (const VarDef &d : v.scope == VarScope::Clause ? locals_ : prog_.vars)
+    if (d.scope == v.scope && d.name == v.name)
+      return; // already an integer or a string
+  VarDecl d;
+  d.scope = v.scope, d.name = v.name, d.type = src.type, d.line = v.line;
+  implicit_.push_back(d);
+}
+
+Result<Type> Compiler::assign_member(const Place &p, const Expr &x, int line,
+                                     bool value, bool post, ExprOp op) {
+  if (p.type.sou) {
+    auto src = place(x);
+    if (!src)
+      return src.take_error();
+    if (!*src || (*src)->type.sou != p.type.sou) {
+      auto t = type_of(x);
+      return sem(DTag::D_OP_INCOMPAT, line,
+                 strf("operands have incompatible types: \"%s\" = \"%s\"",
+                      p.type.name.c_str(),
+                      *src ? (*src)->type.name.c_str()
+                      : t  ? type_name(*t)
+                           : "?"));
+    }
+    if (value)
+      return sem(DTag::D_OP_SOU, line, "a " + p.type.sou->name +
+                                           " assignment has no value here");
+    MK_TRY(copy_sou(p, **src));
+    return Type::Int64;
+  }
+  Type t = Type::Int64;
+  MK_TRY(store_bits(p, p.off, p.width, [&]() -> Result<void> {
+    auto r = expr(x);
+    if (!r)
+      return r.take_error();
+    if (!is_int(*r))
+      return sem(DTag::D_OP_INCOMPAT, line,
+                 strf("operands have incompatible types: \"%s\" = \"%s\"",
+                      p.type.name.c_str(), type_name(*r)));
+    if (int_bytes(*r) * 8 < (int)p.width)
+      narrow(*r); // widened from the value its own type holds
+    t = *r;
+    return {};
+  }));
+  if (!value)
+    return t;
+  auto lt = load(p, line);
+  if (!lt)
+    return lt;
+  if (post) { // s.x++ is worth s.x before
+    emit(OP_PUSH, 0, 0, 0, 1);
+    emit(op == X_ADD ? OP_SUB : OP_ADD);
+    if (p.width < 64)
+      emit(p.type.is_signed && !p.type.pointer ? OP_SEXT : OP_ZEXT,
+           (u8)p.width);
+  }
+  return lt;
 }
 
 // An undeclared variable takes the type of the first value stored in it,
@@ -307,9 +520,12 @@ void fix_type(VarDef &d, Type t) {
 }
 
 
-Result<void> Compiler::keys(std::vector<VarDef> &defs, size_t var,
-                            const Expr &e) {
+Result<u16> Compiler::keys(std::vector<VarDef> &defs, size_t var,
+                           const Expr &e) {
+  if (e.kids.empty())
+    return (u16)0;
   std::vector<Type> ks, as_written;
+  std::vector<std::string> sous; // per key: its struct's or union's name
   if (e.kids.size() > kMaxKeys) // DTrace's words; its limit is the same
     return sem(DTag::D_UNKNOWN, 0, "Insufficient tuple registers to generate code");
   // A fixed-size array: one integer index, within its bounds (checked
@@ -322,6 +538,26 @@ Result<void> Compiler::keys(std::vector<VarDef> &defs, size_t var,
     return sem(DTag::D_PROTO_LEN, e.line,
                proto_len(e.name + "[ ]", e.kids.size(), 1, 1, "key"));
   for (const ExprPtr &k : e.kids) {
+    auto p = place(*k);
+    if (!p)
+      return p.take_error();
+    if (*p && (*p)->type.sou) { // its bits, 64 at a time
+      for (u64 b = 0; b < (*p)->width; b += 64) {
+        const u64 at = (*p)->off + b;
+        const u64 len = std::min<u64>({(*p)->width - b, 64 - at % 64});
+        MK_TRY(expr(word(**p, at / 64)));
+        if (at % 64) {
+          emit(OP_PUSH, 0, 0, 0, (i64)(at % 64));
+          emit(OP_SHR, 1);
+        }
+        if (len < 64)
+          emit(OP_ZEXT, (u8)len);
+        ks.push_back(Type::Int64);
+        as_written.push_back(Type::Int64);
+      }
+      sous.push_back((*p)->type.sou->name);
+      continue;
+    }
     auto t = expr(*k);
     if (!t)
       return t.take_error();
@@ -339,13 +575,22 @@ Result<void> Compiler::keys(std::vector<VarDef> &defs, size_t var,
                                    "array key");
     ks.push_back(is_int(*t) ? Type::Int64 : *t);
     as_written.push_back(*t);
+    sous.emplace_back();
   }
+  if (ks.size() > kMaxKeys)
+    return sem(DTag::D_UNKNOWN, 0, "Insufficient tuple registers to generate code");
+  const u16 n = (u16)ks.size();
   VarDef &d = defs[var];
   if (d.keys.empty()) {
-    d.keys = ks;
-    return {};
+    d.keys = ks, d.key_sous = sous;
+    return n;
   }
   const std::string what = e.name + "[ ]";
+  for (size_t i = 0; i < sous.size() && i < d.key_sous.size(); i++)
+    if (sous[i] != d.key_sous[i] && (!sous[i].empty() || !d.key_sous[i].empty()))
+      return sem(DTag::D_PROTO_ARG, e.line,
+                 proto_arg(what, i + 1, d.key_sous[i].empty() ? "integer" : d.key_sous[i],
+                           sous[i].empty() ? "integer" : sous[i], "key"));
   if (d.keys.size() != ks.size())
     return sem(DTag::D_PROTO_LEN, e.line,
                proto_len(what, ks.size(), d.keys.size(), d.keys.size(), "key"));
@@ -354,7 +599,7 @@ Result<void> Compiler::keys(std::vector<VarDef> &defs, size_t var,
       return sem(DTag::D_PROTO_ARG, e.line,
                  proto_arg(what, i + 1, type_name(d.keys[i]),
                            type_name(as_written[i]), "key"));
-  return {};
+  return n;
 }
 
 Result<void> Compiler::store_type(std::vector<VarDef> &defs, size_t var,
@@ -384,8 +629,16 @@ void Compiler::infer_var_types() {
     types_.clear();
     for (const Stmt &s : c.stmts) {
       // this-> variables too: a global stored from one takes its type.
-      if (s.kind != Stmt::Assign)
+      if (s.kind != Stmt::Assign || s.args[0]->kind != Expr::Variable)
         continue;
+      // x = s of a struct s declares x a struct of s's type.
+      auto src = place(*s.args[1]);
+      if (!src)
+        continue;
+      if (*src) {
+        declare_sou(*s.args[0], **src);
+        continue;
+      }
       // Compiled into a throwaway sequence; errors are the real pass's.
       code_ = &scratch_code;
       scratch_ = 0;
@@ -612,7 +865,17 @@ Result<Type> Compiler::expr(const Expr &e) {
     emit(OP_PUSH, 0, 1, (u32)(prog_.strings.size() - 1),
          (i64)(uintptr_t)prog_.strings.back().c_str());
     return Type::String;
+  case Expr::Member: {
+    auto p = place(e);
+    if (!p)
+      return p.take_error();
+    return load(**p, e.line);
+  }
   case Expr::Variable: {
+    if (const VarDecl *d = decl_of(e.scope, e.name); d && d->type.sou)
+      return sem(DTag::D_OP_SOU, e.line,
+                 "a " + d->type.sou->name + " cannot be used as a value "
+                 "here (" + e.near + "): use its members");
     if (!e.kids.empty()) {
       // s[i] of a string variable reads like an array element.
       std::optional<Result<Type>> c = string_char(e);
@@ -624,9 +887,10 @@ Result<Type> Compiler::expr(const Expr &e) {
       return v.take_error();
     std::vector<VarDef> &defs = e.scope == VarScope::Clause ? locals_ : prog_.vars;
     const size_t i = *v - defs.data(); // the keys may define more variables
-    if (e.kids.size())
-      MK_TRY(keys(defs, i, e));
-    emit(OP_LDVAR, (u8)e.scope, (u16)e.kids.size(), defs[i].number,
+    auto nk = keys(defs, i, e);
+    if (!nk)
+      return nk.take_error();
+    emit(OP_LDVAR, (u8)e.scope, *nk, defs[i].number,
          var_imm(defs, i));
     return defs[i].type;
   }
@@ -738,7 +1002,22 @@ Result<Type> Compiler::expr(const Expr &e) {
     // DTrace); a literal's is its own.
     const i64 strsize =
         prog_.pragmas.strsize ? prog_.pragmas.strsize : kDefaultStrSize;
-    i64 size = e.ctype.string ? strsize : e.ctype.bytes;
+    i64 size = e.ctype.string ? strsize : (i64)e.ctype.size();
+    if (e.kids.empty() && e.ctype.is_void && !e.ctype.pointer)
+      return sem(DTag::D_SIZEOF_TYPE, e.line, "cannot apply sizeof to an "
+                                              "expression of type void");
+    if (!e.kids.empty()) { // a struct, a union or a member of one
+      auto p = place(*e.kids[0]);
+      if (!p)
+        return p.take_error();
+      if (*p && (*p)->bitfield)
+        return sem(DTag::D_SIZEOF_BITFIELD, e.line,
+                   "cannot apply sizeof to a bit-field");
+      if (*p) {
+        emit(OP_PUSH, 0, 0, 0, (i64)(*p)->type.size());
+        return Type::UInt64;
+      }
+    }
     // A declared global, or its element: its declaration's size.
     const VarDecl *decl =
         !e.kids.empty() && e.kids[0]->kind == Expr::Variable &&
@@ -749,7 +1028,7 @@ Result<Type> Compiler::expr(const Expr &e) {
     const VarDecl *whole =
         decl && decl->dim > 0 && e.kids[0]->kids.empty() ? decl : nullptr;
     if (whole) {
-      size = whole->dim * (whole->type.string ? strsize : whole->type.bytes);
+      size = whole->dim * (whole->type.string ? strsize : (i64)whole->type.size());
     } else if (!e.kids.empty()) {
       // sizeof does not evaluate its operand.
       auto t = type_of(*e.kids[0]);
@@ -762,12 +1041,26 @@ Result<Type> Compiler::expr(const Expr &e) {
              : is_64(*t)                  ? 8
                                           : 4;
       if (decl && !decl->type.string)
-        size = decl->type.bytes;
+        size = (i64)decl->type.size();
     }
     emit(OP_PUSH, 0, 0, 0, size);
     return Type::UInt64; // size_t
   }
   case Expr::Unary: {
+    if (e.op == X_ADDR) {
+      auto p = place(*e.kids[0]);
+      if (!p)
+        return p.take_error();
+      if (*p && (*p)->bitfield)
+        return sem(DTag::D_ADDROF_BITFIELD, e.line,
+                   "cannot take address of bit-field");
+      if (*p || e.kids[0]->kind == Expr::Variable)
+        return sem(DTag::D_ADDROF_VAR, e.line,
+                   "cannot take address of dynamic variable");
+      return sem(DTag::D_SYNTAX, e.line,
+                 "operator & is not supported: D here has no addresses of "
+                 "its own");
+    }
     auto t = expr(*e.kids[0]);
     if (!t)
       return t;
@@ -950,13 +1243,26 @@ Result<Type> Compiler::expr(const Expr &e) {
 
 Result<Type> Compiler::assign(const Expr &v, const Expr &x, int line,
                               bool value, bool post, ExprOp op) {
+  if (v.kind == Expr::Variable) {
+    auto src = place(x);
+    if (!src)
+      return src.take_error();
+    if (*src)
+      declare_sou(v, **src);
+  }
+  auto dst = place(v);
+  if (!dst)
+    return dst.take_error();
+  if (*dst)
+    return assign_member(**dst, x, line, value, post, op);
   auto d = variable(v);
   if (!d)
     return d.take_error();
   std::vector<VarDef> &defs = v.scope == VarScope::Clause ? locals_ : prog_.vars;
   const size_t i = *d - defs.data();
-  if (v.kids.size())
-    MK_TRY(keys(defs, i, v));
+  auto nk = keys(defs, i, v);
+  if (!nk)
+    return nk.take_error();
   auto t = expr(x);
   if (!t)
     return t;
@@ -968,14 +1274,14 @@ Result<Type> Compiler::assign(const Expr &v, const Expr &x, int line,
   const bool keyed = !v.kids.empty();
   if (value && !keyed)
     emit(OP_DUP); // the value stored is the expression's
-  emit(OP_STVAR, (u8)v.scope, (u16)v.kids.size(), defs[i].number,
+  emit(OP_STVAR, (u8)v.scope, *nk, defs[i].number,
        var_imm(defs, i));
   if (!value)
     return *t;
   if (keyed) {
     // An element: read back what was stored (its keys computed again).
     MK_TRY(keys(defs, i, v));
-    emit(OP_LDVAR, (u8)v.scope, (u16)v.kids.size(), defs[i].number,
+    emit(OP_LDVAR, (u8)v.scope, *nk, defs[i].number,
          var_imm(defs, i));
   }
   if (post) { // x++ is worth x before: undo the step on the copy

@@ -66,13 +66,53 @@ enum class Type : u8 {
 };
 
 // A C type a declaration, a cast or sizeof names: an integer of 1, 2, 4 or
-// 8 bytes, signed or not, or D's string.
+// 8 bytes, signed or not, D's string, a struct or union the script
+// declares (its layout in *sou), or a pointer (an address: 8 bytes,
+// unsigned; D here neither dereferences one nor does arithmetic on it).
+struct Sou;
 struct CType {
   u8 bytes = 8;
   bool is_signed = true;
   bool string = false;
   std::string name; // as written, for messages
+  std::shared_ptr<const Sou> sou; // a struct or union
+  bool pointer = false;
+  bool is_void = false; // void: only the base of a pointer
+  u64 size() const;     // sizeof
+  u32 align() const;    // in bytes
+  bool same(const CType &o) const {
+    return string == o.string && bytes == o.bytes &&
+           is_signed == o.is_signed && sou == o.sou && pointer == o.pointer;
+  }
 };
+
+// A member of a struct or union.  Members lie at whole bytes, each
+// aligned to its type (a bitfield's type: the fewest power-of-two bytes
+// holding its bits), with no padding at the end: DTrace's CTF layout,
+// which is C's but for bitfields and the tail.
+struct Field {
+  std::string name;
+  CType type;
+  u64 off = 0; // in bits from the start of the struct (a multiple of 8)
+  u8 bits = 0; // a bitfield's width; 0: the whole type
+  u64 width() const { return bits ? bits : type.size() * 8; }
+};
+
+struct Sou {
+  bool is_union = false;
+  bool complete = false; // declared with its members (else: named only)
+  std::string name;      // "struct coords", "union" for an anonymous one
+  u64 size = 0;
+  u32 align = 1;
+  std::vector<Field> fields;
+  const Field *field(const std::string &n) const {
+    for (const Field &f : fields)
+      if (f.name == n)
+        return &f;
+    return nullptr;
+  }
+};
+
 // The Type a value of C type `t` has once loaded (widened).
 Type value_type(const CType &t);
 
@@ -97,6 +137,7 @@ enum ExprOp : u8 {
   X_LT, X_LE, X_GT, X_GE, X_EQ, X_NE,
   X_BAND, X_BOR, X_BXOR, X_LAND, X_LOR, X_LXOR,
   X_NEG, X_LNOT, X_BNOT,
+  X_ADDR, // &x: refused (D has no addresses of its variables)
 };
 
 // Where a D variable lives: a global (or an associative array's element),
@@ -121,9 +162,12 @@ struct Expr {
               // an associative array element (name[k1, k2])
     Cast,     // (ctype) kids[0]
     SizeOf,   // sizeof(ctype) (no kids) or sizeof(kids[0])
-    Assign,   // kids[0] (a Variable) = kids[1], as an expression: its
-              // value is what was stored; ival = 1 for x++ / x-- (the
-              // value before), with op X_ADD / X_SUB saying which
+    Assign,   // kids[0] (a Variable or Member) = kids[1], as an
+              // expression: its value is what was stored; ival = 1 for
+              // x++ / x-- (the value before), with op X_ADD / X_SUB
+              // saying which
+    Member,   // kids[0].name: a member of a struct or union variable
+              // (ival = 1: kids[0]->name, through a pointer)
   } kind;
   ExprOp op = X_ADD; // Unary, Binary
   i64 ival = 0;
@@ -137,6 +181,9 @@ struct Expr {
   int line = 1;
   int depth = 1; // levels of the tree below and including this node
 };
+
+// A deep copy of `e`.
+ExprPtr copy_expr(const Expr &e);
 
 // The deepest expression tree the parser builds (and so the deepest the
 // compiler recurses into): a bound, with its own error, instead of a stack
@@ -207,7 +254,10 @@ struct Stmt {
   X(D_LLQUANT_LMAGVAL) X(D_LLQUANT_HMAGVAL) X(D_LLQUANT_STEPVAL)               \
   X(D_LLQUANT_MATCHFACTOR) X(D_CLEAR_AGGBAD) X(D_NORMALIZE_SCALAR)             \
   X(D_NORMALIZE_AGGBAD) X(D_TRUNC_SCALAR) X(D_TRUNC_AGGBAD)                    \
-  X(D_FREOPEN_INVALID)
+  X(D_FREOPEN_INVALID) X(D_OP_SOU) X(D_DECL_BFCONST) X(D_DECL_BFSIZE)        \
+  X(D_DECL_BFTYPE) X(D_OFFSETOF_BITFIELD) X(D_OFFSETOF_TYPE)                   \
+  X(D_SIZEOF_BITFIELD) X(D_ADDROF_BITFIELD) X(D_ADDROF_VAR) X(D_DECL_VOIDOBJ)  \
+  X(D_TYPE_MEMBER)
 
 enum class DTag : u8 {
 #define MK_D_TAG_ENUM(t) t,
@@ -526,6 +576,8 @@ struct VarDef {
   bool typed = false;
   std::vector<Type> keys;   // an associative array's key components,
                             // fixed by the first use
+  std::vector<std::string> key_sous; // per key as written: the struct or
+                                     // union it is ("" for none)
   u8 bits = 64;             // declared narrower: stores wrap to this width
   bool is_signed = true;
   i64 dim = VarDecl::kNotArray; // a fixed-size array's (VarDecl::dim)

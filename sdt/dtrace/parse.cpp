@@ -49,6 +49,15 @@ const char *agg_fn_name(AggFn f) {
   return "?";
 }
 
+u64 CType::size() const {
+  return sou ? sou->size : pointer ? sizeof(void *) : string ? kDefaultStrSize
+                                                             : bytes;
+}
+
+u32 CType::align() const {
+  return sou ? sou->align : pointer ? alignof(void *) : string ? 1 : bytes;
+}
+
 Type value_type(const CType &t) {
   if (t.string)
     return Type::String;
@@ -85,6 +94,12 @@ const struct {
     {"uint", 4, false},       {"ushort", 2, false},     {"ulong", sizeof(long), false},
 };
 
+CType int_type() {
+  CType t;
+  t.bytes = 4, t.name = "int";
+  return t;
+}
+
 bool type_keyword(const std::string &w) {
   return w == "char" || w == "short" || w == "int" || w == "long" ||
          w == "signed" || w == "unsigned" || w == "const" || w == "volatile";
@@ -111,6 +126,7 @@ enum Tok {
   T_AMP, T_PIPE, T_CARET, T_ANDAND, T_OROR, T_XORXOR,
   T_BANG, T_TILDE,
   T_ARROW, T_INC, T_DEC, T_ADDEQ, T_SUBEQ, // -> ++ -- += -=
+  T_DOT,
   T_MULEQ, T_DIVEQ, T_MODEQ, T_ANDEQ, T_OREQ, T_XOREQ, T_SHLEQ, T_SHREQ,
 };
 
@@ -194,9 +210,19 @@ private:
   // token); `post` for v++ and v--, whose value is v's before.
   Result<ExprPtr> make_assign(ExprPtr v, const Token &op, ExprPtr value,
                               bool post);
-  // A C type at tok_ (type_start( ) said one begins), through its last
-  // word.
-  Result<CType> ctype();
+  // A C type at tok_ (is_type( ) said one begins), through its last
+  // word; with `stars`, the '*'s after it too (a pointer type).
+  Result<CType> ctype(bool stars = false);
+  Result<CType> base_type(); // ctype( ) without the '*'s
+  // Whether the word `w` starts a type: type_start( )'s, or a typedef's.
+  bool is_type(const std::string &w) const {
+    return type_start(w) || typedefs_.count(w);
+  }
+  // The members of a struct or union, at its '{', laid out as DTrace
+  // does; `tag` names it ("" for an anonymous one).
+  Result<CType> sou_body(bool is_union, const std::string &tag, int line);
+  std::map<std::string, std::shared_ptr<Sou>> sous_; // "struct coords"
+  std::map<std::string, CType> typedefs_;
   // A top-level declaration: `[self|this] type name {, name};` or
   // `inline type name = expr;`.
   Result<void> decl(ProgramAst &prog);
@@ -660,6 +686,7 @@ Result<Token> Parser::lex() {
   case '^': return one(T_CARET, 1);
   case '!': return one(T_BANG, 1);
   case '~': return one(T_TILDE, 1);
+  case '.': return one(T_DOT, 1);
   }
   t.text = std::string(1, c);
   return syntax(t);
@@ -935,7 +962,6 @@ Result<std::vector<ExprPtr>> Parser::call_args() {
   }
 }
 
-static ExprPtr copy_expr(const Expr &e);
 
 Result<void> Parser::stmt(ClauseAst &c) {
   Stmt s;
@@ -1166,10 +1192,64 @@ Result<void> Parser::stmt(ClauseAst &c) {
              "undefined function name: " + name.sval);
 }
 
-Result<CType> Parser::ctype() {
+// A pointer to `t`: an address, which D here keeps but does not follow.
+static CType pointer_to(const CType &t) {
+  CType p;
+  p.pointer = true, p.is_signed = false, p.bytes = sizeof(void *);
+  p.name = t.name + (t.pointer ? "*" : " *");
+  return p;
+}
+
+Result<CType> Parser::ctype(bool stars) {
+  auto t = base_type();
+  if (!t || !stars)
+    return t;
+  while (is(T_STAR)) {
+    *t = pointer_to(*t);
+    MK_TRY(advance());
+  }
+  return t;
+}
+
+Result<CType> Parser::base_type() {
   CType t;
   Token first = tok_;
   const std::string w = tok_.sval;
+  if (w == "struct" || w == "union") {
+    MK_TRY(advance());
+    std::string tag;
+    if (is(T_IDENT)) {
+      tag = tok_.sval;
+      // struct D`s: a type of the D program's own module, D.
+      if (tag.rfind("D`", 0) == 0 && tag.size() > 2)
+        tag = tag.substr(2);
+      if (tag.find('`') != std::string::npos)
+        return syntax(tok_);
+      MK_TRY(advance());
+    }
+    if (is(T_LBRACE))
+      return sou_body(w == "union", tag, first.line);
+    if (tag.empty())
+      return syntax(tok_);
+    // A tag not declared yet names an incomplete type: a pointer to it
+    // may be declared, an object of it not.
+    std::shared_ptr<Sou> &slot = sous_[w + " " + tag];
+    if (!slot) { // named as DTrace names a forward declaration
+      slot = std::make_shared<Sou>();
+      slot->is_union = w == "union", slot->name = "struct " + tag;
+    }
+    t.sou = slot, t.name = slot->name, t.bytes = 0;
+    return t;
+  }
+  if (w == "void") {
+    t.is_void = true, t.bytes = 0, t.name = w;
+    MK_TRY(advance());
+    return t;
+  }
+  if (auto td = typedefs_.find(w); td != typedefs_.end()) {
+    MK_TRY(advance());
+    return td->second;
+  }
   if (w == "enum") {
     // An enumeration: an int, its enumerators named constants.
     MK_TRY(advance());
@@ -1186,10 +1266,9 @@ Result<CType> Parser::ctype() {
     t.bytes = 4, t.is_signed = true, t.name = "enum " + tag;
     return t;
   }
-  if (w == "struct" || w == "union" || w == "void" || w == "float" ||
-      w == "double")
+  if (w == "float" || w == "double")
     return unsupported(tok_, "type " + w + " is not supported: D here has "
-                             "C's integer types and string");
+                             "C's integer types, structs, unions and string");
   for (const auto &d : kTypedefs)
     if (w == d.name) {
       t.bytes = d.bytes, t.is_signed = d.is_signed, t.name = w;
@@ -1220,6 +1299,119 @@ Result<CType> Parser::ctype() {
   return t;
 }
 
+static std::optional<i64> fold(const Expr &e);
+
+Result<CType> Parser::sou_body(bool is_union, const std::string &tag, int line) {
+  const std::string kind = is_union ? "union" : "struct";
+  const std::string name = tag.empty() ? kind : kind + " " + tag;
+  std::shared_ptr<Sou> sou = std::make_shared<Sou>();
+  if (!tag.empty()) {
+    std::shared_ptr<Sou> &slot = sous_[name];
+    if (slot && slot->complete)
+      return err(line, DTag::D_UNKNOWN,
+                 "failed to define " + name + ": Duplicate member or variable name");
+    if (!slot) {
+      slot = sou;
+      slot->is_union = is_union, slot->name = name;
+    }
+    sou = slot;
+  }
+  // Laid out aside and published when whole: a member of the type being
+  // declared (struct s { struct s x; }) finds it incomplete.
+  Sou s;
+  s.is_union = is_union, s.name = name;
+  u64 end = 0; // bits: where the last member ended
+  MK_TRY(advance()); // '{'
+  if (is(T_RBRACE))
+    return syntax(tok_);
+  while (!is(T_RBRACE)) {
+    if (!is(T_IDENT) || !is_type(tok_.sval))
+      return syntax(tok_);
+    auto base = base_type();
+    if (!base)
+      return base.take_error();
+    for (;;) {
+      CType ft = *base;
+      while (is(T_STAR)) {
+        ft = pointer_to(ft);
+        MK_TRY(advance());
+      }
+      Field f;
+      const int at = tok_.line;
+      if (is(T_IDENT) && !is_type(tok_.sval)) {
+        f.name = tok_.sval;
+        MK_TRY(advance());
+      }
+      if (is(T_COLON)) { // a bitfield
+        MK_TRY(advance());
+        auto w = ternary();
+        if (!w)
+          return w.take_error();
+        const std::optional<i64> bits = fold(**w);
+        if (!bits || *bits <= 0)
+          return err(at, DTag::D_DECL_BFCONST,
+                     "positive integral constant expression expected as "
+                     "bit-field size");
+        if (ft.sou || ft.pointer || ft.string || ft.is_void)
+          return err(at, DTag::D_DECL_BFTYPE,
+                     "invalid type for bit-field: " +
+                         (f.name.empty() ? std::string("(anon)") : f.name));
+        if (*bits > ft.bytes * 8)
+          return err(at, DTag::D_DECL_BFSIZE,
+                     "bit-field too big for type: " + f.name);
+        f.bits = (u8)*bits;
+      } else if (f.name.empty()) {
+        return syntax(tok_);
+      }
+      if (is(T_LBRACK))
+        return unsupported(tok_, "arrays inside a struct or union are not "
+                                 "supported here");
+      if (ft.is_void && !ft.pointer)
+        return err(at, DTag::D_DECL_VOIDOBJ, "cannot have void member: " + f.name);
+      if (ft.sou && !ft.sou->complete)
+        return err(at, DTag::D_DECL_INCOMPLETE,
+                   "incomplete struct/union/enum " + ft.sou->name + ": " + f.name);
+      if (ft.string)
+        return unsupported(tok_, "string members are not supported here");
+      if (!f.name.empty() && s.field(f.name))
+        return err(at, DTag::D_UNKNOWN,
+                   "failed to define member '" + f.name +
+                       "': Duplicate member or variable name");
+      // A bitfield's type: the fewest power-of-two bytes holding its bits.
+      u64 msize = ft.size();
+      if (f.bits)
+        for (msize = 1; msize * 8 < f.bits; msize *= 2) {
+        }
+      const u32 malign = f.bits ? (u32)msize : ft.align();
+      f.type = ft;
+      if (is_union) {
+        f.off = 0;
+        s.size = std::max(s.size, msize);
+      } else {
+        u64 off = (end + 7) / 8;
+        off = (off + malign - 1) / malign * malign;
+        f.off = off * 8;
+        end = f.off + f.width();
+        s.size = std::max(s.size, off + msize);
+      }
+      s.align = std::max(s.align, malign);
+      if (s.size > (1u << 20))
+        return unsupported(tok_, name + " is larger than 1 MiB");
+      s.fields.push_back(std::move(f));
+      if (!is(T_COMMA))
+        break;
+      MK_TRY(advance());
+    }
+    MK_TRY(expect(T_SEMI));
+  }
+  MK_TRY(advance()); // '}'
+  s.complete = true;
+  *sou = std::move(s);
+  CType t;
+  t.sou = sou, t.name = name, t.bytes = 0;
+  return t;
+}
+
 std::string Parser::peek_word(size_t at, size_t *end) const {
   while (at < s_.size() && isspace((unsigned char)s_[at]))
     at++;
@@ -1234,11 +1426,34 @@ std::string Parser::peek_word(size_t at, size_t *end) const {
 Result<void> Parser::decl(ProgramAst &prog) {
   MK_TRY(advance());
   const std::string w = tok_.sval;
-  if (w == "typedef" || w == "translator" || w == "provider" ||
-      ((w == "struct" || w == "union") && peek_word(p_).size() &&
-       s_.find('{', p_) < s_.find(';', p_)))
+  if (w == "translator" || w == "provider")
     return unsupported(tok_, w + " declarations are not supported: D here "
-                             "has variables of C's integer types and strings");
+                             "has variables of C's integer types, structs, "
+                             "unions and strings");
+  if (w == "typedef") {
+    MK_TRY(advance());
+    if (!is(T_IDENT))
+      return syntax(tok_);
+    if (!is_type(tok_.sval)) { // typedef unknown_t name;
+      MK_TRY(advance());
+      return syntax(tok_);
+    }
+    auto t = ctype(true);
+    if (!t)
+      return t.take_error();
+    if (!is(T_IDENT))
+      return syntax(tok_);
+    const Token name = tok_;
+    if (type_start(name.sval) || typedefs_.count(name.sval))
+      return err(name.line, DTag::D_DECL_IDRED,
+                 "typedef redeclared: " + name.sval);
+    MK_TRY(advance());
+    if (!is(T_SEMI))
+      return syntax(tok_);
+    t->name = name.sval;
+    typedefs_[name.sval] = *t;
+    return {};
+  }
   if (is(T_IDENT) && (tok_.sval == "extern" || tok_.sval == "static"))
     MK_TRY(advance());
   const bool is_inline = is(T_IDENT) && tok_.sval == "inline";
@@ -1251,26 +1466,39 @@ Result<void> Parser::decl(ProgramAst &prog) {
     scope = tok_.sval == "self" ? VarScope::Thread : VarScope::Clause;
     MK_TRY(advance());
   }
-  Result<CType> t = CType{4, true, false, "int"};
+  Result<CType> t = int_type();
   // `self x;` with no type declares an int, as in DTrace.
   const bool bare = scope != VarScope::Global && !is_inline && is(T_IDENT) &&
-                    !type_start(tok_.sval) && !inlines_.count(tok_.sval);
-  if (!bare && (!is(T_IDENT) || !type_start(tok_.sval)))
+                    !is_type(tok_.sval) && !inlines_.count(tok_.sval);
+  if (!bare && (!is(T_IDENT) || !is_type(tok_.sval)))
     return syntax(tok_);
   if (!bare)
-    t = ctype();
+    t = base_type();
   if (!t)
     return t.take_error();
-  if (is(T_SEMI) && t->name.rfind("enum ", 0) == 0)
+  if (is(T_SEMI) && (t->name.rfind("enum ", 0) == 0 || t->sou))
     return {}; // enum colors { ... }; declares the type alone
+  // struct a { ... } struct b { ... }: two types, no ';' between.
+  if (is(T_IDENT) && is_type(tok_.sval))
+    return err(tok_.line, DTag::D_DECL_COMBO, "invalid type combination");
+  const CType base = *t;
   for (;;) {
-    if (is(T_STAR))
-      return unsupported(tok_, "pointer types are not supported: D here has "
-                               "C's integer types and string");
+    *t = base;
+    while (is(T_STAR)) {
+      *t = pointer_to(*t);
+      MK_TRY(advance());
+    }
     if (!is(T_IDENT))
       return syntax(tok_);
     Token name = tok_;
     MK_TRY(advance());
+    if (t->sou && !t->sou->complete)
+      return err(name.line, DTag::D_DECL_INCOMPLETE,
+                 "incomplete struct/union/enum " + t->sou->name + ": " +
+                     name.sval);
+    if (t->is_void && !t->pointer)
+      return err(name.line, DTag::D_DECL_VOIDOBJ,
+                 "cannot declare void object: " + name.sval);
     if (is(T_LBRACK) && scope == VarScope::Clause)
       return err(name.line, DTag::D_DECL_LOCASSC,
                  "associative arrays may not be declared as local variables: " +
@@ -1282,7 +1510,7 @@ Result<void> Parser::decl(ProgramAst &prog) {
       if (scope != VarScope::Global || is_inline)
         return unsupported(tok_, "arrays of fixed size are global only here");
       MK_TRY(advance());
-      if (is(T_IDENT) && type_start(tok_.sval)) {
+      if (is(T_IDENT) && is_type(tok_.sval)) {
         for (;;) { // key types: [int], [string, int]
           auto k = ctype();
           if (!k)
@@ -1328,8 +1556,7 @@ Result<void> Parser::decl(ProgramAst &prog) {
       auto old = declared_.find(key);
       if (old != declared_.end()) {
         const CType &o = old->second.type;
-        if (o.string != t->string || o.bytes != t->bytes ||
-            o.is_signed != t->is_signed)
+        if (!o.same(*t))
           return err(name.line, DTag::D_DECL_IDRED,
                      "identifier redeclared: " + name.sval);
       } else {
@@ -1368,7 +1595,10 @@ Result<void> Parser::expr_stmt(ClauseAst &c, Stmt &s) {
 
 Result<ExprPtr> Parser::make_assign(ExprPtr v, const Token &op, ExprPtr value,
                                     bool post) {
-  if (v->kind != Expr::Variable)
+  const Expr *root = v.get();
+  while (root->kind == Expr::Member)
+    root = root->kids[0].get();
+  if (root->kind != Expr::Variable)
     return err(op.line, DTag::D_OP_WRITE,
                "operator " + op.text + " can only be applied to a writable "
                "variable");
@@ -1392,8 +1622,8 @@ Result<ExprPtr> Parser::make_assign(ExprPtr v, const Token &op, ExprPtr value,
     value = std::move(b);
     e->op = c.op;
   }
-  if (v->scope == VarScope::Global)
-    global_writes_.insert(v->name);
+  if (root->scope == VarScope::Global)
+    global_writes_.insert(root->name);
   e->ival = post;
   e->kids.push_back(std::move(v));
   e->kids.push_back(std::move(value));
@@ -1401,23 +1631,6 @@ Result<ExprPtr> Parser::make_assign(ExprPtr v, const Token &op, ExprPtr value,
   return e;
 }
 
-// A deep copy, for x += e (x = x + e).
-static ExprPtr copy_expr(const Expr &e) {
-  auto c = std::make_unique<Expr>();
-  c->kind = e.kind;
-  c->op = e.op;
-  c->ival = e.ival;
-  c->sval = e.sval;
-  c->builtin = e.builtin;
-  c->scope = e.scope;
-  c->name = e.name;
-  c->ctype = e.ctype;
-  c->near = e.near;
-  c->line = e.line;
-  for (const ExprPtr &k : e.kids)
-    c->kids.push_back(copy_expr(*k));
-  return c;
-}
 
 Result<ExprPtr> Parser::expr() {
   Nest n(nest_);
@@ -1460,6 +1673,8 @@ static std::optional<i64> fold(const Expr &e) {
     if (!v)
       return v;
     const u64 u = (u64)*v;
+    if (e.op == X_ADDR)
+      return std::nullopt;
     return e.op == X_NEG ? (i64)(0 - u) : e.op == X_BNOT ? (i64)~u : (i64)(*v == 0);
   }
   case Expr::Binary: {
@@ -1532,7 +1747,7 @@ Result<void> Parser::enum_body(const std::string &tag) {
                  "identifier redeclared: " + name.sval);
     auto c = node(Expr::Int, name);
     c->ival = v;
-    inlines_[name.sval] = {CType{4, true, false, "int"}, std::move(c)};
+    inlines_[name.sval] = {int_type(), std::move(c)};
     next = v + 1;
     if (is(T_COMMA))
       MK_TRY(advance());
@@ -1654,15 +1869,18 @@ Result<ExprPtr> Parser::unary() {
     const Mark m = mark();
     Token lp = tok_;
     MK_TRY(advance());
-    if (is(T_IDENT) && type_start(tok_.sval) && !inlines_.count(tok_.sval)) {
+    if (is(T_IDENT) && is_type(tok_.sval) && !inlines_.count(tok_.sval)) {
       Nest n(nest_);
       MK_TRY(check_nest());
       auto t = ctype();
       if (!t)
         return t.take_error();
       if (is(T_STAR))
-        return unsupported(tok_, "pointer types are not supported: D here has "
-                                 "C's integer types and string");
+        return unsupported(tok_, "casts to pointer types are not supported: "
+                                 "D here does not follow pointers");
+      if (t->sou || t->is_void)
+        return err(lp.line, DTag::D_CAST_INVAL,
+                   "invalid cast expression: " + t->name);
       MK_TRY(expect(T_RPAREN));
       auto k = unary();
       if (!k)
@@ -1676,7 +1894,10 @@ Result<ExprPtr> Parser::unary() {
     }
     reset(m);
   }
-  if (is(T_BANG) || is(T_MINUS) || is(T_TILDE) || is(T_PLUS)) {
+  if (is(T_STAR))
+    return unsupported(tok_, "pointer dereference is not supported: D here "
+                             "does not follow pointers");
+  if (is(T_BANG) || is(T_MINUS) || is(T_TILDE) || is(T_PLUS) || is(T_AMP)) {
     Nest n(nest_);
     MK_TRY(check_nest());
     Token op = tok_;
@@ -1687,13 +1908,32 @@ Result<ExprPtr> Parser::unary() {
     if (op.kind == T_PLUS)
       return k;
     auto e = node(Expr::Unary, op);
-    e->op = op.kind == T_BANG ? X_LNOT : op.kind == T_MINUS ? X_NEG : X_BNOT;
+    e->op = op.kind == T_BANG    ? X_LNOT
+            : op.kind == T_MINUS ? X_NEG
+            : op.kind == T_AMP   ? X_ADDR
+                                 : X_BNOT;
     e->kids.push_back(std::move(*k));
     MK_TRY(deepen(*e, op));
     return e;
   }
   auto p = primary();
-  while (p && is(T_LBRACK)) { // a string's character: execname[0], a[k][i]
+  while (p && (is(T_LBRACK) || is(T_DOT) || is(T_ARROW))) {
+    if (is(T_DOT) || is(T_ARROW)) { // a member: s.x, a[k].p.x, p->x
+      Token dot = tok_;
+      MK_TRY(advance());
+      if (!is(T_IDENT))
+        return syntax(tok_);
+      auto e = node(Expr::Member, dot);
+      e->name = tok_.sval;
+      e->ival = dot.kind == T_ARROW; // through a pointer (compile.cpp refuses)
+      e->near = (*p)->near + dot.text + tok_.sval;
+      MK_TRY(advance());
+      e->kids.push_back(std::move(*p));
+      MK_TRY(deepen(*e, dot));
+      p = std::move(e);
+      continue;
+    }
+    // a string's character: execname[0], a[k][i]
     Token lb = tok_;
     MK_TRY(advance());
     auto i = expr();
@@ -1707,6 +1947,13 @@ Result<ExprPtr> Parser::unary() {
     e->kids.push_back(std::move(*i));
     MK_TRY(deepen(*e, lb));
     p = std::move(e);
+  }
+  if (p && (*p)->kind == Expr::Member && (is(T_INC) || is(T_DEC))) { // s.x++
+    Token op = tok_;
+    MK_TRY(advance());
+    auto one = node(Expr::Int, op);
+    one->ival = 1;
+    return make_assign(std::move(*p), op, std::move(one), true);
   }
   if (p && (is(T_INC) || is(T_DEC))) { // a variable's were taken there
     Token op = tok_;
@@ -1760,13 +2007,10 @@ Result<ExprPtr> Parser::primary() {
     if (is(T_LPAREN)) {
       const Mark m = mark();
       MK_TRY(advance());
-      if (is(T_IDENT) && type_start(tok_.sval)) {
-        auto ct = ctype();
+      if (is(T_IDENT) && is_type(tok_.sval)) {
+        auto ct = ctype(true);
         if (!ct)
           return ct.take_error();
-        if (is(T_STAR))
-          return unsupported(tok_, "pointer types are not supported: D here "
-                                   "has C's integer types and string");
         MK_TRY(expect(T_RPAREN));
         e->ctype = *ct;
         return e;
@@ -1778,6 +2022,35 @@ Result<ExprPtr> Parser::primary() {
       return k;
     e->kids.push_back(std::move(*k));
     MK_TRY(deepen(*e, t));
+    return e;
+  }
+  if (n == "offsetof" && is(T_LPAREN)) { // offsetof(struct s, member)
+    MK_TRY(advance());
+    if (!is(T_IDENT) || !is_type(tok_.sval))
+      return syntax(tok_);
+    auto ct = ctype(true);
+    if (!ct)
+      return ct.take_error();
+    if (!ct->sou)
+      return err(t.line, DTag::D_OFFSETOF_TYPE,
+                 "offsetof operand must be a struct or union type");
+    MK_TRY(expect(T_COMMA));
+    if (!is(T_IDENT))
+      return syntax(tok_);
+    const Token m = tok_;
+    MK_TRY(advance());
+    MK_TRY(expect(T_RPAREN));
+    const Field *f = ct->sou->complete ? ct->sou->field(m.sval) : nullptr;
+    if (!f)
+      return err(m.line, DTag::D_UNKNOWN,
+                 "failed to determine offset of " + m.sval +
+                     ": Member name not found");
+    if (f->bits)
+      return err(m.line, DTag::D_OFFSETOF_BITFIELD,
+                 "cannot take offset of a bit-field: " + m.sval);
+    auto e = node(Expr::Int, t);
+    e->ival = (i64)(f->off / 8);
+    e->ctype.name = "constant", e->ctype.bytes = 8, e->ctype.is_signed = false;
     return e;
   }
   if (auto in = inlines_.find(n); in != inlines_.end()) {
@@ -1957,11 +2230,11 @@ Result<ProgramAst> Parser::run() {
     const std::string w2 = peek_word(after, &after2);
     while (after2 < s_.size() && isspace((unsigned char)s_[after2]))
       after2++;
-    bool is_decl = type_start(w) ||
+    bool is_decl = is_type(w) ||
                    std::find(std::begin(starts), std::end(starts), w) !=
                        std::end(starts) ||
                    ((w == "self" || w == "this") &&
-                    (type_start(w2) ||
+                    (is_type(w2) ||
                      (!w2.empty() && after2 < s_.size() &&
                       strchr(";,", s_[after2]))));
     // A word that is also a probe description is one when a description's
@@ -1974,7 +2247,8 @@ Result<ProgramAst> Parser::run() {
     }
     MK_TRY(clause(prog));
   }
-  if (prog.clauses.empty() && prog.decls.empty() && !origin_->file.empty())
+  if (prog.clauses.empty() && prog.decls.empty() && sous_.empty() &&
+      typedefs_.empty() && inlines_.empty() && !origin_->file.empty())
     return err(line_, DTag::D_EMPTY, "empty D program translation unit");
   prog.macros_used = macros_used_;
   for (const Token &t : global_reads_)
@@ -1986,6 +2260,23 @@ Result<ProgramAst> Parser::run() {
 }
 
 } // namespace
+
+ExprPtr copy_expr(const Expr &e) {
+  auto c = std::make_unique<Expr>();
+  c->kind = e.kind;
+  c->op = e.op;
+  c->ival = e.ival;
+  c->sval = e.sval;
+  c->builtin = e.builtin;
+  c->scope = e.scope;
+  c->name = e.name;
+  c->ctype = e.ctype;
+  c->near = e.near;
+  c->line = e.line;
+  for (const ExprPtr &k : e.kids)
+    c->kids.push_back(copy_expr(*k));
+  return c;
+}
 
 Result<u64> parse_size(const std::string &s) {
   // Any size from a byte: a per-thread buffer is a page at least whatever
