@@ -54,8 +54,10 @@ int depth_effect(const Insn &in, const Program &p) {
   case OP_STRINGOF: case OP_NEG: case OP_BNOT: case OP_LNOT:
   case OP_BOOL: case OP_TRUNC32: case OP_SEXT: case OP_ZEXT: case OP_JMP:
   case OP_RESERVE: case OP_COUNT0: case OP_COMMIT: case OP_RET:
-  case OP_BOUNDS:
+  case OP_BOUNDS: case OP_ALLOCA: case OP_LOAD:
     return 0;
+  case OP_STORE: case OP_BCOPY:
+    return -2;
   case OP_AGG:
     return -(int)in.b - (p.aggs[in.a].fn == AggFn::Count ? 0 : 1) -
            (p.aggs[in.a].weighted ? 1 : 0);
@@ -91,6 +93,10 @@ private:
     code.push_back(i);
     action_at.push_back(action_);
   }
+  // What a helper that may fault is told of where it is called from:
+  // the action, and the BPF pc of the call (the next instruction after
+  // the one loading this).
+  i32 site() const { return (i32)(action_ | (u32)(code.size() + 1) << 8); }
   void ld_imm(u8 dst, u64 v) {
     put(make(kLD | kIMM | kDW, dst, 0, 0, (i32)(u32)v));
     put(make(0, 0, 0, 0, (i32)(u32)(v >> 32)));
@@ -149,7 +155,8 @@ Result<void> Lowering::run() {
     scratch |= ((in.op == OP_LDVAR || in.op == OP_STVAR) && in.imm) ||
                in.op == OP_STRARG || in.op == OP_STRINGOF || in.op == OP_STACK ||
                (in.op == OP_VAR && (Builtin)in.a == Builtin::Execname) ||
-               (in.op == OP_CALL && (builtin(in.c).flags & (BF_DST | BF_STATE)));
+               (in.op == OP_CALL && (builtin(in.c).flags & (BF_DST | BF_STATE))) ||
+               in.op == OP_LOAD;
     // What reads r6: arguments, the probe's fields, a thread-local's key.
     ctx |= in.op == OP_ARG || in.op == OP_STRARG ||
            (in.op == OP_VAR && (Builtin)in.a <= Builtin::ProbeName &&
@@ -240,7 +247,7 @@ Result<void> Lowering::insn(const dt::Insn &in, size_t pc) {
       pop(3);
     scratch_ptr(1, k);
     put(mov64i(2, (i32)(p_.str_chars() + 1))); // strsize, and the NUL
-    put(mov64i(4, action_));
+    put(mov64i(4, site()));
     put(call(H_COPYIN));
     jump_to(jmpi(kJNE, 0, 0, 0), -1);
     scratch_ptr(1, k);
@@ -368,13 +375,49 @@ Result<void> Lowering::insn(const dt::Insn &in, size_t pc) {
     push(1);
     return {};
   }
+  case OP_ALLOCA: // (size, action): the address, 0 after a fault
+    pop(1);
+    put(mov64i(2, site()));
+    put(call(H_ALLOCA));
+    jump_to(jmpi(kJEQ, 0, 0, 0), -1);
+    push(0);
+    return {};
+  case OP_LOAD: { // (addr, size | signed << 8, action): 0, or 1
+    const i16 word = (i16)scratch_mem_word(p_);
+    pop(1);
+    put(mov64i(2, in.a | in.b << 8));
+    put(mov64i(3, site()));
+    put(call(H_LOAD));
+    jump_to(jmpi(kJNE, 0, 0, 0), -1);
+    put(ldx(kDW, 1, R_SCRATCH, word));
+    push(1);
+    return {};
+  }
+  case OP_STORE: // (addr, value, size, action): 0, or 1 after a fault
+    pop(2);
+    pop(1);
+    put(mov64i(3, in.a));
+    put(mov64i(4, site()));
+    put(call(H_STORE));
+    jump_to(jmpi(kJNE, 0, 0, 0), -1);
+    return {};
+  case OP_BCOPY: // (src, dst, size, action): 0, or 1 after a fault
+    pop(3);
+    pop(2);
+    pop(1);
+    put(mov64i(4, site()));
+    put(call(H_BCOPY));
+    jump_to(jmpi(kJNE, 0, 0, 0), -1);
+    put(mov64i(1, 0));
+    push(1);
+    return {};
   case OP_BOUNDS:
     // An index past a fixed-size array: DTrace's DTRACEFLT_BADINDEX, with
     // the index.
     put(ldx(kDW, 2, 10, slot(sp_ - 1)));
     put(jmpi(kJLT, 2, (i32)in.imm, 4));
     put(mov64i(1, 11));
-    put(mov64i(3, action_));
+    put(mov64i(3, site()));
     put(call(H_FAULT));
     jump_to(ja(0), -1);
     return {};
@@ -386,7 +429,7 @@ Result<void> Lowering::insn(const dt::Insn &in, size_t pc) {
     put(jmpi(kJNE, 2, 0, 5));
     put(mov64i(1, 4)); // DTrace's DTRACEFLT_DIVZERO
     put(mov64i(2, 0));
-    put(mov64i(3, action_));
+    put(mov64i(3, site()));
     put(call(H_FAULT));
     jump_to(ja(0), -1);
     put(alu64off(in.op == OP_DIV ? kDIV : kMOD, 1, 2, in.a ? 0 : 1)); // a: unsigned
@@ -501,7 +544,7 @@ Result<void> Lowering::insn(const dt::Insn &in, size_t pc) {
     // 1 after a fault (an id beyond nspec): the clause ends there.
     pop(1);
     put(mov64i(2, in.op == OP_SPECULATE ? 2 : in.a));
-    put(mov64i(3, action_));
+    put(mov64i(3, site()));
     put(call(H_SPEC));
     jump_to(jmpi(kJNE, 0, 0, 0), -1);
     return {};

@@ -61,6 +61,11 @@ enum BpfHelperId : u32 {
   H_CALLER,         // (): the probed function's caller, or 0
   H_CHILL,          // (ns, strsize): chill( ): spin ns nanoseconds
   H_PANIC,          // (strsize): panic( ): the kernel panics
+  H_ALLOCA,         // (size, action): alloca( )'s address, 0 after a fault
+  H_LOAD,           // (addr, size | signed << 8, action): what addr holds
+                    // into dt_scratch's load word; 0, or 1 after a fault
+  H_STORE,          // (addr, value, size, action): 0, or 1 after a fault
+  H_BCOPY,          // (src, dst, size, action): 0, or 1 after a fault
 };
 
 // Map indices of the Env every clause of a consumer shares.
@@ -85,6 +90,14 @@ constexpr u32 kStateSize = kStrSize + 16;
 constexpr u32 kScratchKey = kScratchState + kStateSize;
 inline u32 scratch_local_str(const Program &p, u32 strbuf) {
   return kScratchKey + p.wkey_size + strbuf * kStrSize;
+}
+// After them: the word a load through a pointer lands in, then
+// alloca( )'s bytes (Program::scratch_size( )).
+inline u32 scratch_mem_word(const Program &p) {
+  return scratch_local_str(p, p.nlocal_strs);
+}
+inline u32 scratch_size(const Program &p) {
+  return scratch_mem_word(p) + 8 + p.scratch_size();
 }
 
 // What a clause's program is linked against.

@@ -40,6 +40,9 @@ const BuiltinFn kBuiltins[] = {
     {"copyinstr", 1, 1, {ArgT::Addr}, {}, Type::String, BuiltinFn::CopyIn, nullptr, 0, nullptr},
     {"stack", 1, 0, {I}, {}, Type::Stack, BuiltinFn::Stack, nullptr, 0, nullptr},
     {"speculation", 0, 0, {}, {}, Type::Int32, BuiltinFn::Speculation, nullptr, 0, nullptr},
+    // Memory: alloca(size) is a void *, bcopy(src, dst, size) fills it.
+    {"alloca", 1, 1, {I}, {}, Type::UInt64, BuiltinFn::Alloca, nullptr, 0, nullptr},
+    {"bcopy", 3, 3, {ArgT::Addr, I, I}, {}, Type::Int32, BuiltinFn::Bcopy, nullptr, 0, nullptr},
     {"strlen", 1, 1, {S}, {}, Type::Int64, BuiltinFn::Library, "dt_strlen", 0, host_strlen, H_STRLEN},
     {"strjoin", 2, 2, {S, S}, {}, Type::String, BuiltinFn::Library, "dt_strjoin", BF_DST, nullptr},
     // Without a length: one past any string (dt_substr clamps it).

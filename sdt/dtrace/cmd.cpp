@@ -359,6 +359,8 @@ void merge_options(Pragmas &to, const Pragmas &from) {
     to.nspec = from.nspec;
   if (from.specsize)
     to.specsize = from.specsize;
+  if (from.scratchsize)
+    to.scratchsize = from.scratchsize;
 }
 
 // -C: the script through the C preprocessor (cpp, as DTrace runs it),
@@ -497,6 +499,8 @@ Result<ProgramAst> gather(Kernel &k, const Options &o, std::vector<Source> &src)
       all.clauses.push_back(std::move(c));
     for (auto &d : p.decls)
       all.decls.push_back(std::move(d));
+    for (auto &t : p.types)
+      all.types.push_back(std::move(t));
     all.pragmas.quiet |= p.pragmas.quiet;
     all.pragmas.rawbytes |= p.pragmas.rawbytes;
     all.pragmas.destructive |= p.pragmas.destructive;

@@ -175,13 +175,38 @@ private:
   // a member is a run of bits in one word (no member crosses a word: each
   // lies aligned to its own size), read by a shift and an extension,
   // written by masking it into its word.
+  // A Place in memory instead (ptr set: *p, p->x, p[i]): `off` bits
+  // from the address `ptr` computes.
   struct Place {
     const Expr *root = nullptr; // the variable
+    const Expr *ptr = nullptr;  // or the address
     CType type;                 // the member's type (the root's for it)
     u64 off = 0;                // bits from the root's start
     u64 width = 0;              // bits
     bool bitfield = false;
   };
+  // The type of `e` if it is a pointer.
+  std::optional<CType> ptr_type(const Expr &e);
+  // `e` is a char * (a string where one is expected).
+  bool is_char_ptr(const Expr &e) {
+    auto t = ptr_type(e);
+    return t && t->pointee && t->pointee->bytes == 1 && !t->pointee->sou &&
+           !t->pointee->pointer && !t->pointee->is_void;
+  }
+  // p + i, p - i, p - q: scaled by the size of what p points to.
+  Result<Type> ptr_arith(const Expr &e, const std::optional<CType> &l,
+                         const std::optional<CType> &r);
+  // The Place of *(base + index).
+  Result<std::optional<Place>> element(const Expr &base, const Expr &index,
+                                       const CType &ptr, int line);
+  // The bytes a load or store of p moves (a bitfield's: its unit's).
+  Result<u32> unit(const Place &p, int line);
+  // The address of p (a memory Place) on the stack.
+  Result<void> address(const Place &p);
+  Result<void> store_mem(const Place &p, const std::function<Result<void>()> &value);
+  // v = x, v undeclared and not yet used, x a pointer: v takes its type.
+  void declare_ptr(const Expr &v, const CType &t);
+  std::deque<ExprPtr> made_; // expressions made here (p + i for p[i])
   // `e` as a Place: a struct or union variable, or a member of one;
   // none for anything else.
   Result<std::optional<Place>> place(const Expr &e);
@@ -235,8 +260,10 @@ private:
     case OP_REC_INT: case OP_REC_STR: case OP_EXIT: case OP_SPECULATE:
     case OP_SPECEND:
       return -1;
-    case OP_BOUNDS:
+    case OP_BOUNDS: case OP_ALLOCA: case OP_LOAD:
       return 0;
+    case OP_STORE: case OP_BCOPY:
+      return -2;
     case OP_SPECULATION:
       return 1;
     case OP_AGG:
@@ -337,8 +364,34 @@ Result<const VarDef *> Compiler::variable(const Expr &e) {
 }
 
 Result<std::optional<Compiler::Place>> Compiler::place(const Expr &e) {
+  if (e.kind == Expr::Unary && e.op == X_DEREF) { // *p
+    auto t = ptr_type(*e.kids[0]);
+    if (!t)
+      return sem(DTag::D_DEREF_NONPTR, e.line,
+                 "operator * requires an operand of pointer type");
+    if (!t->pointee || t->pointee->is_void)
+      return sem(DTag::D_DEREF_NONPTR, e.line,
+                 "cannot dereference a pointer to void");
+    Place p;
+    p.ptr = e.kids[0].get(), p.type = *t->pointee;
+    p.width = p.type.size() * 8;
+    return std::optional<Place>(p);
+  }
+  if (e.kind == Expr::Call && e.name == "[]") { // p[i] of any pointer
+    auto t = ptr_type(*e.kids[0]);
+    if (!t)
+      return std::optional<Place>();
+    return element(*e.kids[0], *e.kids[1], *t, e.line);
+  }
   if (e.kind == Expr::Variable) {
     const VarDecl *d = decl_of(e.scope, e.name);
+    if (d && d->type.pointer && e.kids.size() == 1 &&
+        d->dim == VarDecl::kNotArray) { // p[i] of a pointer variable
+      auto base = copy_expr(e);
+      base->kids.clear();
+      made_.push_back(std::move(base));
+      return element(*made_.back(), *e.kids[0], d->type, e.line);
+    }
     if (!d || !d->type.sou)
       return std::optional<Place>();
     Place p;
@@ -347,10 +400,21 @@ Result<std::optional<Compiler::Place>> Compiler::place(const Expr &e) {
   }
   if (e.kind != Expr::Member)
     return std::optional<Place>();
-  if (e.ival) // p->x
-    return sem(DTag::D_SYNTAX, e.line,
-               "operator -> is not supported: D here does not follow "
-               "pointers (" + e.near + ")");
+  if (e.ival) { // p->x
+    auto t = ptr_type(*e.kids[0]);
+    if (!t || !t->pointee || !t->pointee->sou)
+      return sem(DTag::D_OP_PTR, e.line,
+                 "operator -> must be applied to a pointer to a struct or "
+                 "union (" + e.near + ")");
+    const Field *f = t->pointee->sou->field(e.name);
+    if (!f)
+      return sem(DTag::D_TYPE_MEMBER, e.line,
+                 e.name + " is not a member of " + t->pointee->sou->name);
+    Place p;
+    p.ptr = e.kids[0].get(), p.type = f->type, p.off = f->off;
+    p.width = f->width(), p.bitfield = f->bits != 0;
+    return std::optional<Place>(p);
+  }
   auto base = place(*e.kids[0]);
   if (!base)
     return base;
@@ -386,15 +450,25 @@ Result<Type> Compiler::load(const Place &p, int line) {
   if (p.type.sou)
     return sem(DTag::D_OP_SOU, line,
                "a " + p.type.sou->name + " cannot be used as a value here "
-               "(" + p.root->near + "): use its members");
-  MK_TRY(expr(word(p, p.off / 64)));
-  if (const u64 sh = p.off % 64) {
-    emit(OP_PUSH, 0, 0, 0, (i64)sh);
-    emit(OP_SHR, 1);
-  }
+               "(" + (p.root ? p.root : p.ptr)->near + "): use its members");
   const bool sgn = p.type.is_signed && !p.type.pointer;
-  if (p.width < 64)
-    emit(sgn ? OP_SEXT : OP_ZEXT, (u8)p.width);
+  if (p.ptr) {
+    auto n = unit(p, line);
+    if (!n)
+      return n.take_error();
+    MK_TRY(address(p));
+    emit(OP_LOAD, (u8)*n, sgn && !p.bitfield);
+    if (p.bitfield) // at its unit's low end: members lie at whole bytes
+      emit(sgn ? OP_SEXT : OP_ZEXT, (u8)p.width);
+  } else {
+    MK_TRY(expr(word(p, p.off / 64)));
+    if (const u64 sh = p.off % 64) {
+      emit(OP_PUSH, 0, 0, 0, (i64)sh);
+      emit(OP_SHR, 1);
+    }
+    if (p.width < 64)
+      emit(sgn ? OP_SEXT : OP_ZEXT, (u8)p.width);
+  }
   if (!p.bitfield)
     return value_type(p.type);
   if (p.width > 32)
@@ -450,6 +524,192 @@ Result<void> Compiler::copy_sou(const Place &dst, const Place &src) {
   return {};
 }
 
+static u64 pointee_size(const CType &p) {
+  if (!p.pointee || p.pointee->is_void)
+    return 1; // void *: bytes, as GNU C and DTrace count them
+  return std::max<u64>(p.pointee->size(), 1);
+}
+
+static CType void_ptr() {
+  CType v;
+  v.is_void = true, v.bytes = 0, v.name = "void";
+  CType p;
+  p.pointer = true, p.is_signed = false, p.bytes = sizeof(void *);
+  p.name = "void *", p.pointee = std::make_shared<CType>(v);
+  return p;
+}
+
+std::optional<CType> Compiler::ptr_type(const Expr &e) {
+  auto elem = [](const std::optional<CType> &b) -> std::optional<CType> {
+    if (b && b->pointee && b->pointee->pointer)
+      return *b->pointee;
+    return std::nullopt;
+  };
+  switch (e.kind) {
+  case Expr::Variable: {
+    const VarDecl *d = decl_of(e.scope, e.name);
+    if (!d || !d->type.pointer)
+      return std::nullopt;
+    if (!e.kids.empty())
+      return elem(d->type);
+    return d->type;
+  }
+  case Expr::Cast:
+    if (e.ctype.pointer)
+      return e.ctype;
+    return std::nullopt;
+  case Expr::Call:
+    if (e.name == "alloca")
+      return void_ptr();
+    if (e.name == "[]")
+      return elem(ptr_type(*e.kids[0]));
+    return std::nullopt;
+  case Expr::Binary: {
+    if (e.op != X_ADD && e.op != X_SUB)
+      return std::nullopt;
+    auto l = ptr_type(*e.kids[0]), r = ptr_type(*e.kids[1]);
+    if (l && !r)
+      return l;
+    if (r && !l && e.op == X_ADD)
+      return r;
+    return std::nullopt;
+  }
+  case Expr::Ternary: {
+    auto a = ptr_type(*e.kids[1]);
+    return a ? a : ptr_type(*e.kids[2]);
+  }
+  case Expr::Assign: {
+    auto a = ptr_type(*e.kids[0]);
+    return a ? a : ptr_type(*e.kids[1]);
+  }
+  case Expr::Unary:
+    if (e.op == X_DEREF)
+      return elem(ptr_type(*e.kids[0]));
+    return std::nullopt;
+  case Expr::Member: {
+    auto p = place(e);
+    if (p && *p && (*p)->type.pointer)
+      return (*p)->type;
+    return std::nullopt;
+  }
+  default:
+    return std::nullopt;
+  }
+}
+
+Result<Type> Compiler::ptr_arith(const Expr &e, const std::optional<CType> &l,
+                                 const std::optional<CType> &r) {
+  auto operand = [&](const Expr &x) -> Result<void> {
+    auto t = expr(x);
+    if (!t)
+      return t.take_error();
+    if (!is_int(*t))
+      return sem(DTag::D_OP_INCOMPAT, e.line,
+                 "operator " + e.near + " cannot be applied to a pointer and a " +
+                     type_name(*t));
+    if (int_bytes(*t) < 8)
+      narrow(*t);
+    return {};
+  };
+  if (l && r) { // p - q: the elements between
+    if (e.op != X_SUB || pointee_size(*l) != pointee_size(*r))
+      return sem(DTag::D_OP_INCOMPAT, e.line,
+                 strf("operands have incompatible types: \"%s\" %s \"%s\"",
+                      l->name.c_str(), e.near.c_str(), r->name.c_str()));
+    MK_TRY(operand(*e.kids[0]));
+    MK_TRY(operand(*e.kids[1]));
+    emit(OP_SUB);
+    if (pointee_size(*l) > 1) {
+      emit(OP_PUSH, 0, 0, 0, (i64)pointee_size(*l));
+      emit(OP_DIV, 0);
+    }
+    return Type::Int64;
+  }
+  const CType &p = l ? *l : *r;
+  MK_TRY(operand(*e.kids[0]));
+  if (!l && pointee_size(p) > 1) {
+    emit(OP_PUSH, 0, 0, 0, (i64)pointee_size(p));
+    emit(OP_MUL);
+  }
+  MK_TRY(operand(*e.kids[1]));
+  if (l && pointee_size(p) > 1) {
+    emit(OP_PUSH, 0, 0, 0, (i64)pointee_size(p));
+    emit(OP_MUL);
+  }
+  emit(e.op == X_ADD ? OP_ADD : OP_SUB);
+  return Type::UInt64;
+}
+
+Result<std::optional<Compiler::Place>>
+Compiler::element(const Expr &base, const Expr &index, const CType &ptr,
+                  int line) {
+  if (!ptr.pointee || ptr.pointee->is_void)
+    return sem(DTag::D_DEREF_NONPTR, line,
+               "cannot dereference a pointer to void");
+  auto add = std::make_unique<Expr>();
+  add->kind = Expr::Binary, add->op = X_ADD, add->near = "+", add->line = line;
+  add->kids.push_back(copy_expr(base));
+  add->kids.push_back(copy_expr(index));
+  made_.push_back(std::move(add));
+  Place p;
+  p.ptr = made_.back().get();
+  p.type = *ptr.pointee;
+  p.width = p.type.size() * 8;
+  return std::optional<Place>(p);
+}
+
+Result<u32> Compiler::unit(const Place &p, int line) {
+  u64 n = p.type.size();
+  if (p.bitfield)
+    for (n = 1; n * 8 < p.width; n *= 2) {
+    }
+  if (p.type.sou || p.type.string || (n != 1 && n != 2 && n != 4 && n != 8))
+    return sem(DTag::D_OP_SOU, line,
+               "a " + p.type.name + " in memory is read and written by its "
+               "members here");
+  return (u32)n;
+}
+
+Result<void> Compiler::address(const Place &p) {
+  MK_TRY(expr(*p.ptr));
+  if (p.off) {
+    emit(OP_PUSH, 0, 0, 0, (i64)(p.off / 8));
+    emit(OP_ADD);
+  }
+  prog_.memory_used = true;
+  return {};
+}
+
+Result<void> Compiler::store_mem(const Place &p,
+                                 const std::function<Result<void>()> &value) {
+  auto n = unit(p, p.ptr->line);
+  if (!n)
+    return n.take_error();
+  MK_TRY(address(p));
+  MK_TRY(value());
+  if (p.bitfield) { // its unit, the rest of it kept
+    emit(OP_ZEXT, (u8)p.width);
+    MK_TRY(address(p));
+    emit(OP_LOAD, (u8)*n, 0);
+    emit(OP_PUSH, 0, 0, 0, (i64)~((1ull << p.width) - 1));
+    emit(OP_AND);
+    emit(OP_OR);
+  }
+  emit(OP_STORE, (u8)*n);
+  return {};
+}
+
+void Compiler::declare_ptr(const Expr &v, const CType &t) {
+  if (decl_of(v.scope, v.name) || !v.kids.empty())
+    return;
+  for (const VarDef &d : v.scope == VarScope::Clause ? locals_ : prog_.vars)
+    if (d.scope == v.scope && d.name == v.name)
+      return;
+  VarDecl d;
+  d.scope = v.scope, d.name = v.name, d.type = t, d.line = v.line;
+  implicit_.push_back(d);
+}
+
 void Compiler::declare_sou(const Expr &v, const Place &src) {
   if (!src.type.sou || decl_of(v.scope, v.name))
     return;
@@ -479,11 +739,18 @@ Result<Type> Compiler::assign_member(const Place &p, const Expr &x, int line,
     if (value)
       return sem(DTag::D_OP_SOU, line, "a " + p.type.sou->name +
                                            " assignment has no value here");
+    if (p.ptr || (*src)->ptr)
+      return sem(DTag::D_OP_SOU, line,
+                 "a " + p.type.sou->name + " in memory is read and written "
+                 "by its members here");
     MK_TRY(copy_sou(p, **src));
     return Type::Int64;
   }
   Type t = Type::Int64;
-  MK_TRY(store_bits(p, p.off, p.width, [&]() -> Result<void> {
+  auto store = [&](const std::function<Result<void>()> &v) {
+    return p.ptr ? store_mem(p, v) : store_bits(p, p.off, p.width, v);
+  };
+  MK_TRY(store([&]() -> Result<void> {
     auto r = expr(x);
     if (!r)
       return r.take_error();
@@ -639,6 +906,13 @@ void Compiler::infer_var_types() {
         declare_sou(*s.args[0], **src);
         continue;
       }
+      if (auto pt = ptr_type(*s.args[1])) {
+        declare_ptr(*s.args[0], *pt);
+        continue;
+      }
+      auto dst = place(*s.args[0]);
+      if (!dst || *dst) // p[i] = x: memory, not a variable
+        continue;
       // Compiled into a throwaway sequence; errors are the real pass's.
       code_ = &scratch_code;
       scratch_ = 0;
@@ -872,10 +1146,11 @@ Result<Type> Compiler::expr(const Expr &e) {
     return load(**p, e.line);
   }
   case Expr::Variable: {
-    if (const VarDecl *d = decl_of(e.scope, e.name); d && d->type.sou)
-      return sem(DTag::D_OP_SOU, e.line,
-                 "a " + d->type.sou->name + " cannot be used as a value "
-                 "here (" + e.near + "): use its members");
+    auto pl = place(e); // a struct (refused by load( )), or p[i]
+    if (!pl)
+      return pl.take_error();
+    if (*pl)
+      return load(**pl, e.line);
     if (!e.kids.empty()) {
       // s[i] of a string variable reads like an array element.
       std::optional<Result<Type>> c = string_char(e);
@@ -983,6 +1258,11 @@ Result<Type> Compiler::expr(const Expr &e) {
     if (!t)
       return t;
     if (e.ctype.string) {
+      if (*t != Type::String && is_char_ptr(*e.kids[0])) { // (string)p
+        MK_TRY(take_scratch(e));
+        emit(OP_STRINGOF);
+        return Type::String;
+      }
       if (*t != Type::String)
         return sem(DTag::D_CAST_INVAL, e.line, "an integer cannot be cast to string; "
                                    "use stringof( ) or lltostr( )");
@@ -991,6 +1271,11 @@ Result<Type> Compiler::expr(const Expr &e) {
     if (!is_int(*t))
       return sem(DTag::D_CAST_INVAL, e.line, strf("a %s cannot be cast to %s",
                                       type_name(*t), e.ctype.name.c_str()));
+    if (e.ctype.pointer) { // an address
+      if (int_bytes(*t) < 8)
+        narrow(*t);
+      return Type::UInt64;
+    }
     if (int_bytes(*t) < e.ctype.bytes)
       narrow(*t); // widened from the value its own type holds
     if (e.ctype.bytes < 8)
@@ -1047,6 +1332,12 @@ Result<Type> Compiler::expr(const Expr &e) {
     return Type::UInt64; // size_t
   }
   case Expr::Unary: {
+    if (e.op == X_DEREF) {
+      auto p = place(e);
+      if (!p)
+        return p.take_error();
+      return load(**p, e.line);
+    }
     if (e.op == X_ADDR) {
       auto p = place(*e.kids[0]);
       if (!p)
@@ -1116,6 +1407,11 @@ Result<Type> Compiler::expr(const Expr &e) {
     break;
   }
   // Binary operators.
+  if (e.op == X_ADD || e.op == X_SUB) {
+    auto l = ptr_type(*e.kids[0]), r = ptr_type(*e.kids[1]);
+    if (l || r)
+      return ptr_arith(e, l, r);
+  }
   if (e.op == X_LAND || e.op == X_LOR) {
     auto l = expr(*e.kids[0]);
     if (!l)
@@ -1249,12 +1545,17 @@ Result<Type> Compiler::assign(const Expr &v, const Expr &x, int line,
       return src.take_error();
     if (*src)
       declare_sou(v, **src);
+    else if (auto pt = ptr_type(x))
+      declare_ptr(v, *pt);
   }
   auto dst = place(v);
   if (!dst)
     return dst.take_error();
   if (*dst)
     return assign_member(**dst, x, line, value, post, op);
+  if (v.kind != Expr::Variable)
+    return sem(DTag::D_OP_WRITE, line,
+               "operator = can only be applied to a writable variable");
   auto d = variable(v);
   if (!d)
     return d.take_error();
@@ -1314,6 +1615,30 @@ Result<Type> Compiler::call(const Expr &e) {
     emit(OP_SPECULATION);
     return Type::Int32;
   }
+  if (f->how == BuiltinFn::Alloca || f->how == BuiltinFn::Bcopy) {
+    for (size_t i = 0; i < e.kids.size(); i++) {
+      auto t = expr(*e.kids[i]);
+      if (!t)
+        return t;
+      if (!is_int(*t) && !(i == 0 && *t == Type::String))
+        return sem(DTag::D_PROTO_ARG, e.line,
+                   proto_arg(std::string(f->name) + "( )", i + 1,
+                             i == 1 ? "void *" : "size_t", type_name(*t)));
+    }
+    if (f->how == BuiltinFn::Bcopy && !ptr_type(*e.kids[1]))
+      return sem(DTag::D_PROTO_ARG, e.line,
+                 proto_arg("bcopy( )", 2, "void *", "integer"));
+    emit(f->how == BuiltinFn::Alloca ? OP_ALLOCA : OP_BCOPY);
+    prog_.memory_used = true;
+    return f->ret;
+  }
+  if (e.name == "[]") { // p[i] of a pointer p
+    auto p = place(e);
+    if (!p)
+      return p.take_error();
+    if (*p)
+      return load(**p, e.line);
+  }
   if (f->how == BuiltinFn::Stack) {
     // The walk writes into a scratch buffer, as a copied string does.
     MK_TRY(take_scratch(e));
@@ -1333,6 +1658,15 @@ Result<Type> Compiler::call(const Expr &e) {
     auto t = expr(k);
     if (!t)
       return t;
+    // A char * where a string goes: the string it points to.
+    if ((want == ArgT::Str || want == ArgT::StrOrNull) && is_int(*t) &&
+        is_char_ptr(k)) {
+      {
+        MK_TRY(take_scratch(e));
+        emit(OP_STRINGOF);
+        t = Type::String;
+      }
+    }
     const bool str = *t == Type::String;
     if (*t == Type::Stack ||
         (want == ArgT::Int && str) ||
@@ -1596,10 +1930,26 @@ Result<void> Compiler::clause(size_t ci) {
         return sem(DTag::D_SYNTAX, s.line, f.error().message);
       prog_.formats.push_back(std::move(*f));
       a.fmt = &prog_.formats.back();
-      for (const ExprPtr &e : s.args) {
-        auto t = expr(*e);
+      // The arguments %s prints: a char * among them is its string.
+      std::vector<bool> as_string;
+      for (const Conv &c : a.fmt->convs) {
+        if (c.width == -2)
+          as_string.push_back(false);
+        if (c.prec == -2)
+          as_string.push_back(false);
+        as_string.push_back(c.conv == 's');
+      }
+      for (size_t i = 0; i < s.args.size(); i++) {
+        const Expr &e = *s.args[i];
+        auto t = expr(e);
         if (!t)
           return t.take_error();
+        if (i < as_string.size() && as_string[i] && is_int(*t) &&
+            is_char_ptr(e)) {
+          MK_TRY(take_scratch(e));
+          emit(OP_STRINGOF);
+          t = Type::String;
+        }
         narrow(*t);
         rec(*t);
         a.types.push_back(*t);

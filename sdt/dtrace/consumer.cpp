@@ -39,13 +39,14 @@ struct ErrorData {
   u32 epid;
   i32 action; // 0: the predicate
   u32 fault;
-  u32 pad;
+  u32 pc; // of the BPF program (or the interpreter's bytecode)
   u64 addr;
 };
 
 // DTrace's fault codes, as arg4 of dtrace:::ERROR.
 enum Fault : u32 {
-  FLT_BADADDR = 1, FLT_ILLOP = 3, FLT_DIVZERO = 4, FLT_BADINDEX = 11
+  FLT_BADADDR = 1, FLT_ILLOP = 3, FLT_DIVZERO = 4, FLT_NOSCRATCH = 5,
+  FLT_BADSIZE = 10, FLT_BADINDEX = 11
 };
 
 struct AggEntry {
@@ -136,6 +137,12 @@ struct BpfLane {
   u32 spec = 0; // the record's speculation (RecHeader::spec)
   char *local_strs = nullptr; // this-> strings' buffers, in dt_scratch
   u32 nlocal_strs = 0;
+  // alloca( )'s bytes in dt_scratch: `used` of `cap` given out by the
+  // clause running (each clause starts with none), and the word a load
+  // through a pointer lands in.
+  u8 *mem = nullptr;
+  u32 mem_cap = 0, mem_used = 0;
+  u64 *load_word = nullptr;
   u8 key[kMaxKeys * (kStrSize + 8)];
 };
 
@@ -249,6 +256,8 @@ const char *fault_text(u32 f) {
   case FLT_ILLOP: return "illegal operation";
   case FLT_DIVZERO: return "divide-by-zero";
   case FLT_BADINDEX: return "index out of bounds";
+  case FLT_NOSCRATCH: return "out of scratch space";
+  case FLT_BADSIZE: return "invalid size";
   }
   return "fault";
 }
@@ -353,17 +362,90 @@ struct BpfRuntime {
       l.now = now_ns();
     return l.now;
   }
-  static void fault(BpfLane &l, u32 kind, u64 addr, u64 action) {
-    l.c->fault(*l.cur, l.ts, l.probe, (int)action, kind, addr, l.depth);
+  // `site`: the action, and the BPF pc above its low 8 bits (bpfgen's
+  // Lowering::site( )).
+  static void fault(BpfLane &l, u32 kind, u64 addr, u64 site) {
+    l.c->fault(*l.cur, l.ts, l.probe, (int)(site & 0xff), kind, addr,
+               l.depth, (u32)(site >> 8));
   }
 
-  static u64 copyin(u64 dst, u64 size, u64 addr, u64 action, u64, RunCtx *rc) {
+  static u64 copyin(u64 dst, u64 size, u64 addr, u64 site, u64, RunCtx *rc) {
     BpfLane &l = lane(rc);
     if (copy_string_in(l.c->pid_, (uintptr_t)addr, (char *)(uintptr_t)dst,
                        (size_t)size))
       return 0;
-    fault(l, FLT_BADADDR, addr, action);
+    fault(l, FLT_BADADDR, addr, site);
     return 1;
+  }
+  // Memory through D's pointers.  alloca( )'s bytes are the clause's to
+  // read and write; the rest of dt_scratch is no D program's; any other
+  // address is read by a checked copy and never written.
+  static bool in_mem(const BpfLane &l, u64 addr, u64 n) {
+    const u64 base = (u64)(uintptr_t)l.mem;
+    return addr >= base && n <= l.mem_used && addr - base <= l.mem_used - n;
+  }
+  static bool in_scratch(const BpfLane &l, u64 addr, u64 n) {
+    const u64 lo = (u64)(uintptr_t)l.mem - 8 - scratch_mem_word(*l.c->prog_);
+    const u64 hi = (u64)(uintptr_t)l.mem + l.mem_cap;
+    return addr < hi && addr + n > lo;
+  }
+  static bool read_mem(const BpfLane &l, u64 addr, void *dst, u64 n) {
+    if (in_mem(l, addr, n)) {
+      std::memmove(dst, (const void *)(uintptr_t)addr, n); // bcopy( ) may overlap
+      return true;
+    }
+    if (in_scratch(l, addr, n) || addr + n < addr)
+      return false;
+    iovec lv{dst, (size_t)n}, rv{(void *)(uintptr_t)addr, (size_t)n};
+    return process_vm_readv(l.c->pid_, &lv, 1, &rv, 1, 0) == (ssize_t)n;
+  }
+  static u64 alloca_h(u64 size, u64 site, u64, u64, u64, RunCtx *rc) {
+    BpfLane &l = lane(rc);
+    const u64 at = (l.mem_used + 7) & ~(u64)7;
+    if (size > l.mem_cap || at > l.mem_cap - size) {
+      fault(l, FLT_NOSCRATCH, 0, site);
+      return 0;
+    }
+    l.mem_used = (u32)(at + size);
+    return (u64)(uintptr_t)(l.mem + at);
+  }
+  static u64 load_h(u64 addr, u64 how, u64 site, u64, u64, RunCtx *rc) {
+    BpfLane &l = lane(rc);
+    const u32 n = how & 0xff;
+    u64 v = 0;
+    if (!read_mem(l, addr, &v, n)) {
+      fault(l, FLT_BADADDR, addr, site);
+      return 1;
+    }
+    if ((how >> 8) && n < 8) // sign-extend
+      v = (u64)((i64)(v << (64 - 8 * n)) >> (64 - 8 * n));
+    *l.load_word = v;
+    return 0;
+  }
+  static u64 store_h(u64 addr, u64 v, u64 n, u64 site, u64, RunCtx *rc) {
+    BpfLane &l = lane(rc);
+    if (!in_mem(l, addr, n)) {
+      fault(l, FLT_BADADDR, addr, site);
+      return 1;
+    }
+    std::memcpy((void *)(uintptr_t)addr, &v, n); // little-endian: the low n
+    return 0;
+  }
+  static u64 bcopy_h(u64 src, u64 dst, u64 n, u64 site, u64, RunCtx *rc) {
+    BpfLane &l = lane(rc);
+    if (n > l.mem_cap) {
+      fault(l, FLT_BADSIZE, n, site);
+      return 1;
+    }
+    if (!in_mem(l, dst, n)) {
+      fault(l, FLT_BADADDR, dst, site);
+      return 1;
+    }
+    if (!read_mem(l, src, (void *)(uintptr_t)dst, n)) {
+      fault(l, FLT_BADADDR, src, site);
+      return 1;
+    }
+    return 0;
   }
   // strlen( ): the bytes of the region the string lies in, never past it
   // (a string outside every region has none).
@@ -401,8 +483,8 @@ struct BpfRuntime {
     clock_gettime(CLOCK_REALTIME, &t);
     return (u64)t.tv_sec * 1000000000 + (u64)t.tv_nsec;
   }
-  static u64 fault_h(u64 kind, u64 addr, u64 action, u64, u64, RunCtx *rc) {
-    fault(lane(rc), (u32)kind, addr, action);
+  static u64 fault_h(u64 kind, u64 addr, u64 site, u64, u64, RunCtx *rc) {
+    fault(lane(rc), (u32)kind, addr, site);
     return 0;
   }
   static u64 reserve(u64 need, u64, u64, u64, u64, RunCtx *rc) {
@@ -478,11 +560,11 @@ struct BpfRuntime {
   static u64 speculation(u64, u64, u64, u64, u64, RunCtx *rc) {
     return lane(rc).c->speculation();
   }
-  static u64 spec(u64 id, u64 what, u64 action, u64, u64, RunCtx *rc) {
+  static u64 spec(u64 id, u64 what, u64 site, u64, u64, RunCtx *rc) {
     BpfLane &l = lane(rc);
     u32 tag = 0;
     if (!l.c->spec_op(id, (u32)what, tag)) {
-      fault(l, FLT_ILLOP, 0, action);
+      fault(l, FLT_ILLOP, 0, site);
       return 1;
     }
     if (what == 2) {
@@ -607,6 +689,10 @@ struct BpfRuntime {
         h(H_CALLER, "dt_caller", caller, {}),
         h(H_CHILL, "dt_chill", chill, {S, S}),
         h(H_PANIC, "dt_panic", panic_h, {S}),
+        h(H_ALLOCA, "dt_alloca", alloca_h, {S, S}),
+        h(H_LOAD, "dt_load", load_h, {S, S, S}),
+        h(H_STORE, "dt_store", store_h, {S, A, S, S}),
+        h(H_BCOPY, "dt_bcopy", bcopy_h, {A, S, S, S}),
     };
   }
 };
@@ -828,6 +914,9 @@ Result<void> Consumer::init() {
   // whoever compiled the program.
   if (prog_->destructive_used && !prog_->pragmas.destructive)
     return error("could not enable tracing: Destructive actions not allowed");
+  if (prog_->memory_used && opts_.engine == DEngine::Interp)
+    return error("could not enable tracing: alloca( ) and pointers need the "
+                 "BPF engine (-x engine=interp has none)");
   // D variables live in one hash map whichever engine runs (dlib/vars.c).
   auto vars = bpf::Map::create({"dt_vars", bpf::MapType::Hash, 16, 8,
                                 std::max<u32>(opts_.dynvars, 16)},
@@ -877,7 +966,7 @@ Result<void> Consumer::init_bpf() {
       {M_KEYLESS, {"dt_keyless", bpf::MapType::PerCpuArray, 4, 8, naggs}},
       {M_RODATA, {".rodata", bpf::MapType::Array, 4, rosize, 1, true}},
       {M_SCRATCH, {"dt_scratch", bpf::MapType::PerCpuArray, 4,
-                   scratch_local_str(*prog_, prog_->nlocal_strs), 1}},
+                   scratch_size(*prog_), 1}},
       {M_GVARS, {"dt_gvars", bpf::MapType::Array, 4, 8 * nglobals, 1}},
   };
   for (auto &m : specs) {
@@ -909,9 +998,12 @@ Result<void> Consumer::init_bpf() {
       l->c = this;
       l->ts = &states_[i];
       l->depth = d;
-      l->local_strs = (char *)maps_[M_SCRATCH]->lookup(&zero, 2 * i + d) +
-                      scratch_local_str(*prog_, 0);
+      u8 *scratch = (u8 *)maps_[M_SCRATCH]->lookup(&zero, 2 * i + d);
+      l->local_strs = (char *)scratch + scratch_local_str(*prog_, 0);
       l->nlocal_strs = prog_->nlocal_strs;
+      l->load_word = (u64 *)(void *)(scratch + scratch_mem_word(*prog_));
+      l->mem = scratch + scratch_mem_word(*prog_) + 8;
+      l->mem_cap = prog_->scratch_size();
       states_[i].lane[d] = l.get();
       lanes_.push_back(std::move(l));
     }
@@ -1253,7 +1345,7 @@ i64 *Consumer::agg_lookup(ThreadState *ts, u32 agg, const u8 *key, u32 len) {
 }
 
 void Consumer::fault(const EcbRt &e, ThreadState *ts, u32 probe, int action,
-                     u32 kind, u64 addr, int depth) {
+                     u32 kind, u64 addr, int depth, u32 pc) {
   // An error record in place of the clause's own (not committed).
   u64 size = sizeof(RecHeader) + sizeof(ErrorData);
   u64 h = ts->head.load(std::memory_order_relaxed);
@@ -1280,7 +1372,7 @@ void Consumer::fault(const EcbRt &e, ThreadState *ts, u32 probe, int action,
     ed->epid = e.epid;
     ed->action = action;
     ed->fault = kind;
-    ed->pad = 0;
+    ed->pc = pc;
     ed->addr = addr;
     ts->head.store(h + size, std::memory_order_release);
   }
@@ -1288,8 +1380,10 @@ void Consumer::fault(const EcbRt &e, ThreadState *ts, u32 probe, int action,
   const Table *tbl = table_.load(std::memory_order_acquire);
   if (depth == 0 && error_id_ < tbl->by_probe.size() &&
       tbl->by_probe[error_id_].n) {
-    const uintptr_t args[6] = {0, (uintptr_t)e.epid, (uintptr_t)action,
-                               (uintptr_t)-1, (uintptr_t)kind, (uintptr_t)addr};
+    // As dtrace-utils' ERROR: the enabling, the clause, the pc, the
+    // fault and its address.
+    const uintptr_t args[6] = {0, (uintptr_t)e.epid, (uintptr_t)e.clause,
+                               (uintptr_t)pc, (uintptr_t)kind, (uintptr_t)addr};
     const ProbeEcbs &pe = tbl->by_probe[error_id_];
     for (u32 i = 0; i < pe.n; i++)
       run(pe.ecbs[i], ts, args, error_id_, depth + 1);
@@ -1303,11 +1397,11 @@ void Consumer::fault(const EcbRt &e, ThreadState *ts, u32 probe, int action,
 __attribute__((noinline, cold)) static void bpf_run_fault(BpfLane &l,
                                                            const bpf::RunResult &r) {
   const BpfClause &bc = *l.cur->bclause;
-  const int action = r.pc < bc.own ? bc.action_at[r.pc] : 0;
+  const u64 site = (r.pc < bc.own ? bc.action_at[r.pc] : 0) | (u64)r.pc << 8;
   if (r.fault == bpf::Fault::OutOfBounds)
-    BpfRuntime::fault(l, FLT_BADADDR, r.addr, (u64)action);
+    BpfRuntime::fault(l, FLT_BADADDR, r.addr, site);
   else
-    BpfRuntime::fault(l, FLT_ILLOP, 0, (u64)action);
+    BpfRuntime::fault(l, FLT_ILLOP, 0, site);
 }
 
 // A clause whose code is not plain: what its helpers read of the lane,
@@ -1321,6 +1415,7 @@ __attribute__((noinline)) static void bpf_run_helped(const EcbRt &e, BpfLane &l,
   l.probe = probe;
   l.now = 0;
   l.keylen = 0;
+  l.mem_used = 0;
   const bpf::RunResult r = l.runner.run(*e.bprog, &l.ctx);
   if (__builtin_expect(r.fault != bpf::Fault::None, 0))
     bpf_run_fault(l, r);
@@ -1390,7 +1485,8 @@ void Consumer::run(const EcbRt &e, ThreadState *ts, const uintptr_t *args,
       &&op_rec_int, &&op_rec_str, &&op_exit,    &&op_agg,     &&op_count0,
       &&op_commit,  &&op_stack,   &&op_rec_stack, &&op_ldvar,
       &&op_stvar,   &&op_speculation, &&op_speculate, &&op_specend,
-      &&op_bounds,  &&op_ret,
+      &&op_bounds,  &&op_alloca,  &&op_load,    &&op_store,   &&op_bcopy,
+      &&op_ret,
   };
   static_assert(sizeof L / sizeof L[0] == OP_RET + 1, "label per Op, in order");
   i64 st[kStackDepth];
@@ -1413,7 +1509,8 @@ void Consumer::run(const EcbRt &e, ThreadState *ts, const uintptr_t *args,
     return now;
   };
   auto fail = [&](u32 kind, u64 addr) {
-    fault(e, ts, probe, e.action_at[in - code], kind, addr, depth);
+    fault(e, ts, probe, e.action_at[in - code], kind, addr, depth,
+          (u32)(in - code));
   };
 #define NEXT                                                                   \
   do {                                                                         \
@@ -1770,6 +1867,12 @@ op_bounds:
     return;
   }
   NEXT;
+op_alloca: // memory is the BPF engine's (Consumer::init refuses these)
+op_load:
+op_store:
+op_bcopy:
+  fail(FLT_ILLOP, 0);
+  return;
 op_ret:
   return;
 #undef NEXT
@@ -1859,7 +1962,7 @@ Result<void> Consumer::setopt(const std::string &name, const std::string &v,
     return {};
   static const char *const fixed[] = {"bufsize", "aggsize", "strsize", "nspec",
                                       "specsize", "bufpolicy", "dynvarsize",
-                                      "destructive"};
+                                      "destructive", "scratchsize"};
   for (const char *f : fixed)
     if (name == f)
       return error(strf("option %s cannot change while tracing runs",
@@ -1962,17 +2065,20 @@ void Consumer::process(const u8 *rec, u32 state, std::string &out) {
   if (hdr->epid == 0) {
     ErrorData ed;
     std::memcpy(&ed, p, sizeof ed);
+    // As dtrace-utils words it: the clause, the probe, the fault, and
+    // where in the clause's program.
     const EcbInfo *e = ecb(ed.epid);
-    std::string where = ed.action ? strf("in action #%d", ed.action) : "in predicate";
+    std::string where = strf(opts_.engine == DEngine::Interp
+                                 ? "at bytecode pc %u" : "at BPF pc %u", ed.pc);
     std::string what = fault_text(ed.fault);
-    if (ed.fault == FLT_BADADDR)
+    if (ed.fault == FLT_BADADDR || ed.fault == FLT_BADSIZE)
       what += strf(" (0x%llx)", (unsigned long long)ed.addr);
     if (ed.fault == FLT_BADINDEX)
       what += strf(" (%lld)", (long long)ed.addr);
     flush(out);
-    sink_.err(strf("dtrace: error on enabled probe ID %u (ID %u: %s): %s %s",
-                   ed.epid, e ? e->probe.id : 0, e ? e->full.c_str() : "?",
-                   what.c_str(), where.c_str()));
+    sink_.err(strf("dtrace: error in dt_clause_%u for probe ID %u (%s): %s %s",
+                   e ? e->clause : 0, e ? e->probe.id : 0,
+                   e ? e->full.c_str() : "?", what.c_str(), where.c_str()));
     return;
   }
   const EcbInfo *ep = ecb(hdr->epid);

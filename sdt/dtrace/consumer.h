@@ -120,8 +120,10 @@ private:
   Result<void> bpf_refresh() REQUIRES(ecbs_mu_);
   void bpf_ecb(EcbRt &r, const EcbInfo &e) REQUIRES(ecbs_mu_);
   u32 strtab_name(const std::string &n) REQUIRES(ecbs_mu_);
+  // `pc`: where in the clause's program (BPF, or the interpreter's
+  // bytecode).
   void fault(const EcbRt &e, ThreadState *ts, u32 probe, int action,
-             u32 kind, u64 addr, int depth);
+             u32 kind, u64 addr, int depth, u32 pc);
   i64 *agg_lookup(ThreadState *ts, u32 agg, const u8 *key, u32 len);
   // Every thread's entries of `agg` summed, by key bytes (see below for
   // what clear( ) and trunc( ) leave of them).

@@ -49,6 +49,8 @@ constexpr u32 kMaxKeys = 8;       // aggregation key components
 constexpr u32 kMaxAggs = 64;      // aggregations in one program
 constexpr u32 kStackDepth = 32;   // interpreter value stack
 constexpr u32 kMaxScratch = 32;   // strings made or copied in by one clause
+constexpr u32 kDefaultScratchSize = 256; // alloca( )'s bytes per clause
+constexpr u32 kMaxScratchSize = 65536;   // the scratchsize option's most
 constexpr int kQuantBuckets = 127; // DTrace's quantize(): -2^62 .. 2^62
 constexpr int kQuantZero = 63;    // the bucket of 0
 constexpr u32 kStackFrames = 20;  // stack( ) without a count, as DTrace's
@@ -67,22 +69,24 @@ enum class Type : u8 {
 
 // A C type a declaration, a cast or sizeof names: an integer of 1, 2, 4 or
 // 8 bytes, signed or not, D's string, a struct or union the script
-// declares (its layout in *sou), or a pointer (an address: 8 bytes,
-// unsigned; D here neither dereferences one nor does arithmetic on it).
+// declares (its layout in *sou), void, or a pointer (an address, unsigned,
+// to *pointee).
 struct Sou;
 struct CType {
   u8 bytes = 8;
   bool is_signed = true;
   bool string = false;
   std::string name; // as written, for messages
-  std::shared_ptr<const Sou> sou; // a struct or union
+  const Sou *sou = nullptr; // a struct or union (ProgramAst::types')
   bool pointer = false;
+  std::shared_ptr<const CType> pointee; // a pointer's
   bool is_void = false; // void: only the base of a pointer
   u64 size() const;     // sizeof
   u32 align() const;    // in bytes
   bool same(const CType &o) const {
     return string == o.string && bytes == o.bytes &&
-           is_signed == o.is_signed && sou == o.sou && pointer == o.pointer;
+           is_signed == o.is_signed && sou == o.sou && pointer == o.pointer &&
+           (!pointer || name == o.name);
   }
 };
 
@@ -137,7 +141,8 @@ enum ExprOp : u8 {
   X_LT, X_LE, X_GT, X_GE, X_EQ, X_NE,
   X_BAND, X_BOR, X_BXOR, X_LAND, X_LOR, X_LXOR,
   X_NEG, X_LNOT, X_BNOT,
-  X_ADDR, // &x: refused (D has no addresses of its variables)
+  X_ADDR,  // &x: refused (D has no addresses of its variables)
+  X_DEREF, // *p
 };
 
 // Where a D variable lives: a global (or an associative array's element),
@@ -305,6 +310,7 @@ struct Pragmas {
   u32 nspec = 1;          // speculation buffers
   u64 specsize = 0;       // bytes each (0: not set, bufsize's default)
   u32 strsize = 0; // 0: not set
+  u32 scratchsize = 0; // alloca( )'s bytes per clause (0: not set)
   bool destructive = false; // destructive actions allowed (-w)
   bool rawbytes = false;    // trace( ) of a string dumps its bytes
 };
@@ -315,7 +321,8 @@ struct Pragmas {
 std::optional<bool> bool_option(const std::string &v);
 
 // Set one of the options that both `#pragma D option` and `-x` name:
-// aggsortkey, aggsortrev, aggsortpos, aggsortkeypos, nspec, specsize.
+// aggsortkey, aggsortrev, aggsortpos, aggsortkeypos, nspec, specsize,
+// scratchsize.
 // False if `name` is none of them; an error if its value is bad.
 Result<bool> set_option(Pragmas &p, const std::string &name,
                         const std::string &value);
@@ -337,6 +344,8 @@ struct VarDecl {
 struct ProgramAst {
   std::vector<ClauseAst> clauses;
   std::vector<VarDecl> decls;
+  // The structs and unions the text declares, which its types point to.
+  std::vector<std::shared_ptr<const Sou>> types;
   Pragmas pragmas;
   // Bit N: the text names $N or $$N (the caller refuses an argument no
   // program of the command names, unless -x argref).
@@ -398,6 +407,8 @@ struct BuiltinFn {
     CopyIn,  // stringof( ), copyinstr( ): a string copied in from an address
     Stack,   // stack( ): the probe's stack walked into scratch
     Speculation, // speculation( ): a speculation claimed (OP_SPECULATION)
+    Alloca,      // alloca( ): scratch memory for the clause (OP_ALLOCA)
+    Bcopy,       // bcopy( ): bytes copied into alloca( )'s memory (OP_BCOPY)
   } how;
   const char *lib;   // Library: the function's name in dlib/
   u8 flags;          // BF_*
@@ -512,6 +523,14 @@ enum Op : u8 {
   OP_SPECEND,     // a = 0 commit, 1 discard: pop an id, record it
   OP_BOUNDS,      // imm = a fixed-size array's elements: the index on the
                   // stack (left there) below it, or a fault
+  // Memory through D's pointers: alloca( )'s scratch (the clause's own,
+  // which it may write) and any other address (read by a checked copy).
+  OP_ALLOCA,      // pop a size, push the address of that many new bytes
+  OP_LOAD,        // a = bytes, b = 1 if signed: pop an address, push what
+                  // is there
+  OP_STORE,       // a = bytes: pop a value, then an address: store it
+                  // (only into alloca( )'s bytes)
+  OP_BCOPY,       // pop a size, a destination (alloca( )'s), a source
   OP_RET,
 };
 // OP_PUSH of a string literal: b = 1, c = its index in Program::strings.
@@ -623,6 +642,12 @@ struct Program {
   // The characters a string keeps (strsize, within what kStrSize holds):
   // literals, stringof/copyinstr and the string functions' results are
   // cut there.
+  u32 scratch_size() const {
+    return pragmas.scratchsize ? pragmas.scratchsize : kDefaultScratchSize;
+  }
+  // alloca( ), a load or a store through a pointer is used: the BPF
+  // engine runs them (the old interpreter has none).
+  bool memory_used = false;
   u32 str_chars() const {
     const u32 n = pragmas.strsize ? pragmas.strsize : kDefaultStrSize;
     return n < kStrSize - 1 ? n : kStrSize - 1;

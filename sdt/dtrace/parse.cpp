@@ -221,7 +221,13 @@ private:
   // The members of a struct or union, at its '{', laid out as DTrace
   // does; `tag` names it ("" for an anonymous one).
   Result<CType> sou_body(bool is_union, const std::string &tag, int line);
-  std::map<std::string, std::shared_ptr<Sou>> sous_; // "struct coords"
+  std::map<std::string, Sou *> sous_; // "struct coords"
+  std::vector<std::shared_ptr<const Sou>> types_; // every one, named or not
+  Sou *new_sou() {
+    auto s = std::make_shared<Sou>();
+    types_.push_back(s);
+    return s.get();
+  }
   std::map<std::string, CType> typedefs_;
   // A top-level declaration: `[self|this] type name {, name};` or
   // `inline type name = expr;`.
@@ -1197,6 +1203,7 @@ static CType pointer_to(const CType &t) {
   CType p;
   p.pointer = true, p.is_signed = false, p.bytes = sizeof(void *);
   p.name = t.name + (t.pointer ? "*" : " *");
+  p.pointee = std::make_shared<CType>(t);
   return p;
 }
 
@@ -1233,9 +1240,9 @@ Result<CType> Parser::base_type() {
       return syntax(tok_);
     // A tag not declared yet names an incomplete type: a pointer to it
     // may be declared, an object of it not.
-    std::shared_ptr<Sou> &slot = sous_[w + " " + tag];
+    Sou *&slot = sous_[w + " " + tag];
     if (!slot) { // named as DTrace names a forward declaration
-      slot = std::make_shared<Sou>();
+      slot = new_sou();
       slot->is_union = w == "union", slot->name = "struct " + tag;
     }
     t.sou = slot, t.name = slot->name, t.bytes = 0;
@@ -1304,17 +1311,19 @@ static std::optional<i64> fold(const Expr &e);
 Result<CType> Parser::sou_body(bool is_union, const std::string &tag, int line) {
   const std::string kind = is_union ? "union" : "struct";
   const std::string name = tag.empty() ? kind : kind + " " + tag;
-  std::shared_ptr<Sou> sou = std::make_shared<Sou>();
+  Sou *sou = nullptr;
   if (!tag.empty()) {
-    std::shared_ptr<Sou> &slot = sous_[name];
+    Sou *&slot = sous_[name];
     if (slot && slot->complete)
       return err(line, DTag::D_UNKNOWN,
                  "failed to define " + name + ": Duplicate member or variable name");
     if (!slot) {
-      slot = sou;
+      slot = new_sou();
       slot->is_union = is_union, slot->name = name;
     }
     sou = slot;
+  } else {
+    sou = new_sou();
   }
   // Laid out aside and published when whole: a member of the type being
   // declared (struct s { struct s x; }) finds it incomplete.
@@ -1595,10 +1604,17 @@ Result<void> Parser::expr_stmt(ClauseAst &c, Stmt &s) {
 
 Result<ExprPtr> Parser::make_assign(ExprPtr v, const Token &op, ExprPtr value,
                                     bool post) {
+  // A variable, a member of one, or memory through a pointer (*p, p->x,
+  // p[i]: the compiler checks that p is one).
   const Expr *root = v.get();
-  while (root->kind == Expr::Member)
+  bool memory = false;
+  while (root->kind == Expr::Member ||
+         (root->kind == Expr::Unary && root->op == X_DEREF) ||
+         (root->kind == Expr::Call && root->name == "[]")) {
+    memory |= root->kind != Expr::Member || root->ival;
     root = root->kids[0].get();
-  if (root->kind != Expr::Variable)
+  }
+  if (root->kind != Expr::Variable && !memory)
     return err(op.line, DTag::D_OP_WRITE,
                "operator " + op.text + " can only be applied to a writable "
                "variable");
@@ -1622,7 +1638,8 @@ Result<ExprPtr> Parser::make_assign(ExprPtr v, const Token &op, ExprPtr value,
     value = std::move(b);
     e->op = c.op;
   }
-  if (root->scope == VarScope::Global)
+  if (root->kind == Expr::Variable && root->scope == VarScope::Global &&
+      !memory)
     global_writes_.insert(root->name);
   e->ival = post;
   e->kids.push_back(std::move(v));
@@ -1673,7 +1690,7 @@ static std::optional<i64> fold(const Expr &e) {
     if (!v)
       return v;
     const u64 u = (u64)*v;
-    if (e.op == X_ADDR)
+    if (e.op == X_ADDR || e.op == X_DEREF)
       return std::nullopt;
     return e.op == X_NEG ? (i64)(0 - u) : e.op == X_BNOT ? (i64)~u : (i64)(*v == 0);
   }
@@ -1872,13 +1889,10 @@ Result<ExprPtr> Parser::unary() {
     if (is(T_IDENT) && is_type(tok_.sval) && !inlines_.count(tok_.sval)) {
       Nest n(nest_);
       MK_TRY(check_nest());
-      auto t = ctype();
+      auto t = ctype(true);
       if (!t)
         return t.take_error();
-      if (is(T_STAR))
-        return unsupported(tok_, "casts to pointer types are not supported: "
-                                 "D here does not follow pointers");
-      if (t->sou || t->is_void)
+      if ((t->sou || t->is_void) && !t->pointer)
         return err(lp.line, DTag::D_CAST_INVAL,
                    "invalid cast expression: " + t->name);
       MK_TRY(expect(T_RPAREN));
@@ -1894,10 +1908,8 @@ Result<ExprPtr> Parser::unary() {
     }
     reset(m);
   }
-  if (is(T_STAR))
-    return unsupported(tok_, "pointer dereference is not supported: D here "
-                             "does not follow pointers");
-  if (is(T_BANG) || is(T_MINUS) || is(T_TILDE) || is(T_PLUS) || is(T_AMP)) {
+  if (is(T_BANG) || is(T_MINUS) || is(T_TILDE) || is(T_PLUS) || is(T_AMP) ||
+      is(T_STAR)) {
     Nest n(nest_);
     MK_TRY(check_nest());
     Token op = tok_;
@@ -1911,6 +1923,7 @@ Result<ExprPtr> Parser::unary() {
     e->op = op.kind == T_BANG    ? X_LNOT
             : op.kind == T_MINUS ? X_NEG
             : op.kind == T_AMP   ? X_ADDR
+            : op.kind == T_STAR  ? X_DEREF
                                  : X_BNOT;
     e->kids.push_back(std::move(*k));
     MK_TRY(deepen(*e, op));
@@ -2256,6 +2269,7 @@ Result<ProgramAst> Parser::run() {
       return err(t.line, DTag::D_IDENT_UNDEF,
                  "failed to resolve " + t.sval + ": Unknown variable name");
   prog.pragmas = pragmas_;
+  prog.types = std::move(types_);
   return prog;
 }
 
@@ -2438,6 +2452,13 @@ Result<bool> set_option(Pragmas &p, const std::string &name,
       return v.take_error();
     (name == "aggsortpos" ? p.aggsortpos
      : name == "aggsortkeypos" ? p.aggsortkeypos : p.nspec) = (u32)*v;
+    return true;
+  }
+  if (name == "scratchsize") {
+    auto v = number(1, kMaxScratchSize);
+    if (!v)
+      return v.take_error();
+    p.scratchsize = (u32)*v;
     return true;
   }
   if (name == "specsize") {

@@ -57,15 +57,15 @@ dtrace: description 'dtt:::word ' matched 1 probe
 CPU     ID                    FUNCTION:NAME
   0 {{ *[0-9]+}}                    dtt_word:word before
 
-dtrace: error on enabled probe ID 1 (ID {{[0-9]+}}: dtt:dtrace_probes:dtt_word:word): invalid address (0x10) in action #1
+dtrace: error in dt_clause_0 for probe ID {{[0-9]+}} (dtt:dtrace_probes:dtt_word:word): invalid address (0x10) at BPF pc {{[0-9]+}}
   0 {{ *[0-9]+}}                    dtt_word:word after
 minikern> dtrace -q -n 'dtt:::value { printf("%d\n", 100 / arg0); }' -c 'dtprobe value 5 0 20'
 20
-dtrace: error on enabled probe ID 1 (ID {{[0-9]+}}: dtt:dtrace_probes:dtt_value:value): divide-by-zero in action #1
+dtrace: error in dt_clause_0 for probe ID {{[0-9]+}} (dtt:dtrace_probes:dtt_value:value): divide-by-zero at BPF pc {{[0-9]+}}
 5
-minikern> dtrace -q -n 'dtt:::value /(10 / arg0) > 1/ { printf("%d\n", arg0); } dtrace:::ERROR { printf("ERROR: enabled probe %d, action %d, fault %d\n", arg1, arg2, arg4); }' -c 'dtprobe value 0 2'
-dtrace: error on enabled probe ID 1 (ID {{[0-9]+}}: dtt:dtrace_probes:dtt_value:value): divide-by-zero in predicate
-ERROR: enabled probe 1, action 0, fault 4
+minikern> dtrace -q -n 'dtt:::value /(10 / arg0) > 1/ { printf("%d\n", arg0); } dtrace:::ERROR { printf("ERROR: enabled probe %d, clause %d, fault %d\n", arg1, arg2, arg4); }' -c 'dtprobe value 0 2'
+dtrace: error in dt_clause_0 for probe ID {{[0-9]+}} (dtt:dtrace_probes:dtt_value:value): divide-by-zero at BPF pc {{[0-9]+}}
+ERROR: enabled probe 1, clause 0, fault 4
 2
 minikern> kldunload dtrace_probes
 minikern> dtrace -n 'BEGIN { x = 1; y = x % 0; }'

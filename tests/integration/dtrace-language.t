@@ -53,7 +53,7 @@ minikern> dtrace -q -n 'memdev:::write-done { printf("%d %d\n", arg6, arg9); }' 
 0 0
 minikern> dtrace -q -n 'BEGIN { exit(0); } BEGIN { printf("not reached\n"); }'
 minikern> dtrace -q -n 'BEGIN { i = 0; j = 1 / i; } ERROR { printf("%d %d\n", arg4 == DTRACEFLT_DIVZERO, DTRACEFLT_BADADDR); exit(0); }'
-dtrace: error on enabled probe ID 1 (ID 1: dtrace:::BEGIN): divide-by-zero in action #2
+dtrace: error in dt_clause_0 for probe ID 1 (dtrace:::BEGIN): divide-by-zero at BPF pc {{[0-9]+}}
 1 1
 minikern> dtrace -q -s $TMP/struct.d
 dtrace: no probes specified
@@ -64,12 +64,12 @@ dtrace: invalid probe specifier string s; BEGIN { s = 1; }: operands have incomp
 minikern> dtrace -q -n 'int a[5]; uint8_t b[3]; BEGIN { a[1] = 7; b[2] = 300; i = 4; a[i] = a[1] * 2; printf("%d %d %d %d %d %d\n", a[0], a[1], a[4], b[2], sizeof(a), sizeof(b)); exit(0); }'
 0 7 14 44 20 3
 minikern> dtrace -q -n 'int a[5]; BEGIN { i = 5; a[i] = 1; } ERROR { printf("fault %d index %d\n", arg4, arg5); exit(0); }'
-dtrace: error on enabled probe ID 1 (ID 1: dtrace:::BEGIN): index out of bounds (5) in action #2
+dtrace: error in dt_clause_0 for probe ID 1 (dtrace:::BEGIN): index out of bounds (5) at BPF pc {{[0-9]+}}
 fault 11 index 5
 minikern> dtrace -q -n 'int a[5]; BEGIN { a[5] = 1; }'
 dtrace: invalid probe specifier int a[5]; BEGIN { a[5] = 1; }: index outside array bounds: 5, max is 5
 minikern> dtrace -q -n 'enum e { A, B = A + 10, C }; BEGIN { printf("%d %d %d\n", A, B, C); exit(0); }'
 0 10 11
 minikern> dtrace -q -x engine=interp -n 'int a[5]; BEGIN { i = 7; a[i] = 1; } ERROR { printf("fault %d index %d\n", arg4, arg5); exit(0); }'
-dtrace: error on enabled probe ID 1 (ID 1: dtrace:::BEGIN): index out of bounds (7) in action #2
+dtrace: error in dt_clause_0 for probe ID 1 (dtrace:::BEGIN): index out of bounds (7) at bytecode pc {{[0-9]+}}
 fault 11 index 7

@@ -8,6 +8,7 @@
 
 #include <doctest/doctest.h>
 
+#include <regex>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -237,12 +238,15 @@ TEST_CASE("D on BPF: every engine prints the same") {
         t.fire(i == 5 ? 11 : 10, {i, (uintptr_t)word});
       t.fire(11, {0});
       const std::string out = t.finish();
+      // Errors alike but for where in its program each engine was.
+      const std::string err_text = std::regex_replace(
+          t.sink.stderr_, std::regex("at (BPF|bytecode) pc [0-9]+"), "at pc N");
       if (e == DEngine::Bpf) {
-        first = out, first_err = t.sink.stderr_;
+        first = out, first_err = err_text;
         CHECK(!out.empty());
       } else {
         CHECK(out == first);
-        CHECK(t.sink.stderr_ == first_err);
+        CHECK(err_text == first_err);
       }
     }
   }

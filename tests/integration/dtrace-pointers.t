@@ -1,0 +1,51 @@
+# Pointers: alloca( ) gives a clause scratch bytes (8-byte aligned,
+# scratchsize of them, none left over for the next clause), which it
+# reads and writes through pointers to integers, structs and bitfields;
+# p + i, p[i] and p - q count elements; a char * is a string where one
+# is expected; bcopy( ) fills alloca( )'s bytes.  Any other address is
+# read by a checked copy and never written: a bad address, a store
+# outside alloca( )'s bytes or scratch running out is DTrace's fault,
+# reported, and the ERROR clause runs.
+# status: 1
+minikern> dtrace -q -n 'struct rec { int a; char b; long long c; int f : 5; } *r; BEGIN { r = alloca(sizeof(struct rec)); r->a = -5; r->b = 120; r->c = 1ll << 40; r->f = 31; r->a++; printf("%d %d %d %d %d %d\n", r->a, r->b, r->c, r->f, sizeof(*r), offsetof(struct rec, c)); exit(0); }'
+-4 120 1099511627776 -1 17 8
+
+minikern> dtrace -q -n 'BEGIN { s = (char *)alloca(8); s[0] = 104; s[1] = 105; s[2] = 0; *(s + 1) = 111; x = (int *)alloca(4 * sizeof(int)); x[3] = 7; printf("%s %d %d %d %d %s\n", stringof(s), x[3], (x + 3) - x, *(x + 3), strlen(s), toupper(s)); exit(0); }'
+ho 7 3 7 2 HO
+
+minikern> dtrace -q -n 'BEGIN { s = (char *)alloca(4); s[0] = 104; s[1] = 105; s[2] = 0; t = (string)s; printf("%s %s %5s|\n", t, s, s); exit(0); }'
+hi hi    hi|
+
+minikern> dtrace -q -n 'BEGIN { a = alloca(1); b = alloca(1); c = alloca(0); printf("%d %d\n", (uint64_t)b - (uint64_t)a, alloca(0) == c); exit(0); }'
+8 1
+
+minikern> dtrace -q -n 'string t; BEGIN { t = "01234567"; s = (char *)alloca(9); bcopy(t, s, 9); printf("%s %c\n", stringof(s), s[7]); exit(0); }'
+01234567 7
+
+minikern> dtrace -q -n 'BEGIN { s = (char *)alloca(15); trace(s[-1]); } ERROR { printf("fault %d\n", arg4); exit(0); }'
+dtrace: error in dt_clause_0 for probe ID 1 (dtrace:::BEGIN): invalid address (0x{{[0-9a-f]+}}) at BPF pc {{[0-9]+}}
+fault 1
+
+minikern> dtrace -q -n 'BEGIN { s = (char *)alloca(10); s = NULL; *s = 4; } ERROR { exit(0); }'
+dtrace: error in dt_clause_0 for probe ID 1 (dtrace:::BEGIN): invalid address (0x0) at BPF pc {{[0-9]+}}
+
+minikern> dtrace -q -n 'BEGIN { s = (char *)alloca(1); *s = 97; } BEGIN { trace(*s); } ERROR { exit(0); }'
+dtrace: error in dt_clause_1 for probe ID 1 (dtrace:::BEGIN): invalid address (0x{{[0-9a-f]+}}) at BPF pc {{[0-9]+}}
+
+minikern> dtrace -q -x scratchsize=64 -n 'BEGIN { sz = 65; alloca(sz); } ERROR { exit(0); }'
+dtrace: error in dt_clause_0 for probe ID 1 (dtrace:::BEGIN): out of scratch space at BPF pc {{[0-9]+}}
+
+minikern> dtrace -q -x scratchsize=8 -n 'string t; BEGIN { t = "0123456789"; s = (char *)alloca(8); bcopy(t, s, 9); } ERROR { exit(0); }'
+dtrace: error in dt_clause_0 for probe ID 1 (dtrace:::BEGIN): invalid size (0x9) at BPF pc {{[0-9]+}}
+
+minikern> dtrace -q -n 'BEGIN { p = (int *)0; trace(*p); } ERROR { exit(0); }'
+dtrace: error in dt_clause_0 for probe ID 1 (dtrace:::BEGIN): invalid address (0x0) at BPF pc {{[0-9]+}}
+
+minikern> dtrace -q -x engine=interp -n 'BEGIN { p = (int *)alloca(4); exit(0); }'
+dtrace: could not enable tracing: alloca( ) and pointers need the BPF engine (-x engine=interp has none)
+minikern> dtrace -n 'BEGIN { x = 1; y = x->a; }'
+dtrace: invalid probe specifier BEGIN { x = 1; y = x->a; }: operator -> must be applied to a pointer to a struct or union (x->a)
+minikern> dtrace -n 'BEGIN { v = alloca(4); y = *v; }'
+dtrace: invalid probe specifier BEGIN { v = alloca(4); y = *v; }: cannot dereference a pointer to void
+minikern> dtrace -n 'BEGIN { x = 1; y = *x; }'
+dtrace: invalid probe specifier BEGIN { x = 1; y = *x; }: operator * requires an operand of pointer type
