@@ -58,6 +58,8 @@ int depth_effect(const Insn &in, const Program &p) {
     return 0;
   case OP_STORE: case OP_BCOPY:
     return -2;
+  case OP_COPYIN:
+    return -1;
   case OP_AGG:
     return -(int)in.b - (p.aggs[in.a].fn == AggFn::Count ? 0 : 1) -
            (p.aggs[in.a].weighted ? 1 : 0);
@@ -379,6 +381,14 @@ Result<void> Lowering::insn(const dt::Insn &in, size_t pc) {
     pop(1);
     put(mov64i(2, site()));
     put(call(H_ALLOCA));
+    jump_to(jmpi(kJEQ, 0, 0, 0), -1);
+    push(0);
+    return {};
+  case OP_COPYIN: // (src, size, action): the copy's address, 0 after a fault
+    pop(2);
+    pop(1);
+    put(mov64i(3, site()));
+    put(call(H_COPYIN_MEM));
     jump_to(jmpi(kJEQ, 0, 0, 0), -1);
     push(0);
     return {};

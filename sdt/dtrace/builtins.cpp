@@ -43,6 +43,10 @@ const BuiltinFn kBuiltins[] = {
     // Memory: alloca(size) is a void *, bcopy(src, dst, size) fills it.
     {"alloca", 1, 1, {I}, {}, Type::UInt64, BuiltinFn::Alloca, nullptr, 0, nullptr},
     {"bcopy", 3, 3, {ArgT::Addr, I, I}, {}, Type::Int32, BuiltinFn::Bcopy, nullptr, 0, nullptr},
+    // copyin(addr, size): a copy in new alloca( ) bytes; copyinto(addr,
+    // size, dst): into alloca( )'s bytes at dst.
+    {"copyin", 2, 2, {ArgT::Addr, I}, {}, Type::UInt64, BuiltinFn::Alloca, nullptr, 0, nullptr},
+    {"copyinto", 3, 3, {ArgT::Addr, I, I}, {}, Type::Int32, BuiltinFn::Bcopy, nullptr, 0, nullptr},
     {"strlen", 1, 1, {S}, {}, Type::Int64, BuiltinFn::Library, "dt_strlen", 0, host_strlen, H_STRLEN},
     {"strjoin", 2, 2, {S, S}, {}, Type::String, BuiltinFn::Library, "dt_strjoin", BF_DST, nullptr},
     // Without a length: one past any string (dt_substr clamps it).

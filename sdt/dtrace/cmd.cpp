@@ -501,6 +501,8 @@ Result<ProgramAst> gather(Kernel &k, const Options &o, std::vector<Source> &src)
       all.decls.push_back(std::move(d));
     for (auto &t : p.types)
       all.types.push_back(std::move(t));
+    for (auto &t : p.translators)
+      all.translators.push_back(std::move(t));
     all.pragmas.quiet |= p.pragmas.quiet;
     all.pragmas.rawbytes |= p.pragmas.rawbytes;
     all.pragmas.destructive |= p.pragmas.destructive;

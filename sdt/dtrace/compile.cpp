@@ -177,6 +177,7 @@ private:
   // written by masking it into its word.
   // A Place in memory instead (ptr set: *p, p->x, p[i]): `off` bits
   // from the address `ptr` computes.
+  static constexpr u32 kMaxSouVar = 4096; // bytes: 512 words
   struct Place {
     const Expr *root = nullptr; // the variable
     const Expr *ptr = nullptr;  // or the address
@@ -184,6 +185,7 @@ private:
     u64 off = 0;                // bits from the root's start
     u64 width = 0;              // bits
     bool bitfield = false;
+    u32 dim = 0;                // an array member's elements (of type)
   };
   // The type of `e` if it is a pointer.
   std::optional<CType> ptr_type(const Expr &e);
@@ -199,6 +201,10 @@ private:
   // The Place of *(base + index).
   Result<std::optional<Place>> element(const Expr &base, const Expr &index,
                                        const CType &ptr, int line);
+  // Element `index` of the array member `a`: any index in memory, a
+  // constant one in a variable's words.
+  Result<std::optional<Place>> array_element(const Place &a, const Expr &index,
+                                             int line);
   // The bytes a load or store of p moves (a bitfield's: its unit's).
   Result<u32> unit(const Place &p, int line);
   // The address of p (a memory Place) on the stack.
@@ -207,6 +213,21 @@ private:
   // v = x, v undeclared and not yet used, x a pointer: v takes its type.
   void declare_ptr(const Expr &v, const CType &t);
   std::deque<ExprPtr> made_; // expressions made here (p + i for p[i])
+  // Translators: the one from `input`'s type to `out`'s struct, and a
+  // member's translation of `input` (its expression with the parameter
+  // replaced by `input`), or an error naming what is missing.
+  Result<const Translator *> translator(const CType &out, const Expr &input,
+                                        int line);
+  Result<const Expr *> translated(const Translator &x, const std::string &member,
+                                  const Expr &input, int line);
+  // m of xlate<T>(e).m or xlate<T *>(e)->m: its translation, or null if
+  // `m` is no such member.
+  Result<const Expr *> xlate_member(const Expr &m);
+  // Each translator's members, compiled once with a stand-in input (as
+  // DTrace checks them where they are declared).
+  Result<void> check_translators();
+  static constexpr int kMaxXlateDepth = 16;
+  int xlate_depth_ = 0;
   // `e` as a Place: a struct or union variable, or a member of one;
   // none for anything else.
   Result<std::optional<Place>> place(const Expr &e);
@@ -264,6 +285,8 @@ private:
       return 0;
     case OP_STORE: case OP_BCOPY:
       return -2;
+    case OP_COPYIN:
+      return -1;
     case OP_SPECULATION:
       return 1;
     case OP_AGG:
@@ -363,6 +386,128 @@ Result<const VarDef *> Compiler::variable(const Expr &e) {
   return &defs.back();
 }
 
+Result<const Translator *> Compiler::translator(const CType &out,
+                                                const Expr &input, int line) {
+  // The input's type, named as a translator's declaration names it.
+  std::string in;
+  bool integer = false;
+  if (auto t = ptr_type(input)) {
+    in = t->name;
+  } else {
+    auto p = place(input);
+    if (!p)
+      return p.take_error();
+    if (*p && (*p)->type.sou)
+      in = (*p)->type.name;
+    else
+      integer = true, in = "int";
+  }
+  const Sou *want = out.pointer ? (out.pointee ? out.pointee->sou : nullptr)
+                                : out.sou;
+  for (const Translator &x : ast_.translators) {
+    if (x.out.sou != want)
+      continue;
+    const bool int_in = !x.in.sou && !x.in.pointer && !x.in.string;
+    if (x.in.name == in || (integer && int_in))
+      return &x;
+  }
+  return sem(DTag::D_XLATE_NONE, line,
+             "cannot translate from \"" + in + "\" to \"" +
+                 (want ? want->name : out.name) + "\"");
+}
+
+Result<const Expr *> Compiler::translated(const Translator &x,
+                                          const std::string &member,
+                                          const Expr &input, int line) {
+  for (const Translator::Member &m : x.members) {
+    if (m.name != member)
+      continue;
+    // The member's expression, each read of the parameter the input.
+    std::function<ExprPtr(const Expr &)> subst = [&](const Expr &e) {
+      if (e.kind == Expr::Variable && e.scope == VarScope::Global &&
+          e.name == x.param && e.kids.empty())
+        return copy_expr(input);
+      auto c = copy_expr(e);
+      c->kids.clear();
+      for (const ExprPtr &k : e.kids)
+        c->kids.push_back(subst(*k));
+      return c;
+    };
+    made_.push_back(subst(*m.value));
+    return made_.back().get();
+  }
+  return sem(DTag::D_XLATE_MEMB, line,
+             "translator from " + x.in.name + " to " + x.out.name +
+                 " does not define member " + member);
+}
+
+Result<const Expr *> Compiler::xlate_member(const Expr &m) {
+  if (m.kind != Expr::Member || m.kids[0]->kind != Expr::Xlate)
+    return (const Expr *)nullptr;
+  const Expr &x = *m.kids[0];
+  auto xl = translator(x.ctype, *x.kids[0], m.line);
+  if (!xl)
+    return xl.take_error();
+  if ((m.ival != 0) != x.ctype.pointer) // . of a struct, -> of a pointer
+    return sem(DTag::D_OP_SOU, m.line,
+               std::string("operator ") + (m.ival ? "->" : ".") +
+                   " cannot be applied to " + x.near + " of type " +
+                   x.ctype.name);
+  const Sou *out = (*xl)->out.sou;
+  if (!out->field(m.name))
+    return sem(DTag::D_TYPE_MEMBER, m.line,
+               m.name + " is not a member of " + out->name);
+  return translated(**xl, m.name, *x.kids[0], m.line);
+}
+
+Result<void> Compiler::check_translators() {
+  static const std::vector<ProbeInfo> kNone;
+  std::vector<Insn> dry;
+  for (const Translator &x : ast_.translators) {
+    origin_ = x.origin.get();
+    // A stand-in for the input: (T)0 of a pointer or an integer type (a
+    // struct input is checked where it is used).
+    if (x.in.sou && !x.in.pointer)
+      continue;
+    auto in = std::make_unique<Expr>();
+    in->kind = Expr::Cast, in->ctype = x.in, in->line = x.line;
+    auto zero = std::make_unique<Expr>();
+    zero->kind = Expr::Int, zero->line = x.line;
+    in->kids.push_back(std::move(zero));
+    made_.push_back(std::move(in));
+    const Expr &input = *made_.back();
+    for (const Translator::Member &m : x.members) {
+      auto e = translated(x, m.name, input, m.line);
+      if (!e)
+        return e.take_error();
+      probes_ = &kNone;
+      code_ = &dry;
+      auto t = type_of(**e);
+      dry.clear();
+      sp_ = max_sp_ = 0;
+      if (!t)
+        return t.take_error();
+      // A pointer member from an integer, or the other way round.
+      const Field *f = x.out.sou->field(m.name);
+      auto pt = ptr_type(**e);
+      const bool zero = (*e)->kind == Expr::Int && (*e)->ival == 0;
+      if (f && !f->type.sou && f->type.pointer != pt.has_value() && !zero) {
+        auto p = place(**e);
+        const std::string got = pt                 ? pt->name
+                                : p && *p && !(*p)->dim ? (*p)->type.name
+                                                        : type_name(*t);
+        return sem(DTag::D_XLATE_INCOMPAT, x.end_line,
+                   "translator member " + m.name +
+                       " definition uses incompatible types: \"" +
+                       f->type.name + "\" = \"" + got + "\"");
+      }
+    }
+  }
+  types_.clear();
+  prog_.strings.clear();
+  return {};
+}
+
 Result<std::optional<Compiler::Place>> Compiler::place(const Expr &e) {
   if (e.kind == Expr::Unary && e.op == X_DEREF) { // *p
     auto t = ptr_type(*e.kids[0]);
@@ -377,7 +522,25 @@ Result<std::optional<Compiler::Place>> Compiler::place(const Expr &e) {
     p.width = p.type.size() * 8;
     return std::optional<Place>(p);
   }
+  if (e.kind == Expr::Cast && e.ctype.sou && !e.ctype.pointer) {
+    auto k = place(*e.kids[0]); // (struct s)v of a struct s v: v itself
+    if (!k)
+      return k;
+    if (!*k || (*k)->type.sou != e.ctype.sou || (*k)->dim) {
+      auto t = ptr_type(*e.kids[0]);
+      return sem(DTag::D_CAST_INVAL, e.line,
+                 "invalid cast expression: \"" +
+                     (*k ? (*k)->type.name : t ? t->name : std::string("int")) +
+                     "\" to \"" + e.ctype.name + "\"");
+    }
+    return k;
+  }
   if (e.kind == Expr::Call && e.name == "[]") { // p[i] of any pointer
+    auto a = place(*e.kids[0]);
+    if (!a)
+      return a;
+    if (*a && (*a)->dim) // s.b[i] of an array member
+      return array_element(**a, *e.kids[1], e.line);
     auto t = ptr_type(*e.kids[0]);
     if (!t)
       return std::optional<Place>();
@@ -394,25 +557,34 @@ Result<std::optional<Compiler::Place>> Compiler::place(const Expr &e) {
     }
     if (!d || !d->type.sou)
       return std::optional<Place>();
+    if (d->type.size() > kMaxSouVar)
+      return sem(DTag::D_VAR_UNSUP, e.line,
+                 strf("%s is %llu bytes: a struct or union variable holds %u "
+                      "at most here", e.near.c_str(),
+                      (unsigned long long)d->type.size(), kMaxSouVar));
     Place p;
     p.root = &e, p.type = d->type, p.width = d->type.size() * 8;
     return std::optional<Place>(p);
   }
-  if (e.kind != Expr::Member)
-    return std::optional<Place>();
+  if (e.kind != Expr::Member || e.kids[0]->kind == Expr::Xlate)
+    return std::optional<Place>(); // (a translated member is an expression)
   if (e.ival) { // p->x
     auto t = ptr_type(*e.kids[0]);
     if (!t || !t->pointee || !t->pointee->sou)
       return sem(DTag::D_OP_PTR, e.line,
                  "operator -> must be applied to a pointer to a struct or "
                  "union (" + e.near + ")");
+    if (!t->pointee->sou->complete)
+      return sem(DTag::D_OP_INCOMPLETE, e.line,
+                 "operator -> cannot be applied to a forward declaration: "
+                 "no " + t->pointee->sou->name + " definition is available");
     const Field *f = t->pointee->sou->field(e.name);
     if (!f)
       return sem(DTag::D_TYPE_MEMBER, e.line,
                  e.name + " is not a member of " + t->pointee->sou->name);
     Place p;
     p.ptr = e.kids[0].get(), p.type = f->type, p.off = f->off;
-    p.width = f->width(), p.bitfield = f->bits != 0;
+    p.width = f->width(), p.bitfield = f->bits != 0, p.dim = f->dim;
     return std::optional<Place>(p);
   }
   auto base = place(*e.kids[0]);
@@ -433,7 +605,7 @@ Result<std::optional<Compiler::Place>> Compiler::place(const Expr &e) {
                e.name + " is not a member of " + t.sou->name);
   Place p = **base;
   p.type = f->type, p.off += f->off, p.width = f->width();
-  p.bitfield = f->bits != 0;
+  p.bitfield = f->bits != 0, p.dim = f->dim;
   return std::optional<Place>(p);
 }
 
@@ -451,14 +623,22 @@ Result<Type> Compiler::load(const Place &p, int line) {
     return sem(DTag::D_OP_SOU, line,
                "a " + p.type.sou->name + " cannot be used as a value here "
                "(" + (p.root ? p.root : p.ptr)->near + "): use its members");
+  if (p.dim && p.ptr) { // an array in memory is its address, as in C
+    MK_TRY(address(p));
+    return Type::UInt64;
+  }
+  if (p.dim)
+    return sem(DTag::D_OP_SOU, line, "an array is read and written by its "
+                                     "elements here");
   const bool sgn = p.type.is_signed && !p.type.pointer;
   if (p.ptr) {
     auto n = unit(p, line);
     if (!n)
       return n.take_error();
     MK_TRY(address(p));
-    emit(OP_LOAD, (u8)*n, sgn && !p.bitfield);
-    if (p.bitfield) // at its unit's low end: members lie at whole bytes
+    const bool part = p.bitfield && p.width < 8 * *n;
+    emit(OP_LOAD, (u8)*n, sgn && !part);
+    if (part) // at its unit's low end: members lie at whole bytes
       emit(sgn ? OP_SEXT : OP_ZEXT, (u8)p.width);
   } else {
     MK_TRY(expr(word(p, p.off / 64)));
@@ -559,7 +739,7 @@ std::optional<CType> Compiler::ptr_type(const Expr &e) {
       return e.ctype;
     return std::nullopt;
   case Expr::Call:
-    if (e.name == "alloca")
+    if (e.name == "alloca" || e.name == "copyin")
       return void_ptr();
     if (e.name == "[]")
       return elem(ptr_type(*e.kids[0]));
@@ -588,6 +768,13 @@ std::optional<CType> Compiler::ptr_type(const Expr &e) {
     return std::nullopt;
   case Expr::Member: {
     auto p = place(e);
+    if (p && *p && (*p)->dim && (*p)->ptr) { // an array: its first element's
+      CType t;
+      t.pointer = true, t.is_signed = false, t.bytes = sizeof(void *);
+      t.name = (*p)->type.name + " *";
+      t.pointee = std::make_shared<CType>((*p)->type);
+      return t;
+    }
     if (p && *p && (*p)->type.pointer)
       return (*p)->type;
     return std::nullopt;
@@ -658,11 +845,55 @@ Compiler::element(const Expr &base, const Expr &index, const CType &ptr,
   return std::optional<Place>(p);
 }
 
+Result<std::optional<Compiler::Place>>
+Compiler::array_element(const Place &a, const Expr &index, int line) {
+  const std::optional<i64> k =
+      index.kind == Expr::Int ? std::optional<i64>(index.ival) : std::nullopt;
+  if (k && (*k < 0 || *k >= (i64)a.dim))
+    return sem(DTag::D_ARR_BOUNDS, line,
+               strf("index outside array bounds: %lld, max is %u",
+                    (long long)*k, a.dim));
+  const u64 bits = a.type.size() * 8;
+  if (!a.ptr) {
+    if (!k)
+      return sem(DTag::D_SYNTAX, line,
+                 "an array member of a variable takes a constant index here");
+    Place p = a;
+    p.off += (u64)*k * bits, p.width = bits, p.dim = 0;
+    return std::optional<Place>(p);
+  }
+  // In memory: (T *)((char *)ptr + offset), then element `index` of it.
+  auto cast = [&](ExprPtr kid, const CType &to) {
+    auto c = std::make_unique<Expr>();
+    c->kind = Expr::Cast, c->line = line, c->near = "(" + to.name + ")";
+    CType p;
+    p.pointer = true, p.is_signed = false, p.bytes = sizeof(void *);
+    p.name = to.name + " *", p.pointee = std::make_shared<CType>(to);
+    c->ctype = p;
+    c->kids.push_back(std::move(kid));
+    return c;
+  };
+  CType ch;
+  ch.bytes = 1, ch.name = "char";
+  auto add = std::make_unique<Expr>();
+  add->kind = Expr::Binary, add->op = X_ADD, add->near = "+", add->line = line;
+  add->kids.push_back(cast(copy_expr(*a.ptr), ch));
+  auto off = std::make_unique<Expr>();
+  off->kind = Expr::Int, off->ival = (i64)(a.off / 8), off->line = line;
+  add->kids.push_back(std::move(off));
+  made_.push_back(cast(std::move(add), a.type));
+  const Expr &base = *made_.back();
+  return element(base, index, base.ctype, line);
+}
+
 Result<u32> Compiler::unit(const Place &p, int line) {
   u64 n = p.type.size();
   if (p.bitfield)
     for (n = 1; n * 8 < p.width; n *= 2) {
     }
+  if (p.dim)
+    return sem(DTag::D_OP_SOU, line, "an array is read and written by its "
+                                     "elements here");
   if (p.type.sou || p.type.string || (n != 1 && n != 2 && n != 4 && n != 8))
     return sem(DTag::D_OP_SOU, line,
                "a " + p.type.name + " in memory is read and written by its "
@@ -687,7 +918,7 @@ Result<void> Compiler::store_mem(const Place &p,
     return n.take_error();
   MK_TRY(address(p));
   MK_TRY(value());
-  if (p.bitfield) { // its unit, the rest of it kept
+  if (p.bitfield && p.width < 8 * *n) { // its unit, the rest of it kept
     emit(OP_ZEXT, (u8)p.width);
     MK_TRY(address(p));
     emit(OP_LOAD, (u8)*n, 0);
@@ -746,6 +977,9 @@ Result<Type> Compiler::assign_member(const Place &p, const Expr &x, int line,
     MK_TRY(copy_sou(p, **src));
     return Type::Int64;
   }
+  if (p.dim)
+    return sem(DTag::D_OP_SOU, line, "an array is read and written by its "
+                                     "elements here");
   Type t = Type::Int64;
   auto store = [&](const std::function<Result<void>()> &v) {
     return p.ptr ? store_mem(p, v) : store_bits(p, p.off, p.width, v);
@@ -1140,11 +1374,30 @@ Result<Type> Compiler::expr(const Expr &e) {
          (i64)(uintptr_t)prog_.strings.back().c_str());
     return Type::String;
   case Expr::Member: {
+    auto x = xlate_member(e);
+    if (!x)
+      return x.take_error();
+    if (*x) {
+      // A translator's member may translate again: bounded, as a cycle
+      // of them would not end.
+      if (xlate_depth_ >= kMaxXlateDepth)
+        return sem(DTag::D_XLATE_NONE, e.line,
+                   "translators nested more than " +
+                       std::to_string(kMaxXlateDepth) + " deep at " + e.near);
+      xlate_depth_++;
+      auto t = expr(**x);
+      xlate_depth_--;
+      return t;
+    }
     auto p = place(e);
     if (!p)
       return p.take_error();
     return load(**p, e.line);
   }
+  case Expr::Xlate:
+    return sem(DTag::D_OP_SOU, e.line,
+               "a translated " + e.ctype.name + " is read by its members "
+               "(xlate<T>(x).member) or assigned whole here");
   case Expr::Variable: {
     auto pl = place(e); // a struct (refused by load( )), or p[i]
     if (!pl)
@@ -1254,6 +1507,12 @@ Result<Type> Compiler::expr(const Expr &e) {
   case Expr::Assign:
     return assign(*e.kids[0], *e.kids[1], e.line, true, e.ival != 0, e.op);
   case Expr::Cast: {
+    if (e.ctype.sou && !e.ctype.pointer) { // (struct s)v
+      auto p = place(e);
+      if (!p)
+        return p.take_error();
+      return load(**p, e.line);
+    }
     auto t = expr(*e.kids[0]);
     if (!t)
       return t;
@@ -1299,7 +1558,7 @@ Result<Type> Compiler::expr(const Expr &e) {
         return sem(DTag::D_SIZEOF_BITFIELD, e.line,
                    "cannot apply sizeof to a bit-field");
       if (*p) {
-        emit(OP_PUSH, 0, 0, 0, (i64)(*p)->type.size());
+        emit(OP_PUSH, 0, 0, 0, (i64)((*p)->width / 8));
         return Type::UInt64;
       }
     }
@@ -1551,6 +1810,31 @@ Result<Type> Compiler::assign(const Expr &v, const Expr &x, int line,
   auto dst = place(v);
   if (!dst)
     return dst.take_error();
+  if (*dst && x.kind == Expr::Xlate) { // s = xlate<struct t>(e): by member
+    const Place &d = **dst;
+    if (!d.type.sou || x.ctype.pointer || d.type.sou != x.ctype.sou)
+      return sem(DTag::D_OP_INCOMPAT, line,
+                 "operands have incompatible types: \"" + d.type.name +
+                     "\" = \"" + x.ctype.name + "\"");
+    if (value)
+      return sem(DTag::D_OP_SOU, line, "a " + d.type.name +
+                                           " assignment has no value here");
+    auto xl = translator(x.ctype, *x.kids[0], line);
+    if (!xl)
+      return xl.take_error();
+    for (const Field &f : d.type.sou->fields) {
+      if (f.name.empty() || f.dim || f.type.sou)
+        continue;
+      Place m = d;
+      m.type = f.type, m.off += f.off, m.width = f.width();
+      m.bitfield = f.bits != 0;
+      auto tr = translated(**xl, f.name, *x.kids[0], line);
+      Expr zero;
+      zero.kind = Expr::Int, zero.line = line;
+      MK_TRY(assign_member(m, tr ? **tr : zero, line, false, false, op));
+    }
+    return Type::Int64;
+  }
   if (*dst)
     return assign_member(**dst, x, line, value, post, op);
   if (v.kind != Expr::Variable)
@@ -1616,19 +1900,31 @@ Result<Type> Compiler::call(const Expr &e) {
     return Type::Int32;
   }
   if (f->how == BuiltinFn::Alloca || f->how == BuiltinFn::Bcopy) {
-    for (size_t i = 0; i < e.kids.size(); i++) {
+    // In the order the operation pops them: alloca(size); copyin(src,
+    // size); bcopy(src, dst, size); copyinto(src, size, dst).
+    const bool into = e.name == "copyinto";
+    const size_t dst = into ? 2 : 1;
+    static const size_t order[] = {0, 2, 1};
+    for (size_t n = 0; n < e.kids.size(); n++) {
+      const size_t i = into ? order[n] : n;
       auto t = expr(*e.kids[i]);
       if (!t)
         return t;
       if (!is_int(*t) && !(i == 0 && *t == Type::String))
         return sem(DTag::D_PROTO_ARG, e.line,
                    proto_arg(std::string(f->name) + "( )", i + 1,
-                             i == 1 ? "void *" : "size_t", type_name(*t)));
+                             f->how == BuiltinFn::Bcopy && i == dst
+                                 ? "void *"
+                                 : "size_t",
+                             type_name(*t)));
     }
-    if (f->how == BuiltinFn::Bcopy && !ptr_type(*e.kids[1]))
+    if (f->how == BuiltinFn::Bcopy && !ptr_type(*e.kids[dst]))
       return sem(DTag::D_PROTO_ARG, e.line,
-                 proto_arg("bcopy( )", 2, "void *", "integer"));
-    emit(f->how == BuiltinFn::Alloca ? OP_ALLOCA : OP_BCOPY);
+                 proto_arg(std::string(f->name) + "( )", dst + 1, "void *",
+                           "integer"));
+    emit(f->how == BuiltinFn::Bcopy ? OP_BCOPY
+         : e.name == "copyin"       ? OP_COPYIN
+                                    : OP_ALLOCA);
     prog_.memory_used = true;
     return f->ret;
   }
@@ -2168,6 +2464,7 @@ Result<void> Compiler::clause(size_t ci) {
 }
 
 Result<void> Compiler::run() {
+  MK_TRY(check_translators());
   MK_TRY(define_aggs());
   infer_var_types();
   key_types_set_.assign(prog_.aggs.size(), false);

@@ -409,6 +409,17 @@ struct BpfRuntime {
     l.mem_used = (u32)(at + size);
     return (u64)(uintptr_t)(l.mem + at);
   }
+  static u64 copyin_mem(u64 src, u64 size, u64 site, u64, u64, RunCtx *rc) {
+    BpfLane &l = lane(rc);
+    const u32 used = l.mem_used;
+    const u64 dst = alloca_h(size, site, 0, 0, 0, rc);
+    if (dst && !read_mem(l, src, (void *)(uintptr_t)dst, size)) {
+      l.mem_used = used;
+      fault(l, FLT_BADADDR, src, site);
+      return 0;
+    }
+    return dst;
+  }
   static u64 load_h(u64 addr, u64 how, u64 site, u64, u64, RunCtx *rc) {
     BpfLane &l = lane(rc);
     const u32 n = how & 0xff;
@@ -693,6 +704,7 @@ struct BpfRuntime {
         h(H_LOAD, "dt_load", load_h, {S, S, S}),
         h(H_STORE, "dt_store", store_h, {S, A, S, S}),
         h(H_BCOPY, "dt_bcopy", bcopy_h, {A, S, S, S}),
+        h(H_COPYIN_MEM, "dt_copyin_mem", copyin_mem, {A, S, S}),
     };
   }
 };
@@ -1486,7 +1498,7 @@ void Consumer::run(const EcbRt &e, ThreadState *ts, const uintptr_t *args,
       &&op_commit,  &&op_stack,   &&op_rec_stack, &&op_ldvar,
       &&op_stvar,   &&op_speculation, &&op_speculate, &&op_specend,
       &&op_bounds,  &&op_alloca,  &&op_load,    &&op_store,   &&op_bcopy,
-      &&op_ret,
+      &&op_copyin,  &&op_ret,
   };
   static_assert(sizeof L / sizeof L[0] == OP_RET + 1, "label per Op, in order");
   i64 st[kStackDepth];
@@ -1871,6 +1883,7 @@ op_alloca: // memory is the BPF engine's (Consumer::init refuses these)
 op_load:
 op_store:
 op_bcopy:
+op_copyin:
   fail(FLT_ILLOP, 0);
   return;
 op_ret:

@@ -99,7 +99,8 @@ struct Field {
   CType type;
   u64 off = 0; // in bits from the start of the struct (a multiple of 8)
   u8 bits = 0; // a bitfield's width; 0: the whole type
-  u64 width() const { return bits ? bits : type.size() * 8; }
+  u32 dim = 0; // an array's elements (of `type`); 0: not an array
+  u64 width() const { return bits ? bits : type.size() * 8 * (dim ? dim : 1); }
 };
 
 struct Sou {
@@ -173,6 +174,7 @@ struct Expr {
               // saying which
     Member,   // kids[0].name: a member of a struct or union variable
               // (ival = 1: kids[0]->name, through a pointer)
+    Xlate,    // xlate<ctype>(kids[0]): a translator's output
   } kind;
   ExprOp op = X_ADD; // Unary, Binary
   i64 ival = 0;
@@ -262,7 +264,8 @@ struct Stmt {
   X(D_FREOPEN_INVALID) X(D_OP_SOU) X(D_DECL_BFCONST) X(D_DECL_BFSIZE)        \
   X(D_DECL_BFTYPE) X(D_OFFSETOF_BITFIELD) X(D_OFFSETOF_TYPE)                   \
   X(D_SIZEOF_BITFIELD) X(D_ADDROF_BITFIELD) X(D_ADDROF_VAR) X(D_DECL_VOIDOBJ)  \
-  X(D_TYPE_MEMBER)
+  X(D_TYPE_MEMBER) X(D_XLATE_NONE) X(D_XLATE_MEMB) X(D_XLATE_INCOMPAT)        \
+  X(D_XLATE_SOU) X(D_XLATE_REDECL) X(D_OP_INCOMPLETE)
 
 enum class DTag : u8 {
 #define MK_D_TAG_ENUM(t) t,
@@ -341,9 +344,25 @@ struct VarDecl {
   static constexpr i64 kNotArray = -1, kMultiDim = -2;
 };
 
+// translator struct out < struct in *p > { x = p->a; ... }: each member
+// of `out` it defines, an expression of the input `param`.
+struct Translator {
+  CType out, in;
+  std::string param;
+  struct Member {
+    std::string name;
+    ExprPtr value;
+    int line = 1;
+  };
+  std::vector<Member> members;
+  int line = 1, end_line = 1; // of "translator", of its '}'
+  std::shared_ptr<const DOrigin> origin; // the script or -n text
+};
+
 struct ProgramAst {
   std::vector<ClauseAst> clauses;
   std::vector<VarDecl> decls;
+  std::vector<Translator> translators;
   // The structs and unions the text declares, which its types point to.
   std::vector<std::shared_ptr<const Sou>> types;
   Pragmas pragmas;
@@ -407,8 +426,10 @@ struct BuiltinFn {
     CopyIn,  // stringof( ), copyinstr( ): a string copied in from an address
     Stack,   // stack( ): the probe's stack walked into scratch
     Speculation, // speculation( ): a speculation claimed (OP_SPECULATION)
-    Alloca,      // alloca( ): scratch memory for the clause (OP_ALLOCA)
-    Bcopy,       // bcopy( ): bytes copied into alloca( )'s memory (OP_BCOPY)
+    Alloca,      // alloca( ), copyin( ): scratch memory for the clause
+                 // (OP_ALLOCA, OP_COPYIN)
+    Bcopy,       // bcopy( ), copyinto( ): bytes copied into alloca( )'s
+                 // memory (OP_BCOPY)
   } how;
   const char *lib;   // Library: the function's name in dlib/
   u8 flags;          // BF_*
@@ -531,6 +552,8 @@ enum Op : u8 {
   OP_STORE,       // a = bytes: pop a value, then an address: store it
                   // (only into alloca( )'s bytes)
   OP_BCOPY,       // pop a size, a destination (alloca( )'s), a source
+  OP_COPYIN,      // pop a size, an address: push a copy of those bytes in
+                  // new alloca( ) bytes
   OP_RET,
 };
 // OP_PUSH of a string literal: b = 1, c = its index in Program::strings.

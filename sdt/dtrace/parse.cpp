@@ -214,6 +214,9 @@ private:
   // word; with `stars`, the '*'s after it too (a pointer type).
   Result<CType> ctype(bool stars = false);
   Result<CType> base_type(); // ctype( ) without the '*'s
+  // translator OUT < IN param > { member = expr; ... }; at "translator".
+  Result<void> translator(ProgramAst &prog);
+  std::set<std::string> xlate_pairs_; // "in -> out", declared
   // Whether the word `w` starts a type: type_start( )'s, or a typedef's.
   bool is_type(const std::string &w) const {
     return type_start(w) || typedefs_.count(w);
@@ -1309,14 +1312,13 @@ Result<CType> Parser::base_type() {
 static std::optional<i64> fold(const Expr &e);
 
 Result<CType> Parser::sou_body(bool is_union, const std::string &tag, int line) {
+  Nest nest(nest_); // struct { struct { ... } a; } b: each a descent
+  MK_TRY(check_nest());
   const std::string kind = is_union ? "union" : "struct";
   const std::string name = tag.empty() ? kind : kind + " " + tag;
   Sou *sou = nullptr;
   if (!tag.empty()) {
     Sou *&slot = sous_[name];
-    if (slot && slot->complete)
-      return err(line, DTag::D_UNKNOWN,
-                 "failed to define " + name + ": Duplicate member or variable name");
     if (!slot) {
       slot = new_sou();
       slot->is_union = is_union, slot->name = name;
@@ -1325,6 +1327,8 @@ Result<CType> Parser::sou_body(bool is_union, const std::string &tag, int line) 
   } else {
     sou = new_sou();
   }
+  if (sou->complete) // declared twice
+    return err(tok_.line, DTag::D_DECL_TYPERED, "type redeclared: " + name);
   // Laid out aside and published when whole: a member of the type being
   // declared (struct s { struct s x; }) finds it incomplete.
   Sou s;
@@ -1372,9 +1376,34 @@ Result<CType> Parser::sou_body(bool is_union, const std::string &tag, int line) 
       } else if (f.name.empty()) {
         return syntax(tok_);
       }
-      if (is(T_LBRACK))
-        return unsupported(tok_, "arrays inside a struct or union are not "
-                                 "supported here");
+      if (is(T_LBRACK)) { // char name[16]: one dimension, a constant
+        if (f.bits)
+          return syntax(tok_);
+        MK_TRY(advance());
+        auto n = ternary();
+        if (!n)
+          return n.take_error();
+        const std::optional<i64> dim = fold(**n);
+        if (!dim || *dim <= 0)
+          return err(at, DTag::D_DECL_ARRSUB,
+                     "positive integral constant expression or tuple "
+                     "signature expected as array declaration subscript");
+        if (*dim > (1 << 20))
+          return err(at, DTag::D_DECL_ARRBIG, "array dimension too big");
+        f.dim = (u32)*dim;
+        MK_TRY(expect(T_RBRACK));
+        // Elements lie at multiples of the size: a struct's must keep its
+        // members aligned (DTrace's layout has no tail padding).
+        if (ft.sou && ft.size() % ft.align())
+          return unsupported(tok_, "an array of " + ft.name + " (" +
+                                       std::to_string(ft.size()) +
+                                       " bytes, aligned to " +
+                                       std::to_string(ft.align()) +
+                                       ") is not supported here");
+        if (is(T_LBRACK))
+          return unsupported(tok_, "arrays of more than one dimension are "
+                                   "not supported");
+      }
       if (ft.is_void && !ft.pointer)
         return err(at, DTag::D_DECL_VOIDOBJ, "cannot have void member: " + f.name);
       if (ft.sou && !ft.sou->complete)
@@ -1387,7 +1416,7 @@ Result<CType> Parser::sou_body(bool is_union, const std::string &tag, int line) 
                    "failed to define member '" + f.name +
                        "': Duplicate member or variable name");
       // A bitfield's type: the fewest power-of-two bytes holding its bits.
-      u64 msize = ft.size();
+      u64 msize = ft.size() * (f.dim ? f.dim : 1);
       if (f.bits)
         for (msize = 1; msize * 8 < f.bits; msize *= 2) {
         }
@@ -1432,13 +1461,87 @@ std::string Parser::peek_word(size_t at, size_t *end) const {
   return s_.substr(at, i - at);
 }
 
+Result<void> Parser::translator(ProgramAst &prog) {
+  Translator x;
+  x.line = tok_.line;
+  x.origin = origin_;
+  MK_TRY(advance());
+  if (!is(T_IDENT) || !is_type(tok_.sval))
+    return syntax(tok_);
+  auto out = ctype(true);
+  if (!out)
+    return out.take_error();
+  // What is wrong with the declaration is reported at its end, where
+  // DTrace finds it.
+  std::optional<std::pair<DTag, std::string>> bad;
+  if (!out->sou || out->pointer)
+    bad = {DTag::D_XLATE_SOU, "translator output type must be a struct or union"};
+  else if (!out->sou->complete)
+    bad = {DTag::D_XLATE_SOU, "incomplete struct/union/enum " + out->sou->name};
+  MK_TRY(expect(T_LT));
+  if (!is(T_IDENT) || !is_type(tok_.sval))
+    return syntax(tok_);
+  auto in = ctype(true);
+  if (!in)
+    return in.take_error();
+  if (!is(T_IDENT))
+    return syntax(tok_);
+  x.out = *out, x.in = *in, x.param = tok_.sval;
+  MK_TRY(advance());
+  MK_TRY(expect(T_GT));
+  if (!is(T_LBRACE))
+    return syntax(tok_);
+  const std::string pair = in->name + " -> " + out->name;
+  if (!xlate_pairs_.insert(pair).second && !bad)
+    bad = {DTag::D_XLATE_REDECL, "translator from " + in->name + " to " +
+                                     out->name + " has already been declared"};
+  MK_TRY(advance());
+  // The members' expressions read the input as a variable named by the
+  // parameter: not a global the program must write.
+  const size_t reads = global_reads_.size();
+  while (!is(T_RBRACE)) {
+    if (!is(T_IDENT))
+      return syntax(tok_);
+    Translator::Member m;
+    m.name = tok_.sval, m.line = tok_.line;
+    MK_TRY(advance());
+    if (!is(T_ASSIGN))
+      return syntax(tok_);
+    MK_TRY(advance());
+    auto e = expr();
+    if (!e)
+      return e.take_error();
+    m.value = std::move(*e);
+    if (!bad && !out->sou->field(m.name))
+      bad = {DTag::D_XLATE_MEMB, "translator member " + m.name +
+                                     " is not a member of " + out->sou->name};
+    x.members.push_back(std::move(m));
+    MK_TRY(expect(T_SEMI));
+  }
+  global_reads_.erase(
+      std::remove_if(global_reads_.begin() + (long)reads, global_reads_.end(),
+                     [&](const Token &t) { return t.sval == x.param; }),
+      global_reads_.end());
+  // The '}' (and the ';' after it) end it; what follows is lexed raw.
+  x.end_line = tok_.line;
+  if (bad)
+    return err(x.end_line, bad->first, bad->second);
+  MK_TRY(advance()); // the ';' after the '}' (what follows is lexed raw)
+  if (!is(T_SEMI))
+    return syntax(tok_);
+  prog.translators.push_back(std::move(x));
+  return {};
+}
+
 Result<void> Parser::decl(ProgramAst &prog) {
   MK_TRY(advance());
   const std::string w = tok_.sval;
-  if (w == "translator" || w == "provider")
+  if (w == "provider")
     return unsupported(tok_, w + " declarations are not supported: D here "
                              "has variables of C's integer types, structs, "
                              "unions and strings");
+  if (w == "translator")
+    return translator(prog);
   if (w == "typedef") {
     MK_TRY(advance());
     if (!is(T_IDENT))
@@ -1892,7 +1995,7 @@ Result<ExprPtr> Parser::unary() {
       auto t = ctype(true);
       if (!t)
         return t.take_error();
-      if ((t->sou || t->is_void) && !t->pointer)
+      if (t->is_void && !t->pointer)
         return err(lp.line, DTag::D_CAST_INVAL,
                    "invalid cast expression: " + t->name);
       MK_TRY(expect(T_RPAREN));
@@ -2034,6 +2137,26 @@ Result<ExprPtr> Parser::primary() {
     if (!k)
       return k;
     e->kids.push_back(std::move(*k));
+    MK_TRY(deepen(*e, t));
+    return e;
+  }
+  if (n == "xlate" && is(T_LT)) { // xlate<struct out>(input)
+    MK_TRY(advance());
+    if (!is(T_IDENT) || !is_type(tok_.sval))
+      return syntax(tok_);
+    auto ct = ctype(true);
+    if (!ct)
+      return ct.take_error();
+    MK_TRY(expect(T_GT));
+    MK_TRY(expect(T_LPAREN));
+    auto in = expr();
+    if (!in)
+      return in;
+    MK_TRY(expect(T_RPAREN));
+    auto e = node(Expr::Xlate, t);
+    e->ctype = *ct;
+    e->near = "xlate<" + ct->name + ">( )";
+    e->kids.push_back(std::move(*in));
     MK_TRY(deepen(*e, t));
     return e;
   }

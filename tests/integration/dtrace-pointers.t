@@ -2,7 +2,7 @@
 # scratchsize of them, none left over for the next clause), which it
 # reads and writes through pointers to integers, structs and bitfields;
 # p + i, p[i] and p - q count elements; a char * is a string where one
-# is expected; bcopy( ) fills alloca( )'s bytes.  Any other address is
+# is expected; bcopy( ), copyin( ) and copyinto( ) fill alloca( )'s bytes.  Any other address is
 # read by a checked copy and never written: a bad address, a store
 # outside alloca( )'s bytes or scratch running out is DTrace's fault,
 # reported, and the ERROR clause runs.
@@ -49,3 +49,12 @@ minikern> dtrace -n 'BEGIN { v = alloca(4); y = *v; }'
 dtrace: invalid probe specifier BEGIN { v = alloca(4); y = *v; }: cannot dereference a pointer to void
 minikern> dtrace -n 'BEGIN { x = 1; y = *x; }'
 dtrace: invalid probe specifier BEGIN { x = 1; y = *x; }: operator * requires an operand of pointer type
+minikern> dtrace -q -n 'string t; BEGIN { t = "hello"; p = (char *)copyin(t, 6); q = (char *)alloca(8); copyinto(t, 5, q); q[5] = 0; printf("%s %s\n", stringof(p), stringof(q)); exit(0); }'
+hello hello
+
+minikern> dtrace -q -n 'BEGIN { p = copyin(0, 6); } ERROR { exit(0); }'
+dtrace: error in dt_clause_0 for probe ID 1 (dtrace:::BEGIN): invalid address (0x0) at BPF pc {{[0-9]+}}
+
+minikern> dtrace -q -n 'struct ts { int a; char b[5]; union { uint8_t c; uint64_t d; } u; } *t, v; BEGIN { t = (struct ts *)alloca(sizeof(struct ts)); t->a = 1; t->b[0] = 116; t->b[1] = 101; t->b[2] = 0; i = 1; t->u.d = 123456789; v.b[0] = 120; v.b[4] = 121; printf("%d %s %c %d %d %d %d %c%c\n", t->a, stringof(t->b), t->b[i], t->u.c, t->u.d, sizeof(t->b), sizeof(struct ts), v.b[0], v.b[4]); exit(0); }'
+1 te e 21 123456789 5 24 xy
+

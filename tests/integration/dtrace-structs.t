@@ -44,7 +44,7 @@ dtrace: invalid probe specifier struct s { struct t inner; } v;: incomplete stru
 minikern> dtrace -n 'struct s { int a : 33; } v;'
 dtrace: invalid probe specifier struct s { int a : 33; } v;: bit-field too big for type: a
 minikern> dtrace -n 'struct s { int x; }; struct s { int y; };'
-dtrace: invalid probe specifier struct s { int x; }; struct s { int y; };: failed to define struct s: Duplicate member or variable name
+dtrace: invalid probe specifier struct s { int x; }; struct s { int y; };: type redeclared: struct s
 minikern> dtrace -n 'struct s { int x; } v; int n; BEGIN { v = n; }'
 dtrace: invalid probe specifier struct s { int x; } v; int n; BEGIN { v = n; }: operands have incompatible types: "struct s" = "int"
 minikern> dtrace -q -n 'struct key { int id; char kind; }; struct key k1, k2; BEGIN { k1.id = 1; k1.kind = 97; k2 = k1; seen[k1] = 1000; seen[k2] += 2000; k2.kind = 98; seen[k2] = 5; printf("%d %d\n", seen[k1], seen[k2]); exit(0); }'
@@ -54,3 +54,17 @@ minikern> dtrace -n 'struct a { int x; } A; struct b { int x; } B; BEGIN { m[A] 
 dtrace: invalid probe specifier struct a { int x; } A; struct b { int x; } B; BEGIN { m[A] = 1; m[B] = 2; }: m[ ] key #1 is incompatible with prototype:
 	prototype: struct a
 	      key: struct b
+minikern> dtrace -n 'struct s { char b[4]; } v; BEGIN { i = 1; v.b[i] = 0; }'
+dtrace: invalid probe specifier struct s { char b[4]; } v; BEGIN { i = 1; v.b[i] = 0; }: an array member of a variable takes a constant index here
+minikern> dtrace -q -n 'struct in_s { int i; char c; }; struct out_s { int myi; char myc; long both; }; translator struct out_s < struct in_s v > { myi = ((struct in_s)v).i * 2; both = v.i + v.c; }; struct in_s in; struct out_s out; BEGIN { in.i = 100; in.c = 5; out.myc = 9; out = xlate<struct out_s>(in); printf("%d %d %d %d\n", out.myi, out.myc, out.both, xlate<struct out_s>(in).myi); exit(0); }'
+200 0 105 200
+
+minikern> dtrace -q -n 'struct in_s { int i; }; struct out_s { int twice; }; translator struct out_s < struct in_s *p > { twice = p->i * 2; }; translator struct out_s < int n > { twice = n + n; }; BEGIN { q = (struct in_s *)alloca(sizeof(struct in_s)); q->i = 21; printf("%d %d %d\n", xlate<struct out_s>(q).twice, xlate<struct out_s *>(q)->twice, xlate<struct out_s>(4).twice); exit(0); }'
+42 42 8
+
+minikern> dtrace -n 'struct o { int a; }; translator struct o < int n > { b = n; }; BEGIN { exit(0); }'
+dtrace: invalid probe specifier struct o { int a; }; translator struct o < int n > { b = n; }; BEGIN { exit(0); }: translator member b is not a member of struct o
+minikern> dtrace -n 'struct o { char *a; }; translator struct o < int n > { a = n; }; BEGIN { exit(0); }'
+dtrace: invalid probe specifier struct o { char *a; }; translator struct o < int n > { a = n; }; BEGIN { exit(0); }: translator member a definition uses incompatible types: "char *" = "int"
+minikern> dtrace -n 'struct o { int a; }; struct i { int x; } v; translator struct o < int n > { a = n; }; BEGIN { trace(xlate<struct o>(v).a); }'
+dtrace: invalid probe specifier struct o { int a; }; struct i { int x; } v; translator struct o < int n > { a = n; }; BEGIN { trace(xlate<struct o>(v).a); }: cannot translate from "struct i" to "struct o"
