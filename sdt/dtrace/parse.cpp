@@ -224,6 +224,9 @@ private:
   // The members of a struct or union, at its '{', laid out as DTrace
   // does; `tag` names it ("" for an anonymous one).
   Result<CType> sou_body(bool is_union, const std::string &tag, int line);
+  // An expression and its value if it is a constant (a bitfield's width,
+  // an array member's elements).
+  Result<std::optional<i64>> constant_expr();
   std::map<std::string, Sou *> sous_; // "struct coords"
   std::vector<std::shared_ptr<const Sou>> types_; // every one, named or not
   Sou *new_sou() {
@@ -1311,6 +1314,13 @@ Result<CType> Parser::base_type() {
 
 static std::optional<i64> fold(const Expr &e);
 
+Result<std::optional<i64>> Parser::constant_expr() {
+  auto e = ternary();
+  if (!e)
+    return e.take_error();
+  return fold(**e);
+}
+
 Result<CType> Parser::sou_body(bool is_union, const std::string &tag, int line) {
   Nest nest(nest_); // struct { struct { ... } a; } b: each a descent
   MK_TRY(check_nest());
@@ -1357,10 +1367,10 @@ Result<CType> Parser::sou_body(bool is_union, const std::string &tag, int line) 
       }
       if (is(T_COLON)) { // a bitfield
         MK_TRY(advance());
-        auto w = ternary();
+        auto w = constant_expr();
         if (!w)
           return w.take_error();
-        const std::optional<i64> bits = fold(**w);
+        const std::optional<i64> bits = *w;
         if (!bits || *bits <= 0)
           return err(at, DTag::D_DECL_BFCONST,
                      "positive integral constant expression expected as "
@@ -1380,10 +1390,10 @@ Result<CType> Parser::sou_body(bool is_union, const std::string &tag, int line) 
         if (f.bits)
           return syntax(tok_);
         MK_TRY(advance());
-        auto n = ternary();
+        auto n = constant_expr();
         if (!n)
           return n.take_error();
-        const std::optional<i64> dim = fold(**n);
+        const std::optional<i64> dim = *n;
         if (!dim || *dim <= 0)
           return err(at, DTag::D_DECL_ARRSUB,
                      "positive integral constant expression or tuple "
