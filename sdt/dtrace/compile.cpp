@@ -189,6 +189,9 @@ private:
   };
   // The type of `e` if it is a pointer.
   std::optional<CType> ptr_type(const Expr &e);
+  // `e` may be computed twice: refused if that would change anything (an
+  // assignment, ++, a function that keeps state or allocates).
+  Result<void> once(const Expr &e, int line);
   // `e` is a char * (a string where one is expected).
   bool is_char_ptr(const Expr &e) {
     auto t = ptr_type(e);
@@ -227,7 +230,8 @@ private:
   // DTrace checks them where they are declared).
   Result<void> check_translators();
   static constexpr int kMaxXlateDepth = 16;
-  int xlate_depth_ = 0;
+  static constexpr int kMaxXlateExpansions = 4096;
+  int xlate_depth_ = 0, xlate_expansions_ = 0;
   // `e` as a Place: a struct or union variable, or a member of one;
   // none for anything else.
   Result<std::optional<Place>> place(const Expr &e);
@@ -386,6 +390,29 @@ Result<const VarDef *> Compiler::variable(const Expr &e) {
   return &defs.back();
 }
 
+Result<void> Compiler::once(const Expr &e, int line) {
+  std::function<bool(const Expr &)> effects = [&](const Expr &x) {
+    if (x.kind == Expr::Assign)
+      return true;
+    if (x.kind == Expr::Call) {
+      const BuiltinFn *f = find_builtin(x.name);
+      if (f && ((f->flags & (BF_STATE | BF_DESTRUCTIVE)) ||
+                f->how == BuiltinFn::Alloca ||
+                f->how == BuiltinFn::Speculation))
+        return true;
+    }
+    for (const ExprPtr &k : x.kids)
+      if (effects(*k))
+        return true;
+    return false;
+  };
+  if (effects(e))
+    return sem(DTag::D_OP_LVAL, line,
+               "the keys or address of " + e.near + " are computed twice "
+               "here: they may not change anything (++, =, rand( ), alloca( ))");
+  return {};
+}
+
 Result<const Translator *> Compiler::translator(const CType &out,
                                                 const Expr &input, int line) {
   // The input's type, named as a translator's declaration names it.
@@ -422,11 +449,27 @@ Result<const Expr *> Compiler::translated(const Translator &x,
   for (const Translator::Member &m : x.members) {
     if (m.name != member)
       continue;
-    // The member's expression, each read of the parameter the input.
+    // Each use expands the member's expression anew: bounded, as
+    // translators using translators could multiply them without end.
+    if (++xlate_expansions_ > kMaxXlateExpansions)
+      return sem(DTag::D_XLATE_NONE, line,
+                 strf("translators expanded more than %d times", kMaxXlateExpansions));
+    MK_TRY(once(input, line)); // read once per use of the parameter
+    // The member's expression, each read of the parameter the input
+    // (p[i] of a pointer parameter its element).
     std::function<ExprPtr(const Expr &)> subst = [&](const Expr &e) {
       if (e.kind == Expr::Variable && e.scope == VarScope::Global &&
           e.name == x.param && e.kids.empty())
         return copy_expr(input);
+      if (e.kind == Expr::Variable && e.scope == VarScope::Global &&
+          e.name == x.param && e.kids.size() == 1) {
+        auto c = std::make_unique<Expr>();
+        c->kind = Expr::Call, c->name = "[]", c->line = e.line;
+        c->near = e.near;
+        c->kids.push_back(copy_expr(input));
+        c->kids.push_back(subst(*e.kids[0]));
+        return c;
+      }
       auto c = copy_expr(e);
       c->kids.clear();
       for (const ExprPtr &k : e.kids)
@@ -548,7 +591,7 @@ Result<std::optional<Compiler::Place>> Compiler::place(const Expr &e) {
   }
   if (e.kind == Expr::Variable) {
     const VarDecl *d = decl_of(e.scope, e.name);
-    if (d && d->type.pointer && e.kids.size() == 1 &&
+    if (d && d->type.pointer && e.kids.size() == 1 && !d->assoc &&
         d->dim == VarDecl::kNotArray) { // p[i] of a pointer variable
       auto base = copy_expr(e);
       base->kids.clear();
@@ -610,6 +653,7 @@ Result<std::optional<Compiler::Place>> Compiler::place(const Expr &e) {
 }
 
 const Expr &Compiler::word(const Place &p, u64 w) {
+  // (Only a variable's Place has words: callers refuse one in memory.)
   ExprPtr &slot = words_[{p.root, w}];
   if (!slot) {
     slot = copy_expr(*p.root);
@@ -664,6 +708,8 @@ Result<void> Compiler::store_bits(const Place &p, u64 off, u64 len,
     return d.take_error();
   std::vector<VarDef> &defs = w.scope == VarScope::Clause ? locals_ : prog_.vars;
   const size_t i = *d - defs.data();
+  if (len < 64) // the keys are computed again for the word's other bits
+    MK_TRY(once(w, w.line));
   auto nk = keys(defs, i, w);
   if (!nk)
     return nk.take_error();
@@ -688,6 +734,8 @@ Result<void> Compiler::store_bits(const Place &p, u64 off, u64 len,
 }
 
 Result<void> Compiler::copy_sou(const Place &dst, const Place &src) {
+  MK_TRY(once(*dst.root, dst.root->line)); // word by word
+  MK_TRY(once(*src.root, src.root->line));
   for (u64 b = 0; b < dst.width;) {
     const u64 from = src.off + b, to = dst.off + b;
     const u64 len = std::min({dst.width - b, 64 - from % 64, 64 - to % 64});
@@ -730,9 +778,9 @@ std::optional<CType> Compiler::ptr_type(const Expr &e) {
     const VarDecl *d = decl_of(e.scope, e.name);
     if (!d || !d->type.pointer)
       return std::nullopt;
-    if (!e.kids.empty())
-      return elem(d->type);
-    return d->type;
+    if (!e.kids.empty() && !d->assoc && d->dim == VarDecl::kNotArray)
+      return elem(d->type); // p[i]
+    return d->type; // p, or an element of an array of pointers
   }
   case Expr::Cast:
     if (e.ctype.pointer)
@@ -916,6 +964,8 @@ Result<void> Compiler::store_mem(const Place &p,
   auto n = unit(p, p.ptr->line);
   if (!n)
     return n.take_error();
+  if (p.bitfield && p.width < 8 * *n) // the address is computed again
+    MK_TRY(once(*p.ptr, p.ptr->line));
   MK_TRY(address(p));
   MK_TRY(value());
   if (p.bitfield && p.width < 8 * *n) { // its unit, the rest of it kept
@@ -999,6 +1049,7 @@ Result<Type> Compiler::assign_member(const Place &p, const Expr &x, int line,
   }));
   if (!value)
     return t;
+  MK_TRY(once(p.ptr ? *p.ptr : *p.root, line)); // read back: computed again
   auto lt = load(p, line);
   if (!lt)
     return lt;
@@ -1042,7 +1093,12 @@ Result<u16> Compiler::keys(std::vector<VarDef> &defs, size_t var,
     auto p = place(*k);
     if (!p)
       return p.take_error();
+    if (*p && (*p)->type.sou && (*p)->ptr)
+      return sem(DTag::D_OP_SOU, k->line,
+                 "a " + (*p)->type.name + " in memory is read and written by "
+                 "its members here (" + k->near + ")");
     if (*p && (*p)->type.sou) { // its bits, 64 at a time
+      MK_TRY(once(*k, k->line));
       for (u64 b = 0; b < (*p)->width; b += 64) {
         const u64 at = (*p)->off + b;
         const u64 len = std::min<u64>({(*p)->width - b, 64 - at % 64});
@@ -1802,10 +1858,21 @@ Result<Type> Compiler::assign(const Expr &v, const Expr &x, int line,
     auto src = place(x);
     if (!src)
       return src.take_error();
-    if (*src)
+    if (*src) {
       declare_sou(v, **src);
-    else if (auto pt = ptr_type(x))
+    } else if (auto pt = ptr_type(x)) {
       declare_ptr(v, *pt);
+      // One pointer type per variable (void * goes with any).
+      const VarDecl *d = decl_of(v.scope, v.name);
+      auto is_void = [](const CType &t) {
+        return t.pointee && t.pointee->is_void;
+      };
+      if (d && d->type.pointer && v.kids.empty() && d->type.name != pt->name &&
+          !is_void(d->type) && !is_void(*pt))
+        return sem(DTag::D_OP_INCOMPAT, line,
+                   "operands have incompatible types: \"" + d->type.name +
+                       "\" = \"" + pt->name + "\"");
+    }
   }
   auto dst = place(v);
   if (!dst)
@@ -1910,7 +1977,7 @@ Result<Type> Compiler::call(const Expr &e) {
       auto t = expr(*e.kids[i]);
       if (!t)
         return t;
-      if (!is_int(*t) && !(i == 0 && *t == Type::String))
+      if (!is_int(*t) && !(i == 0 && *t == Type::String && e.name != "alloca"))
         return sem(DTag::D_PROTO_ARG, e.line,
                    proto_arg(std::string(f->name) + "( )", i + 1,
                              f->how == BuiltinFn::Bcopy && i == dst

@@ -378,14 +378,16 @@ struct BpfRuntime {
     return 1;
   }
   // Memory through D's pointers.  alloca( )'s bytes are the clause's to
-  // read and write; the rest of dt_scratch is no D program's; any other
+  // read and write, the rest of its area no D program's; any other
   // address is read by a checked copy and never written.
   static bool in_mem(const BpfLane &l, u64 addr, u64 n) {
     const u64 base = (u64)(uintptr_t)l.mem;
     return addr >= base && n <= l.mem_used && addr - base <= l.mem_used - n;
   }
+  // The load word and alloca( )'s bytes not given out (the strings the
+  // clause made, before them in dt_scratch, it may read).
   static bool in_scratch(const BpfLane &l, u64 addr, u64 n) {
-    const u64 lo = (u64)(uintptr_t)l.mem - 8 - scratch_mem_word(*l.c->prog_);
+    const u64 lo = (u64)(uintptr_t)l.mem - 8;
     const u64 hi = (u64)(uintptr_t)l.mem + l.mem_cap;
     return addr < hi && addr + n > lo;
   }

@@ -342,6 +342,7 @@ struct VarDecl {
   // an associative array, kMultiDim for int a[2][3].
   i64 dim = kNotArray;
   static constexpr i64 kNotArray = -1, kMultiDim = -2;
+  bool assoc = false; // declared with key types: string s[int]
 };
 
 // translator struct out < struct in *p > { x = p->a; ... }: each member

@@ -228,6 +228,9 @@ private:
   // an array member's elements).
   Result<std::optional<i64>> constant_expr();
   std::map<std::string, Sou *> sous_; // "struct coords"
+  std::set<const Sou *> defining_;    // bodies being read
+  static constexpr u32 kMaxMembers = 1024;
+  static constexpr int kMaxPointers = 32; // int ***...: levels at most
   std::vector<std::shared_ptr<const Sou>> types_; // every one, named or not
   Sou *new_sou() {
     auto s = std::make_shared<Sou>();
@@ -1204,7 +1207,7 @@ Result<void> Parser::stmt(ClauseAst &c) {
              "undefined function name: " + name.sval);
 }
 
-// A pointer to `t`: an address, which D here keeps but does not follow.
+// A pointer to `t`.
 static CType pointer_to(const CType &t) {
   CType p;
   p.pointer = true, p.is_signed = false, p.bytes = sizeof(void *);
@@ -1217,9 +1220,12 @@ Result<CType> Parser::ctype(bool stars) {
   auto t = base_type();
   if (!t || !stars)
     return t;
+  int levels = 0;
   while (is(T_STAR)) {
     *t = pointer_to(*t);
     MK_TRY(advance());
+    if (++levels > kMaxPointers)
+      return unsupported(tok_, "more than 32 levels of pointer");
   }
   return t;
 }
@@ -1337,8 +1343,14 @@ Result<CType> Parser::sou_body(bool is_union, const std::string &tag, int line) 
   } else {
     sou = new_sou();
   }
-  if (sou->complete) // declared twice
+  if (sou->complete || defining_.count(sou)) // declared twice, or inside itself
     return err(tok_.line, DTag::D_DECL_TYPERED, "type redeclared: " + name);
+  defining_.insert(sou);
+  struct Done {
+    std::set<const Sou *> &s;
+    const Sou *x;
+    ~Done() { s.erase(x); }
+  } done{defining_, sou};
   // Laid out aside and published when whole: a member of the type being
   // declared (struct s { struct s x; }) finds it incomplete.
   Sou s;
@@ -1355,9 +1367,12 @@ Result<CType> Parser::sou_body(bool is_union, const std::string &tag, int line) 
       return base.take_error();
     for (;;) {
       CType ft = *base;
+      int stars = 0;
       while (is(T_STAR)) {
         ft = pointer_to(ft);
         MK_TRY(advance());
+        if (++stars > kMaxPointers)
+          return unsupported(tok_, "more than 32 levels of pointer");
       }
       Field f;
       const int at = tok_.line;
@@ -1446,6 +1461,9 @@ Result<CType> Parser::sou_body(bool is_union, const std::string &tag, int line) 
       if (s.size > (1u << 20))
         return unsupported(tok_, name + " is larger than 1 MiB");
       s.fields.push_back(std::move(f));
+      if (s.fields.size() > kMaxMembers)
+        return unsupported(tok_, strf("%s has more than %u members", name.c_str(),
+                                      kMaxMembers));
       if (!is(T_COMMA))
         break;
       MK_TRY(advance());
@@ -1606,9 +1624,12 @@ Result<void> Parser::decl(ProgramAst &prog) {
   const CType base = *t;
   for (;;) {
     *t = base;
+    int stars = 0;
     while (is(T_STAR)) {
       *t = pointer_to(*t);
       MK_TRY(advance());
+      if (++stars > kMaxPointers)
+        return unsupported(tok_, "more than 32 levels of pointer");
     }
     if (!is(T_IDENT))
       return syntax(tok_);
@@ -1628,11 +1649,13 @@ Result<void> Parser::decl(ProgramAst &prog) {
     // int a[5]: a global array of fixed size; string s[int]: an
     // associative array's value type (its keys' types are not kept).
     i64 dim = VarDecl::kNotArray;
+    bool assoc = false;
     for (int n = 0; is(T_LBRACK); n++) {
       if (scope != VarScope::Global || is_inline)
         return unsupported(tok_, "arrays of fixed size are global only here");
       MK_TRY(advance());
       if (is(T_IDENT) && is_type(tok_.sval)) {
+        assoc = true;
         for (;;) { // key types: [int], [string, int]
           auto k = ctype();
           if (!k)
@@ -1674,7 +1697,7 @@ Result<void> Parser::decl(ProgramAst &prog) {
     } else {
       VarDecl d;
       d.scope = scope, d.name = name.sval, d.type = *t, d.line = name.line;
-      d.dim = dim;
+      d.dim = dim, d.assoc = assoc;
       auto old = declared_.find(key);
       if (old != declared_.end()) {
         const CType &o = old->second.type;

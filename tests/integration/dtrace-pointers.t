@@ -58,3 +58,20 @@ dtrace: error in dt_clause_0 for probe ID 1 (dtrace:::BEGIN): invalid address (0
 minikern> dtrace -q -n 'struct ts { int a; char b[5]; union { uint8_t c; uint64_t d; } u; } *t, v; BEGIN { t = (struct ts *)alloca(sizeof(struct ts)); t->a = 1; t->b[0] = 116; t->b[1] = 101; t->b[2] = 0; i = 1; t->u.d = 123456789; v.b[0] = 120; v.b[4] = 121; printf("%d %s %c %d %d %d %d %c%c\n", t->a, stringof(t->b), t->b[i], t->u.c, t->u.d, sizeof(t->b), sizeof(struct ts), v.b[0], v.b[4]); exit(0); }'
 1 te e 21 123456789 5 24 xy
 
+minikern> dtrace -q -n 'int *a[int]; BEGIN { a[1] = (int *)alloca(4); *a[1] = 7; printf("%d %d\n", *a[1], a[5] == NULL); exit(0); }'
+7 1
+
+minikern> dtrace -q -n 'BEGIN { p = (char *)alloca(8); bcopy(strjoin("ab", "cd"), p, 5); printf("%s\n", stringof(p)); exit(0); }'
+abcd
+
+minikern> dtrace -q -n 'struct o { int a; int b; }; translator struct o < int *p > { a = p[1]; b = *(p + 1) + 1; }; BEGIN { q = (int *)alloca(8); q[1] = 42; printf("%d %d\n", xlate<struct o>(q).a, xlate<struct o>(q).b); exit(0); }'
+42 43
+
+minikern> dtrace -n 'BEGIN { p = (char *)alloca(16); } BEGIN { p = (long *)alloca(16); }'
+dtrace: invalid probe specifier BEGIN { p = (char *)alloca(16); } BEGIN { p = (long *)alloca(16); }: operands have incompatible types: "char *" = "long *"
+minikern> dtrace -n 'struct s { int a; int b; }; BEGIN { p = (struct s *)alloca(8); x[*p] = 1; }'
+dtrace: invalid probe specifier struct s { int a; int b; }; BEGIN { p = (struct s *)alloca(8); x[*p] = 1; }: a struct s in memory is read and written by its members here (*)
+minikern> dtrace -n 'BEGIN { alloca("abc"); }'
+dtrace: invalid probe specifier BEGIN { alloca("abc"); }: alloca( ) argument #1 is incompatible with prototype:
+	prototype: size_t
+	 argument: string

@@ -68,3 +68,7 @@ minikern> dtrace -n 'struct o { char *a; }; translator struct o < int n > { a = 
 dtrace: invalid probe specifier struct o { char *a; }; translator struct o < int n > { a = n; }; BEGIN { exit(0); }: translator member a definition uses incompatible types: "char *" = "int"
 minikern> dtrace -n 'struct o { int a; }; struct i { int x; } v; translator struct o < int n > { a = n; }; BEGIN { trace(xlate<struct o>(v).a); }'
 dtrace: invalid probe specifier struct o { int a; }; struct i { int x; } v; translator struct o < int n > { a = n; }; BEGIN { trace(xlate<struct o>(v).a); }: cannot translate from "struct i" to "struct o"
+minikern> dtrace -n 'struct s { int x; int y; }; struct s a[int]; BEGIN { i = 0; a[i++].x = 5; }'
+dtrace: invalid probe specifier struct s { int x; int y; }; struct s a[int]; BEGIN { i = 0; a[i++].x = 5; }: the keys or address of a are computed twice here: they may not change anything (++, =, rand( ), alloca( ))
+minikern> dtrace -n 'struct s { int pad; struct s { long a; } x; } v;'
+dtrace: invalid probe specifier struct s { int pad; struct s { long a; } x; } v;: type redeclared: struct s
