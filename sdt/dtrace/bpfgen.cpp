@@ -384,6 +384,13 @@ Result<void> Lowering::insn(const dt::Insn &in, size_t pc) {
     jump_to(jmpi(kJEQ, 0, 0, 0), -1);
     push(0);
     return {};
+  case OP_REC_MEM: // (addr, size, action): 0, or 1 after a fault
+    pop(1);
+    put(mov64i(2, (i32)in.imm));
+    put(mov64i(3, site()));
+    put(call(H_REC_MEM));
+    jump_to(jmpi(kJNE, 0, 0, 0), -1);
+    return {};
   case OP_COPYIN: // (src, size, action): the copy's address, 0 after a fault
     pop(2);
     pop(1);

@@ -67,6 +67,8 @@ enum BpfHelperId : u32 {
   H_STORE,          // (addr, value, size, action): 0, or 1 after a fault
   H_BCOPY,          // (src, dst, size, action): 0, or 1 after a fault
   H_COPYIN_MEM,     // (src, size, action): copyin( )'s copy, 0 after a fault
+  H_REC_MEM,        // (addr, size, action): size bytes at addr into the
+                    // record; 0, or 1 after a fault
 };
 
 // Map indices of the Env every clause of a consumer shares.

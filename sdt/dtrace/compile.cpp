@@ -283,6 +283,7 @@ private:
     case OP_SEQ: case OP_SNE: case OP_SLT: case OP_SLE: case OP_SGT:
     case OP_SGE: case OP_JZ: case OP_JNZ: case OP_POP: case OP_PRED:
     case OP_REC_INT: case OP_REC_STR: case OP_EXIT: case OP_SPECULATE:
+    case OP_REC_MEM:
     case OP_SPECEND:
       return -1;
     case OP_BOUNDS: case OP_ALLOCA: case OP_LOAD:
@@ -2239,7 +2240,8 @@ Result<void> Compiler::clause(size_t ci) {
   for (const Stmt &s : c.stmts) {
     ++action;
     cc.action_at.resize(here(), (u8)(action - 1));
-    const bool records_data = s.kind == Stmt::Trace || s.kind == Stmt::Printf ||
+    const bool records_data = s.kind == Stmt::Trace || s.kind == Stmt::Tracemem ||
+                              s.kind == Stmt::Printf ||
                               s.kind == Stmt::Printa || s.kind == Stmt::System;
     MK_TRY(speculation_order(s, records_data, speculates, ends_spec, recorded));
     recorded |= records_data;
@@ -2375,6 +2377,55 @@ Result<void> Compiler::clause(size_t ci) {
         rec(Type::Int64);
         a.types.push_back(Type::Int64);
       }
+      break;
+    }
+    case Stmt::Tracemem: {
+      // tracemem(addr, size [, show]): `size` bytes recorded (a constant,
+      // as the record's room is), `show` of them printed.
+      a.kind = Action::Tracemem;
+      auto st = type_of(*s.args[1]);
+      if (!st)
+        return st.take_error();
+      if (!is_int(*st))
+        return sem(DTag::D_PROTO_ARG, s.line,
+                   proto_arg("tracemem( )", 2, "size_t", type_name(*st)));
+      if (s.args[1]->kind != Expr::Int || s.args[1]->ival <= 0)
+        return sem(DTag::D_TRACEMEM_SIZE, s.line,
+                   "tracemem( ) argument #2 must be a non-zero positive "
+                   "integral constant expression");
+      if (s.args[1]->ival > (i64)kMaxTracemem)
+        return sem(DTag::D_TRACEMEM_SIZE, s.line,
+                   strf("tracemem( ) records %u bytes at most", kMaxTracemem));
+      if (s.args.size() == 3) {
+        auto t = expr(*s.args[2]);
+        if (!t)
+          return t.take_error();
+        if (!is_int(*t))
+          return sem(DTag::D_PROTO_ARG, s.line,
+                     proto_arg("tracemem( )", 3, "ssize_t", type_name(*t)));
+        narrow(*t);
+      } else {
+        emit(OP_PUSH, 0, 0, 0, -1); // all of them
+      }
+      rec(Type::Int64);
+      a.types.push_back(Type::Int64);
+      auto at = type_of(*s.args[0]);
+      if (!at)
+        return at.take_error();
+      auto pl = place(*s.args[0]);
+      if (!pl)
+        return pl.take_error();
+      if (!is_int(*at) || (*pl && (*pl)->type.sou))
+        return sem(DTag::D_TRACEMEM_ADDR, s.line,
+                   proto_arg("tracemem( )", 1, "pointer or integer",
+                             *pl && (*pl)->type.sou ? (*pl)->type.name
+                                                    : type_name(*at)));
+      MK_TRY(expr(*s.args[0]));
+      const u64 n = (u64)s.args[1]->ival;
+      emit(OP_REC_MEM, 0, 0, 0, (i64)n);
+      size += 8 + (i64)((n + 7) & ~(u64)7);
+      a.types.push_back(Type::String);
+      prog_.memory_used = true;
       break;
     }
     case Stmt::Setopt: {

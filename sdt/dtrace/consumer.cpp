@@ -422,6 +422,17 @@ struct BpfRuntime {
     }
     return dst;
   }
+  static u64 rec_mem(u64 addr, u64 n, u64 site, u64, u64, RunCtx *rc) {
+    BpfLane &l = lane(rc);
+    if (!read_mem(l, addr, l.rec + l.roff + 8, n)) {
+      fault(l, FLT_BADADDR, addr, site);
+      return 1;
+    }
+    const u32 len = (u32)n;
+    std::memcpy(l.rec + l.roff, &len, 4);
+    l.roff += 8 + align8(n);
+    return 0;
+  }
   static u64 load_h(u64 addr, u64 how, u64 site, u64, u64, RunCtx *rc) {
     BpfLane &l = lane(rc);
     const u32 n = how & 0xff;
@@ -707,6 +718,7 @@ struct BpfRuntime {
         h(H_STORE, "dt_store", store_h, {S, A, S, S}),
         h(H_BCOPY, "dt_bcopy", bcopy_h, {A, S, S, S}),
         h(H_COPYIN_MEM, "dt_copyin_mem", copyin_mem, {A, S, S}),
+        h(H_REC_MEM, "dt_rec_mem", rec_mem, {A, S, S}),
     };
   }
 };
@@ -1500,7 +1512,7 @@ void Consumer::run(const EcbRt &e, ThreadState *ts, const uintptr_t *args,
       &&op_commit,  &&op_stack,   &&op_rec_stack, &&op_ldvar,
       &&op_stvar,   &&op_speculation, &&op_speculate, &&op_specend,
       &&op_bounds,  &&op_alloca,  &&op_load,    &&op_store,   &&op_bcopy,
-      &&op_copyin,  &&op_ret,
+      &&op_copyin,  &&op_rec_mem, &&op_ret,
   };
   static_assert(sizeof L / sizeof L[0] == OP_RET + 1, "label per Op, in order");
   i64 st[kStackDepth];
@@ -1886,6 +1898,7 @@ op_load:
 op_store:
 op_bcopy:
 op_copyin:
+op_rec_mem:
   fail(FLT_ILLOP, 0);
   return;
 op_ret:
@@ -2217,6 +2230,15 @@ void Consumer::process(const u8 *rec, u32 state, std::string &out) {
         sink_.err(strf("dtrace: freopen( ) of \"%s\": %s", text.c_str(),
                        strerror(errno)));
       }
+      break;
+    }
+    case Action::Tracemem: { // DTrace's dump of the bytes it shows
+      const i64 show = value(Type::Int64).i;
+      const Value bytes = value(Type::String);
+      const size_t n = show < 0 || (u64)show > bytes.s.size() ? bytes.s.size()
+                                                             : (size_t)show;
+      if (n)
+        out += raw_bytes(bytes.s, n);
       break;
     }
     case Action::Setopt: {

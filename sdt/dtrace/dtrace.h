@@ -51,6 +51,7 @@ constexpr u32 kStackDepth = 32;   // interpreter value stack
 constexpr u32 kMaxScratch = 32;   // strings made or copied in by one clause
 constexpr u32 kDefaultScratchSize = 256; // alloca( )'s bytes per clause
 constexpr u32 kMaxScratchSize = 65536;   // the scratchsize option's most
+constexpr u32 kMaxTracemem = 4096;       // bytes one tracemem( ) records
 constexpr int kQuantBuckets = 127; // DTrace's quantize(): -2^62 .. 2^62
 constexpr int kQuantZero = 63;    // the bucket of 0
 constexpr u32 kStackFrames = 20;  // stack( ) without a count, as DTrace's
@@ -212,6 +213,8 @@ struct Stmt {
     System, Freopen, // printf's format and arguments: a command to run,
                      // a file the output goes to (destructive)
     Setopt,          // args: the option's name [, its value]
+    Tracemem,        // args: the address, the size (a constant) [, the
+                     // bytes to show]
   } kind;
   std::vector<ExprPtr> args; // trace/exit: 1; printf: after the format;
                              // aggregate: the function's arguments;
@@ -265,7 +268,8 @@ struct Stmt {
   X(D_DECL_BFTYPE) X(D_OFFSETOF_BITFIELD) X(D_OFFSETOF_TYPE)                   \
   X(D_SIZEOF_BITFIELD) X(D_ADDROF_BITFIELD) X(D_ADDROF_VAR) X(D_DECL_VOIDOBJ)  \
   X(D_TYPE_MEMBER) X(D_XLATE_NONE) X(D_XLATE_MEMB) X(D_XLATE_INCOMPAT)        \
-  X(D_XLATE_SOU) X(D_XLATE_REDECL) X(D_OP_INCOMPLETE)
+  X(D_XLATE_SOU) X(D_XLATE_REDECL) X(D_OP_INCOMPLETE) X(D_TRACEMEM_SIZE)      \
+  X(D_TRACEMEM_ADDR)
 
 enum class DTag : u8 {
 #define MK_D_TAG_ENUM(t) t,
@@ -555,6 +559,8 @@ enum Op : u8 {
   OP_BCOPY,       // pop a size, a destination (alloca( )'s), a source
   OP_COPYIN,      // pop a size, an address: push a copy of those bytes in
                   // new alloca( ) bytes
+  OP_REC_MEM,     // imm = bytes: pop an address, record those bytes there
+                  // (as a string's length and bytes)
   OP_RET,
 };
 // OP_PUSH of a string literal: b = 1, c = its index in Program::strings.
@@ -589,6 +595,7 @@ struct Action {
     Speculate, Commit, Discard,           // recorded: the id (not Speculate)
     System, Freopen, // recorded as printf's, run by the consumer
     Setopt,          // recorded: the name [, the value] (strings)
+    Tracemem,        // recorded: the bytes to show, then the bytes
   } kind;
   std::vector<Type> types; // recorded values, in order
   const Format *fmt = nullptr;

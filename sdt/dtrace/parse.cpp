@@ -1176,6 +1176,18 @@ Result<void> Parser::stmt(ClauseAst &c) {
     c.stmts.push_back(std::move(s));
     return {};
   }
+  if (name.sval == "tracemem") {
+    s.kind = Stmt::Tracemem;
+    auto args = call_args();
+    if (!args)
+      return args.take_error();
+    if (args->size() < 2 || args->size() > 3)
+      return err(name.line, DTag::D_PROTO_LEN,
+                 proto_len("tracemem( )", args->size(), 2, 3));
+    s.args = std::move(*args);
+    c.stmts.push_back(std::move(s));
+    return {};
+  }
   if (name.sval == "setopt") {
     s.kind = Stmt::Setopt;
     auto args = call_args();

@@ -5,7 +5,8 @@
 # is expected; bcopy( ), copyin( ) and copyinto( ) fill alloca( )'s bytes.  Any other address is
 # read by a checked copy and never written: a bad address, a store
 # outside alloca( )'s bytes or scratch running out is DTrace's fault,
-# reported, and the ERROR clause runs.
+# reported, and the ERROR clause runs.  tracemem(p, size [, show]) records size
+# bytes (a constant) at p and prints show of them as DTrace's hex dump.
 # status: 1
 minikern> dtrace -q -n 'struct rec { int a; char b; long long c; int f : 5; } *r; BEGIN { r = alloca(sizeof(struct rec)); r->a = -5; r->b = 120; r->c = 1ll << 40; r->f = 31; r->a++; printf("%d %d %d %d %d %d\n", r->a, r->b, r->c, r->f, sizeof(*r), offsetof(struct rec, c)); exit(0); }'
 -4 120 1099511627776 -1 17 8
@@ -75,3 +76,21 @@ minikern> dtrace -n 'BEGIN { alloca("abc"); }'
 dtrace: invalid probe specifier BEGIN { alloca("abc"); }: alloca( ) argument #1 is incompatible with prototype:
 	prototype: size_t
 	 argument: string
+minikern> dtrace -q -n 'string t; BEGIN { t = "Linux version 6"; s = (char *)alloca(16); bcopy(t, s, 16); tracemem(s, 14); tracemem(s, 14, 2); tracemem(s, 14, 0); tracemem(s, 16, -1); exit(0); }'
+
+             0  1  2  3  4  5  6  7  8  9  a  b  c  d  e  f  0123456789abcdef
+         0: 4c 69 6e 75 78 20 76 65 72 73 69 6f 6e 20        Linux version 
+
+             0  1  2  3  4  5  6  7  8  9  a  b  c  d  e  f  0123456789abcdef
+         0: 4c 69                                            Li
+
+             0  1  2  3  4  5  6  7  8  9  a  b  c  d  e  f  0123456789abcdef
+         0: 4c 69 6e 75 78 20 76 65 72 73 69 6f 6e 20 36 00  Linux version 6.
+
+minikern> dtrace -q -n 'BEGIN { tracemem(0, 8); } ERROR { exit(0); }'
+dtrace: error in dt_clause_0 for probe ID 1 (dtrace:::BEGIN): invalid address (0x0) at BPF pc {{[0-9]+}}
+
+minikern> dtrace -n 'BEGIN { tracemem(1, -4); }'
+dtrace: invalid probe specifier BEGIN { tracemem(1, -4); }: tracemem( ) argument #2 must be a non-zero positive integral constant expression
+minikern> dtrace -n 'BEGIN { tracemem(1); }'
+dtrace: invalid probe specifier BEGIN { tracemem(1); }: tracemem( ) prototype mismatch: 1 arg passed, at least 2 expected
