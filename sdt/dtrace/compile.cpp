@@ -762,10 +762,7 @@ static u64 pointee_size(const CType &p) {
 static CType void_ptr() {
   CType v;
   v.is_void = true, v.bytes = 0, v.name = "void";
-  CType p;
-  p.pointer = true, p.is_signed = false, p.bytes = sizeof(void *);
-  p.name = "void *", p.pointee = std::make_shared<CType>(v);
-  return p;
+  return pointer_to(v);
 }
 
 std::optional<CType> Compiler::ptr_type(const Expr &e) {
@@ -817,13 +814,8 @@ std::optional<CType> Compiler::ptr_type(const Expr &e) {
     return std::nullopt;
   case Expr::Member: {
     auto p = place(e);
-    if (p && *p && (*p)->dim && (*p)->ptr) { // an array: its first element's
-      CType t;
-      t.pointer = true, t.is_signed = false, t.bytes = sizeof(void *);
-      t.name = (*p)->type.name + " *";
-      t.pointee = std::make_shared<CType>((*p)->type);
-      return t;
-    }
+    if (p && *p && (*p)->dim && (*p)->ptr) // an array: its first element's
+      return pointer_to((*p)->type);
     if (p && *p && (*p)->type.pointer)
       return (*p)->type;
     return std::nullopt;
@@ -915,10 +907,7 @@ Compiler::array_element(const Place &a, const Expr &index, int line) {
   auto cast = [&](ExprPtr kid, const CType &to) {
     auto c = std::make_unique<Expr>();
     c->kind = Expr::Cast, c->line = line, c->near = "(" + to.name + ")";
-    CType p;
-    p.pointer = true, p.is_signed = false, p.bytes = sizeof(void *);
-    p.name = to.name + " *", p.pointee = std::make_shared<CType>(to);
-    c->ctype = p;
+    c->ctype = pointer_to(to);
     c->kids.push_back(std::move(kid));
     return c;
   };

@@ -119,6 +119,8 @@ struct Sou {
   }
 };
 
+// A pointer to `t` ("int *", "char **").
+CType pointer_to(const CType &t);
 // The Type a value of C type `t` has once loaded (widened).
 Type value_type(const CType &t);
 

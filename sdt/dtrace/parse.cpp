@@ -49,6 +49,14 @@ const char *agg_fn_name(AggFn f) {
   return "?";
 }
 
+CType pointer_to(const CType &t) {
+  CType p;
+  p.pointer = true, p.is_signed = false, p.bytes = sizeof(void *);
+  p.name = t.name + (t.pointer ? "*" : " *");
+  p.pointee = std::make_shared<CType>(t);
+  return p;
+}
+
 u64 CType::size() const {
   return sou ? sou->size : pointer ? sizeof(void *) : string ? kDefaultStrSize
                                                              : bytes;
@@ -1219,14 +1227,6 @@ Result<void> Parser::stmt(ClauseAst &c) {
              "undefined function name: " + name.sval);
 }
 
-// A pointer to `t`.
-static CType pointer_to(const CType &t) {
-  CType p;
-  p.pointer = true, p.is_signed = false, p.bytes = sizeof(void *);
-  p.name = t.name + (t.pointer ? "*" : " *");
-  p.pointee = std::make_shared<CType>(t);
-  return p;
-}
 
 Result<CType> Parser::ctype(bool stars) {
   auto t = base_type();
