@@ -986,18 +986,28 @@ int Dtrace::enable(const Options &o) {
     // The command runs on this (the shell's) thread; records are drained
     // and printed while it runs, as DTrace does for its -c process.
     if (!c.exited()) {
-      // `done` tells the helper the command is over.
+      // `done` tells the helper the command is over.  The command starts
+      // once the helper runs: a thread still starting (in the C library,
+      // its signals blocked) when module code corrupts the process would
+      // kill it with no report.
       Mutex mu;
       std::condition_variable_any cv;
-      bool done = false;
+      bool done = false, running = false;
       std::thread drain([&] {
         MutexLock g(mu);
+        running = true;
+        cv.notify_all();
         while (!done) {
           cv.wait_for(mu, std::chrono::milliseconds(50));
           if (!done)
             c.drain();
         }
       });
+      {
+        MutexLock g(mu);
+        while (!running)
+          cv.wait(mu);
+      }
       k_.shell().run_line(o.cmd);
       {
         MutexLock g(mu);

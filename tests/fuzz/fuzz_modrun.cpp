@@ -28,8 +28,9 @@
 //   finding, unless the report has module code on its stack: then the
 //   kernel did what a module's bad pointer asked (a real kernel would
 //   corrupt itself or fault; the sanitizer stops first), counted but not a
-//   finding.  A child still running
-//   after kChildSeconds (module code that spins) is killed and counted.
+//   finding (module_asked() says which reports those are).  A child
+//   still running after kChildSeconds (module code that spins) is killed
+//   and counted.
 //
 // MK_FUZZ_VERBOSE=1 keeps the kernels' console and the child's stderr.
 #include "fuzz_kernel.h"
@@ -274,7 +275,11 @@ std::vector<std::string> invocations(const Shell::Command &c) {
 // epilogues, as a corrupted return does, or wrote into the shadow); or a
 // null or misaligned pointer used by the function of the module API it
 // was passed to (kernel/libkern*.cpp, kernel/linuxkpi/: the stack often
-// ends there, module code keeping no frame pointer).
+// ends there, module code keeping no frame pointer).  Likewise a heap
+// overflow at an address inside a live allocation: the shadow says
+// redzone where the allocator says in use, and only code the sanitizer
+// does not instrument writes the shadow (module code, or the runtime
+// itself run with the direction flag a module's `std` left set).
 bool module_asked(const std::string &err) {
   const bool asan = err.find("ERROR: AddressSanitizer") != std::string::npos;
   const size_t ub = err.find("runtime error:");
@@ -283,6 +288,9 @@ bool module_asked(const std::string &err) {
   if (err.find("(/memfd:minikern-arena") != std::string::npos ||
       err.find("(<unknown module>)") != std::string::npos ||
       err.find("is inside this variable") != std::string::npos)
+    return true;
+  if (err.find("AddressSanitizer: heap-buffer-overflow") != std::string::npos &&
+      err.find(" bytes inside of ") != std::string::npos)
     return true;
   if (ub == std::string::npos)
     return false;
@@ -412,15 +420,16 @@ void run_child(Fuzz &f, u8 panic_at) {
 
 } // namespace
 
-// Sanitizer reports with their stacks, for module_asked(), walked with
-// the call-frame information rather than frame pointers: the kernel
-// function a module called names its caller's address even if the
-// module's code keeps no frame pointer.
+// Sanitizer reports with their stacks, for module_asked(), walked by
+// frame pointers: the kernel function a module called keeps one, so its
+// caller's address (module code) is the next frame.  The walk through
+// call-frame information instead can fault inside the report on a
+// module's frames, and the sanitizer then exits with no verdict.
 extern "C" const char *__ubsan_default_options() {
-  return "print_stacktrace=1:fast_unwind_on_fatal=0";
+  return "print_stacktrace=1";
 }
 extern "C" const char *__asan_default_options() {
-  return "fast_unwind_on_fatal=0";
+  return "fast_unwind_on_fatal=1";
 }
 
 extern "C" int LLVMFuzzerInitialize(int *, char ***) {
