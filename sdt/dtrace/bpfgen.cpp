@@ -51,7 +51,9 @@ int depth_effect(const Insn &in, const Program &p) {
   case OP_PUSH: case OP_ARG: case OP_STRARG: case OP_VAR: case OP_DUP:
   case OP_STACK: case OP_SPECULATION:
     return 1;
-  case OP_STRINGOF: case OP_NEG: case OP_BNOT: case OP_LNOT:
+  case OP_STRINGOF:
+    return in.b ? -1 : 0;
+  case OP_NEG: case OP_BNOT: case OP_LNOT:
   case OP_BOOL: case OP_TRUNC32: case OP_SEXT: case OP_ZEXT: case OP_JMP:
   case OP_RESERVE: case OP_COUNT0: case OP_COMMIT: case OP_RET:
   case OP_BOUNDS: case OP_ALLOCA: case OP_LOAD:
@@ -243,6 +245,12 @@ Result<void> Lowering::insn(const dt::Insn &in, size_t pc) {
   case OP_STRARG:
   case OP_STRINGOF: {
     const u32 k = nscratch_++;
+    // copyinstr(addr, max): at most max bytes (the helper keeps to the
+    // buffer's strsize).
+    if (in.op == OP_STRINGOF && in.b)
+      pop(5);
+    else
+      put(mov64i(5, (i32)p_.str_chars()));
     if (in.op == OP_STRARG)
       ctx_field(3, offsetof(FireCtx, arg) + 8 * in.a);
     else

@@ -36,7 +36,7 @@ constexpr u32 kEcbCtxWords = 6; // probe, epid, str[4]
 
 // The consumer's helpers, by id (after Linux's map helpers 1-3).
 enum BpfHelperId : u32 {
-  H_COPYIN = 100,   // (dst, size, addr, action): 0, or 1 after a fault
+  H_COPYIN = 100,   // (dst, size, addr, action, max): 0, or 1 after a fault
   H_TIMESTAMP,      // (): ns, the same for one run
   H_WALLTIMESTAMP,  // (): ns since the epoch
   H_FAULT,          // (kind, addr, action): records the error

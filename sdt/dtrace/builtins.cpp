@@ -37,7 +37,7 @@ constexpr ArgT I = ArgT::Int, S = ArgT::Str;
 const BuiltinFn kBuiltins[] = {
     // name, nargs, required, argument types, defaults, result, how, lib, flags, host[, helper]
     {"stringof", 1, 1, {ArgT::Addr}, {}, Type::String, BuiltinFn::CopyIn, nullptr, 0, nullptr},
-    {"copyinstr", 1, 1, {ArgT::Addr}, {}, Type::String, BuiltinFn::CopyIn, nullptr, 0, nullptr},
+    {"copyinstr", 2, 1, {ArgT::Addr, I}, {}, Type::String, BuiltinFn::CopyIn, nullptr, 0, nullptr},
     {"stack", 1, 0, {I}, {}, Type::Stack, BuiltinFn::Stack, nullptr, 0, nullptr},
     {"speculation", 0, 0, {}, {}, Type::Int32, BuiltinFn::Speculation, nullptr, 0, nullptr},
     // Memory: alloca(size) is a void *, bcopy(src, dst, size) fills it.

@@ -361,6 +361,8 @@ void merge_options(Pragmas &to, const Pragmas &from) {
     to.specsize = from.specsize;
   if (from.scratchsize)
     to.scratchsize = from.scratchsize;
+  if (from.printsize)
+    to.printsize = from.printsize;
 }
 
 // -C: the script through the C preprocessor (cpp, as DTrace runs it),

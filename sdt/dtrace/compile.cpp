@@ -288,6 +288,8 @@ private:
       return -1;
     case OP_BOUNDS: case OP_ALLOCA: case OP_LOAD:
       return 0;
+    case OP_STRINGOF:
+      return b ? -1 : 0;
     case OP_STORE: case OP_BCOPY:
       return -2;
     case OP_COPYIN:
@@ -2032,7 +2034,7 @@ Result<Type> Compiler::call(const Expr &e) {
   }
   if (f->how == BuiltinFn::CopyIn) {
     MK_TRY(take_scratch(e));
-    emit(OP_STRINGOF);
+    emit(OP_STRINGOF, 0, e.kids.size() > 1 ? 1 : 0); // copyinstr(a, max)
     return Type::String;
   }
   if (f->flags & BF_DST)
@@ -2230,7 +2232,7 @@ Result<void> Compiler::clause(size_t ci) {
     ++action;
     cc.action_at.resize(here(), (u8)(action - 1));
     const bool records_data = s.kind == Stmt::Trace || s.kind == Stmt::Tracemem ||
-                              s.kind == Stmt::Printf ||
+                              s.kind == Stmt::Print || s.kind == Stmt::Printf ||
                               s.kind == Stmt::Printa || s.kind == Stmt::System;
     MK_TRY(speculation_order(s, records_data, speculates, ends_spec, recorded));
     recorded |= records_data;
@@ -2414,6 +2416,35 @@ Result<void> Compiler::clause(size_t ci) {
       emit(OP_REC_MEM, 0, 0, 0, (i64)n);
       size += 8 + (i64)((n + 7) & ~(u64)7);
       a.types.push_back(Type::String);
+      prog_.memory_used = true;
+      break;
+    }
+    case Stmt::Print: {
+      // print(p): the address, then the bytes of the object p points to
+      // (at most kMaxPrint), shown by its type when the record is read.
+      a.kind = Action::Print;
+      auto at = type_of(*s.args[0]);
+      if (!at)
+        return at.take_error();
+      const auto pt = ptr_type(*s.args[0]);
+      if (!pt || !pt->pointee)
+        return sem(DTag::D_PROTO_ARG, s.line,
+                   proto_arg("print( )", 1, "void *", type_name(*at)));
+      const CType &obj = *pt->pointee;
+      if (obj.size() == 0)
+        return sem(DTag::D_PRINT_SIZE, s.line,
+                   "print( ) argument #1 reference has type '" + obj.name +
+                       "' with size 0; cannot print( ) it.");
+      MK_TRY(expr(*s.args[0]));
+      emit(OP_DUP);
+      rec(Type::Int64);
+      a.types.push_back(Type::Int64);
+      const u64 n = std::min<u64>(obj.size(), kMaxPrint);
+      emit(OP_REC_MEM, 0, 0, 0, (i64)n);
+      size += 8 + (i64)((n + 7) & ~(u64)7);
+      a.types.push_back(Type::String);
+      prog_.printed.push_back(obj);
+      a.object = &prog_.printed.back();
       prog_.memory_used = true;
       break;
     }
@@ -2638,6 +2669,7 @@ Result<std::unique_ptr<Program>>
 compile(ProgramAst &ast, const std::vector<std::vector<ProbeInfo>> &matched) {
   auto prog = std::make_unique<Program>();
   prog->pragmas = ast.pragmas;
+  prog->types = ast.types;
   Compiler c(ast, matched, *prog);
   MK_TRY(c.run());
   return prog;

@@ -369,10 +369,12 @@ struct BpfRuntime {
                l.depth, (u32)(site >> 8));
   }
 
-  static u64 copyin(u64 dst, u64 size, u64 addr, u64 site, u64, RunCtx *rc) {
+  // A string of at most `max` characters into `size` bytes at dst.
+  static u64 copyin(u64 dst, u64 size, u64 addr, u64 site, u64 max,
+                    RunCtx *rc) {
     BpfLane &l = lane(rc);
     if (copy_string_in(l.c->pid_, (uintptr_t)addr, (char *)(uintptr_t)dst,
-                       (size_t)size))
+                       (size_t)std::min(size - 1, max) + 1))
       return 0;
     fault(l, FLT_BADADDR, addr, site);
     return 1;
@@ -690,7 +692,7 @@ struct BpfRuntime {
       return x;
     };
     return {
-        h(H_COPYIN, "dt_copyin", copyin, {ArgType::MemW, ArgType::Size, S, S}),
+        h(H_COPYIN, "dt_copyin", copyin, {ArgType::MemW, ArgType::Size, S, S, S}),
         h(H_TIMESTAMP, "dt_timestamp", timestamp, {}),
         h(H_WALLTIMESTAMP, "dt_walltimestamp", walltimestamp, {}),
         h(H_FAULT, "dt_fault", fault_h, {S, S, S}),
@@ -1560,9 +1562,12 @@ op_arg:
   NEXT;
 op_strarg:
 op_stringof: {
+  size_t n = prog_->str_chars();
+  if (in->op == OP_STRINGOF && in->b) // copyinstr(addr, max)
+    n = std::min<u64>((u64)st[--sp], n);
   uintptr_t a = in->op == OP_STRARG ? args[in->a] : (uintptr_t)st[--sp];
   char *dst = ts->scratch[depth][nscratch++];
-  if (!copy_string_in(pid_, a, dst, prog_->str_chars() + 1)) {
+  if (!copy_string_in(pid_, a, dst, n + 1)) {
     fail(FLT_BADADDR, (u64)a);
     return;
   }
@@ -1977,7 +1982,7 @@ Result<void> Consumer::setopt(const std::string &name, const std::string &v,
     return yes_no(p.aggsortkey);
   if (name == "aggsortrev")
     return yes_no(p.aggsortrev);
-  if (name == "aggsortpos" || name == "aggsortkeypos") {
+  if (name == "aggsortpos" || name == "aggsortkeypos" || name == "printsize") {
     auto r = set_option(p, name, v);
     if (!r)
       return r.take_error();
@@ -2239,6 +2244,14 @@ void Consumer::process(const u8 *rec, u32 state, std::string &out) {
                                                              : (size_t)show;
       if (n)
         out += raw_bytes(bytes.s, n);
+      break;
+    }
+    case Action::Print: {
+      const u64 addr = (u64)value(Type::Int64).i;
+      const Value bytes = value(Type::String);
+      const u32 shown = prog_->pragmas.printsize ? prog_->pragmas.printsize
+                                                 : kDefaultPrintSize;
+      out += print_object(*a.object, addr, bytes.s, shown);
       break;
     }
     case Action::Setopt: {

@@ -52,6 +52,8 @@ constexpr u32 kMaxScratch = 32;   // strings made or copied in by one clause
 constexpr u32 kDefaultScratchSize = 256; // alloca( )'s bytes per clause
 constexpr u32 kMaxScratchSize = 65536;   // the scratchsize option's most
 constexpr u32 kMaxTracemem = 4096;       // bytes one tracemem( ) records
+constexpr u32 kDefaultPrintSize = 8192;  // bytes print( ) shows, as DTrace's
+constexpr u32 kMaxPrint = 65536;         // and records at most
 constexpr int kQuantBuckets = 127; // DTrace's quantize(): -2^62 .. 2^62
 constexpr int kQuantZero = 63;    // the bucket of 0
 constexpr u32 kStackFrames = 20;  // stack( ) without a count, as DTrace's
@@ -82,6 +84,8 @@ struct CType {
   bool pointer = false;
   std::shared_ptr<const CType> pointee; // a pointer's
   bool is_void = false; // void: only the base of a pointer
+  // An enum's enumerators, for print( ) (their names by value).
+  std::shared_ptr<const std::vector<std::pair<std::string, i64>>> enumerators;
   u64 size() const;     // sizeof
   u32 align() const;    // in bytes
   bool same(const CType &o) const {
@@ -217,6 +221,7 @@ struct Stmt {
     Setopt,          // args: the option's name [, its value]
     Tracemem,        // args: the address, the size (a constant) [, the
                      // bytes to show]
+    Print,           // args: a pointer; the object, shown by its type
   } kind;
   std::vector<ExprPtr> args; // trace/exit: 1; printf: after the format;
                              // aggregate: the function's arguments;
@@ -271,7 +276,7 @@ struct Stmt {
   X(D_SIZEOF_BITFIELD) X(D_ADDROF_BITFIELD) X(D_ADDROF_VAR) X(D_DECL_VOIDOBJ)  \
   X(D_TYPE_MEMBER) X(D_XLATE_NONE) X(D_XLATE_MEMB) X(D_XLATE_INCOMPAT)        \
   X(D_XLATE_SOU) X(D_XLATE_REDECL) X(D_OP_INCOMPLETE) X(D_TRACEMEM_SIZE)      \
-  X(D_TRACEMEM_ADDR)
+  X(D_TRACEMEM_ADDR) X(D_PRINT_SIZE)
 
 enum class DTag : u8 {
 #define MK_D_TAG_ENUM(t) t,
@@ -320,6 +325,7 @@ struct Pragmas {
   u64 specsize = 0;       // bytes each (0: not set, bufsize's default)
   u32 strsize = 0; // 0: not set
   u32 scratchsize = 0; // alloca( )'s bytes per clause (0: not set)
+  u32 printsize = 0;   // bytes print( ) shows (0: not set, kDefaultPrintSize)
   bool destructive = false; // destructive actions allowed (-w)
   bool rawbytes = false;    // trace( ) of a string dumps its bytes
 };
@@ -331,7 +337,7 @@ std::optional<bool> bool_option(const std::string &v);
 
 // Set one of the options that both `#pragma D option` and `-x` name:
 // aggsortkey, aggsortrev, aggsortpos, aggsortkeypos, nspec, specsize,
-// scratchsize.
+// scratchsize, printsize.
 // False if `name` is none of them; an error if its value is bad.
 Result<bool> set_option(Pragmas &p, const std::string &name,
                         const std::string &value);
@@ -598,11 +604,13 @@ struct Action {
     System, Freopen, // recorded as printf's, run by the consumer
     Setopt,          // recorded: the name [, the value] (strings)
     Tracemem,        // recorded: the bytes to show, then the bytes
+    Print,           // recorded: the address, then the object's bytes
   } kind;
   std::vector<Type> types; // recorded values, in order
   const Format *fmt = nullptr;
   u32 agg = 0;
   std::vector<u32> aggs; // printa: every aggregation printed (agg first)
+  const CType *object = nullptr; // print: the type it shows (Program's)
 };
 
 struct CompiledClause {
@@ -678,6 +686,10 @@ struct Program {
   u32 scratch_size() const {
     return pragmas.scratchsize ? pragmas.scratchsize : kDefaultScratchSize;
   }
+  // What print( )'s types point to: the structs and unions of the
+  // program's text, and the printed types themselves.
+  std::vector<std::shared_ptr<const Sou>> types;
+  std::deque<CType> printed;
   // alloca( ), a load or a store through a pointer is used: the BPF
   // engine runs them (the old interpreter has none).
   bool memory_used = false;
@@ -711,6 +723,11 @@ std::string flow_prefix(int cpu, int indent, Flow flow, const std::string &func,
 // The rawbytes option's trace( ) of a string: its first `n` bytes (NULs
 // after its end) as a hex dump, 16 to a row, as DTrace prints one.
 std::string raw_bytes(const std::string &s, size_t n);
+// print( )'s text of the object of type `t` at `addr`, whose bytes are
+// `bytes`: its members as DTrace shows them ("(struct s) {", ".a =
+// (int)1,", zero members left out), up to `shown` bytes of it.
+std::string print_object(const CType &t, u64 addr, const std::string &bytes,
+                         u64 shown);
 // trace( )'s text of an integer: as DTrace prints one of its type, or
 // bare with -q.
 std::string trace_int(const Value &v, bool quiet);

@@ -877,4 +877,156 @@ std::string trace_int(const Value &v, bool quiet) {
                           (unsigned long long)u);
 }
 
+// ---- print( ) ----------------------------------------------------------
+
+namespace {
+
+constexpr int kPrintIndent = 44; // DTrace's column for the first line
+constexpr int kPrintDepth = 10;  // nesting shown, then "..."
+
+// One walk over an object, member by member, in declaration order.  A
+// struct's closing brace is written lazily, when the walk next comes back
+// to a shallower member or ends, as DTrace's output has it ("...", where
+// the shown bytes end, comes before the braces it leaves open).
+struct ObjectWalk {
+  const std::string &data;
+  u64 shown;
+  std::string &out;
+  bool sou_at[kPrintDepth + 1] = {}; // the last node shown at each depth
+  int last = 0;                      // the depth shown last
+
+  void line(int depth, const std::string &s) {
+    out.append((size_t)(kPrintIndent + depth), ' ');
+    out += s;
+    out += '\n';
+  }
+  // Closes the braces opened deeper than `depth`.
+  void close_to(int depth) {
+    if (!sou_at[depth])
+      return;
+    if (depth == 0 && last == 0)
+      last = 1; // an empty top-level struct still closes
+    for (int i = last - depth; i > 0; i--) {
+      line(depth + i - 1, (depth > 0 || i > 1) ? "}," : "}");
+      last = depth;
+    }
+  }
+  u8 byte(u64 at) const { return at < data.size() ? (u8)data[at] : 0; }
+  bool zero(u64 at, u64 n) const {
+    for (u64 i = at; i < at + n && i < data.size(); i++)
+      if (data[i])
+        return false;
+    return true;
+  }
+  u64 word(u64 at, u32 n) const {
+    u64 v = 0;
+    for (u32 i = 0; i < n && i < 8; i++)
+      v |= (u64)byte(at + i) << (8 * i);
+    return v;
+  }
+  // An integer, enum or pointer's text, "" for a zero bitfield.
+  std::string scalar(const CType &t, const std::string &tn, u64 bitoff,
+                     u8 bits) const {
+    const u64 at = bitoff / 8;
+    if (t.pointer)
+      return strf("(%s)0x%llx,", tn.c_str(),
+                  (unsigned long long)word(at, t.bytes));
+    if (t.enumerators) {
+      const i64 v = (i32)(u32)word(at, 4);
+      for (const auto &[name, value] : *t.enumerators)
+        if (value == v)
+          return "(" + tn + ")" + name + ",";
+      return strf("(%s)%lld,", tn.c_str(), (long long)v);
+    }
+    u64 u;
+    unsigned width = t.bytes * 8;
+    if (bits) {
+      u = word(at, 8) >> (bitoff % 8);
+      u = bits < 64 ? u & ((1ull << bits) - 1) : u;
+      width = bits;
+      if (!u)
+        return "";
+    } else {
+      u = word(at, t.bytes);
+    }
+    if (width == 64 && !t.is_signed)
+      return strf("(%s)%llu,", tn.c_str(), (unsigned long long)u);
+    i64 v = (i64)u;
+    if (t.is_signed && width < 64 && (u >> (width - 1)) & 1)
+      v = (i64)(u | ~((1ull << width) - 1));
+    if (tn == "char" && !bits)
+      return strf("(%s)'%c',", tn.c_str(), (char)v);
+    return strf("(%s)%lld,", tn.c_str(), (long long)v);
+  }
+  // Shows one node: the object (depth 0) or a member or element of it.
+  // False once the shown bytes or the depth ran out.
+  bool visit(const std::string *member, const CType &t, u32 dim, u8 bits,
+             u64 bitoff, int depth) {
+    const u64 at = bitoff / 8;
+    if (at >= shown || depth >= kPrintDepth) {
+      line(depth, "...");
+      return false;
+    }
+    if (last > depth)
+      close_to(depth);
+    const bool sou = t.sou && !t.pointer && !dim;
+    const u64 size = t.size() * (dim ? dim : 1);
+    // Zero members are left out (a zero struct's members are walked, all
+    // zero but for where the shown bytes end).
+    const bool hidden = depth > 0 && !bits && zero(at, size);
+    std::string tn = t.name;
+    if (dim)
+      tn += strf(" [%u]", dim);
+    const std::string name = member ? "." + *member + " = " : "";
+    if (!hidden) {
+      sou_at[depth] = sou;
+      last = depth;
+    }
+    if (sou) {
+      if (!hidden)
+        line(depth, name + "(" + tn + ") {");
+      for (const Field &f : t.sou->fields)
+        if (!visit(&f.name, f.type, f.dim, f.bits, bitoff + f.off, depth + 1))
+          return false;
+      return true;
+    }
+    if (hidden)
+      return true;
+    if (!dim) {
+      const std::string v = scalar(t, tn, bitoff, bits);
+      if (!v.empty())
+        line(depth, name + v);
+      return true;
+    }
+    line(depth, name + "(" + tn + ") [");
+    // The elements, each a node one deeper; a char array ends at its NUL.
+    const bool chars = t.bytes == 1 && !t.pointer && !t.sou &&
+                       !t.enumerators && t.name != "bool" && t.name != "_Bool";
+    ObjectWalk elems{data, shown, out};
+    for (u32 i = 0; i < dim; i++) {
+      const u64 eoff = bitoff + (u64)i * t.size() * 8;
+      if (chars && !byte(eoff / 8))
+        break;
+      if (!elems.visit(nullptr, t, 0, 0, eoff, depth + 1))
+        return false;
+    }
+    if (elems.last > depth + 1)
+      elems.close_to(depth + 1);
+    line(depth, "],");
+    return true;
+  }
+};
+
+} // namespace
+
+std::string print_object(const CType &t, u64 addr, const std::string &bytes,
+                         u64 shown) {
+  std::string out =
+      addr ? strf("0x%llx = *\n", (unsigned long long)addr) : "(nil) = *\n";
+  ObjectWalk w{bytes, std::min<u64>(shown, t.size()), out};
+  w.visit(nullptr, t, 0, 0, 0, 0);
+  w.close_to(0);
+  return out;
+}
+
 } // namespace mk::dt

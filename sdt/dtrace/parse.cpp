@@ -100,6 +100,9 @@ const struct {
     {"processorid_t", 4, true}, {"bool", 1, false},     {"_Bool", 1, false},
     // Linux's short names (<linux/types.h>), which its D programs use.
     {"uint", 4, false},       {"ushort", 2, false},     {"ulong", sizeof(long), false},
+    {"__u8", 1, false},       {"__s8", 1, true},        {"__u16", 2, false},
+    {"__s16", 2, true},       {"__u32", 4, false},      {"__s32", 4, true},
+    {"__u64", 8, false},      {"__s64", 8, true},
 };
 
 CType int_type() {
@@ -267,8 +270,9 @@ private:
   Result<ExprPtr> ternary();
   // enum [tag] { A [= constant], ... }: each enumerator an int constant
   // (an inline); tok_ is at the '{'.
-  Result<void> enum_body(const std::string &tag);
-  std::set<std::string> enum_tags_;
+  using Enumerators = std::vector<std::pair<std::string, i64>>;
+  Result<std::shared_ptr<const Enumerators>> enum_body(const std::string &tag);
+  std::map<std::string, std::shared_ptr<const Enumerators>> enums_; // by tag
   Result<ExprPtr> binary(int level);
   Result<ExprPtr> unary();
   Result<ExprPtr> primary();
@@ -1196,6 +1200,18 @@ Result<void> Parser::stmt(ClauseAst &c) {
     c.stmts.push_back(std::move(s));
     return {};
   }
+  if (name.sval == "print") {
+    s.kind = Stmt::Print;
+    auto args = call_args();
+    if (!args)
+      return args.take_error();
+    if (args->size() != 1)
+      return err(name.line, DTag::D_PROTO_LEN,
+                 proto_len("print( )", args->size(), 1, 1));
+    s.args = std::move(*args);
+    c.stmts.push_back(std::move(s));
+    return {};
+  }
   if (name.sval == "setopt") {
     s.kind = Stmt::Setopt;
     auto args = call_args();
@@ -1289,12 +1305,18 @@ Result<CType> Parser::base_type() {
       tag = tok_.sval;
       MK_TRY(advance());
     }
-    if (is(T_LBRACE))
-      MK_TRY(enum_body(tag));
-    else if (tag.empty() || !enum_tags_.count(tag))
+    if (is(T_LBRACE)) {
+      auto body = enum_body(tag);
+      if (!body)
+        return body.take_error();
+      t.enumerators = *body;
+    } else if (tag.empty() || !enums_.count(tag)) {
       return err(first.line, DTag::D_DECL_INCOMPLETE,
                  "incomplete struct/union/enum enum " + tag);
-    t.bytes = 4, t.is_signed = true, t.name = "enum " + tag;
+    } else {
+      t.enumerators = enums_[tag];
+    }
+    t.bytes = 4, t.is_signed = true, t.name = tag.empty() ? "enum" : "enum " + tag;
     return t;
   }
   if (w == "float" || w == "double")
@@ -1734,20 +1756,29 @@ Result<void> Parser::decl(ProgramAst &prog) {
   }
 }
 
+// An expression statement; `a = 1, b = 2;` (C's comma operator, its value
+// unused) is one statement per operand, in order.
 Result<void> Parser::expr_stmt(ClauseAst &c, Stmt &s) {
-  auto e = expr();
-  if (!e)
-    return e.take_error();
-  if ((*e)->kind == Expr::Assign) {
-    s.kind = Stmt::Assign;
-    s.args.push_back(std::move((*e)->kids[0]));
-    s.args.push_back(std::move((*e)->kids[1]));
-  } else {
-    s.kind = Stmt::Eval;
-    s.args.push_back(std::move(*e));
+  const int line = s.line;
+  for (;;) {
+    auto e = expr();
+    if (!e)
+      return e.take_error();
+    if ((*e)->kind == Expr::Assign) {
+      s.kind = Stmt::Assign;
+      s.args.push_back(std::move((*e)->kids[0]));
+      s.args.push_back(std::move((*e)->kids[1]));
+    } else {
+      s.kind = Stmt::Eval;
+      s.args.push_back(std::move(*e));
+    }
+    c.stmts.push_back(std::move(s));
+    if (!is(T_COMMA))
+      return {};
+    MK_TRY(advance());
+    s = Stmt{};
+    s.line = line;
   }
-  c.stmts.push_back(std::move(s));
-  return {};
 }
 
 Result<ExprPtr> Parser::make_assign(ExprPtr v, const Token &op, ExprPtr value,
@@ -1878,12 +1909,14 @@ static std::optional<i64> fold(const Expr &e) {
   }
 }
 
-Result<void> Parser::enum_body(const std::string &tag) {
+Result<std::shared_ptr<const Parser::Enumerators>>
+Parser::enum_body(const std::string &tag) {
   Nest nest(nest_); // an enumerator's value may hold another enum
   MK_TRY(check_nest());
-  if (!tag.empty() && enum_tags_.count(tag))
+  if (!tag.empty() && enums_.count(tag))
     return err(tok_.line, DTag::D_DECL_TYPERED, "type redeclared: enum " + tag);
   MK_TRY(advance()); // past '{'
+  auto list = std::make_shared<Enumerators>();
   i64 next = 0;
   while (!is(T_RBRACE)) {
     if (!is(T_IDENT))
@@ -1913,6 +1946,7 @@ Result<void> Parser::enum_body(const std::string &tag) {
     auto c = node(Expr::Int, name);
     c->ival = v;
     inlines_[name.sval] = {int_type(), std::move(c)};
+    list->emplace_back(name.sval, v);
     next = v + 1;
     if (is(T_COMMA))
       MK_TRY(advance());
@@ -1920,8 +1954,9 @@ Result<void> Parser::enum_body(const std::string &tag) {
       return syntax(tok_);
   }
   if (!tag.empty())
-    enum_tags_.insert(tag);
-  return advance(); // past '}'
+    enums_[tag] = list;
+  MK_TRY(advance()); // past '}'
+  return std::shared_ptr<const Enumerators>(list);
 }
 
 Result<ExprPtr> Parser::ternary() {
@@ -2245,7 +2280,8 @@ Result<ExprPtr> Parser::primary() {
   if (is(T_LPAREN)) {
     const BuiltinFn *f = find_builtin(n);
     if (!f) {
-      if (n == "trace" || n == "printf" || n == "printa" || n == "exit")
+      if (n == "trace" || n == "printf" || n == "printa" || n == "exit" ||
+          n == "print")
         return err(t.line, DTag::D_OP_ACT, n + "( ) is an action, not a value");
       return err(t.line, DTag::D_FUNC_UNDEF, "undefined function name: " + n);
     }
@@ -2627,6 +2663,15 @@ Result<bool> set_option(Pragmas &p, const std::string &name,
     if (!v)
       return v.take_error();
     p.scratchsize = (u32)*v;
+    return true;
+  }
+  if (name == "printsize") {
+    // As DTrace's: a size; 0 or above 64 KiB is the default; in 8 bytes.
+    auto v = value == "0" ? Result<u64>(0) : parse_size(value);
+    if (!v)
+      return error("invalid value for option printsize: " + v.error().message);
+    const u64 n = *v == 0 || *v > kMaxPrint ? kDefaultPrintSize : *v;
+    p.printsize = (u32)((n + 7) & ~(u64)7);
     return true;
   }
   if (name == "specsize") {
