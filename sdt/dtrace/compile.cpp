@@ -23,7 +23,9 @@ namespace mk::dt {
 
 namespace {
 
-bool is_int(Type t) { return t != Type::String && t != Type::Stack; }
+bool is_int(Type t) {
+  return t != Type::String && t != Type::Stack && t != Type::Void;
+}
 // 1- and 2-byte values, which C promotes to int before it computes.
 bool is_small(Type t) {
   return t == Type::Int8 || t == Type::Int16 || t == Type::UInt8 ||
@@ -67,6 +69,7 @@ const char *type_name(Type t) {
   case Type::Int16: return "int16_t";
   case Type::UInt8: return "uint8_t";
   case Type::UInt16: return "uint16_t";
+  case Type::Void: return "void";
   }
   return "?";
 }
@@ -1442,6 +1445,8 @@ Result<Type> Compiler::expr(const Expr &e) {
       return p.take_error();
     return load(**p, e.line);
   }
+  case Expr::Void:
+    return sem(DTag::D_OP_ACT, e.line, e.name + "( ) is an action, not a value");
   case Expr::Xlate:
     return sem(DTag::D_OP_SOU, e.line,
                "a translated " + e.ctype.name + " is read by its members "
@@ -1659,7 +1664,8 @@ Result<Type> Compiler::expr(const Expr &e) {
                  "operator & is not supported: D here has no addresses of "
                  "its own");
     }
-    auto t = expr(*e.kids[0]);
+    auto t = e.kids[0]->kind == Expr::Void ? Result<Type>(Type::Void)
+                                           : expr(*e.kids[0]);
     if (!t)
       return t;
     if (!is_int(*t))
@@ -1677,6 +1683,9 @@ Result<Type> Compiler::expr(const Expr &e) {
     return *t; // in 64 bits, narrowed where stored (see promote( ))
   }
   case Expr::Ternary: {
+    if (e.kids[1]->kind == Expr::Void || e.kids[2]->kind == Expr::Void)
+      return sem(DTag::D_OP_ACT, e.line,
+                 "action cannot be used in a conditional context");
     auto c = expr(*e.kids[0]);
     if (!c)
       return c;
@@ -2004,6 +2013,13 @@ Result<Type> Compiler::call(const Expr &e) {
   for (size_t i = 0; i < e.kids.size(); i++) {
     const Expr &k = *e.kids[i];
     const ArgT want = f->args[i];
+    if (k.kind == Expr::Void)
+      return f->how == BuiltinFn::CopyIn && e.name == "stringof"
+                 ? sem(DTag::D_STRINGOF_TYPE, e.line,
+                       "cannot apply stringof to a value of type void")
+                 : sem(DTag::D_PROTO_ARG, e.line,
+                       proto_arg(std::string(f->name) + "( )", i + 1,
+                                 want == ArgT::Int ? "int" : "char *", "void"));
     // NULL where a string may be absent: strtok(NULL, ",").
     if (want == ArgT::StrOrNull && k.kind == Expr::Int && k.ival == 0) {
       emit(OP_PUSH, 0, 0, 0, 0);
@@ -2240,7 +2256,11 @@ Result<void> Compiler::clause(size_t ci) {
     switch (s.kind) {
     case Stmt::Trace:
     case Stmt::Exit: {
-      auto t = expr(*s.args[0]);
+      if (s.kind == Stmt::Trace && s.args[0]->kind == Expr::Void)
+        return sem(DTag::D_TRACE_VOID, s.line,
+                   "trace( ) may not be applied to a void expression");
+      auto t = s.args[0]->kind == Expr::Void ? Result<Type>(Type::Void)
+                                             : expr(*s.args[0]);
       if (!t)
         return t.take_error();
       a.kind = s.kind == Stmt::Trace ? Action::Trace : Action::Exit;
@@ -2297,6 +2317,10 @@ Result<void> Compiler::clause(size_t ci) {
       }
       for (size_t i = 0; i < s.args.size(); i++) {
         const Expr &e = *s.args[i];
+        if (e.kind == Expr::Void) { // for check_format( )'s message
+          a.types.push_back(Type::Void);
+          continue;
+        }
         auto t = expr(e);
         if (!t)
           return t.take_error();
@@ -2311,6 +2335,9 @@ Result<void> Compiler::clause(size_t ci) {
         a.types.push_back(*t);
       }
       MK_TRY(check_format(s, *a.fmt, a.types, false));
+      for (const ExprPtr &e : s.args)
+        if (e->kind == Expr::Void) // an extra argument, no conversion's
+          MK_TRY(expr(*e));
       break;
     }
     case Stmt::Printa: {

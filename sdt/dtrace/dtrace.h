@@ -67,7 +67,8 @@ constexpr u32 kMaxStackFrames = 31; // a stack and its count fill a scratch
 // 64 bits), strings, and kernel stacks (stack( ): traced, or an
 // aggregation key).
 enum class Type : u8 {
-  Int32, Int64, String, Stack, UInt32, UInt64, Int8, Int16, UInt8, UInt16
+  Int32, Int64, String, Stack, UInt32, UInt64, Int8, Int16, UInt8, UInt16,
+  Void, // an action's (no value: only named in errors)
 };
 
 // A C type a declaration, a cast or sizeof names: an integer of 1, 2, 4 or
@@ -182,6 +183,8 @@ struct Expr {
     Member,   // kids[0].name: a member of a struct or union variable
               // (ival = 1: kids[0]->name, through a pointer)
     Xlate,    // xlate<ctype>(kids[0]): a translator's output
+    Void,     // name(...): an action where a value goes (an error, in
+              // the words of the context the compiler finds it in)
   } kind;
   ExprOp op = X_ADD; // Unary, Binary
   i64 ival = 0;
@@ -276,7 +279,7 @@ struct Stmt {
   X(D_SIZEOF_BITFIELD) X(D_ADDROF_BITFIELD) X(D_ADDROF_VAR) X(D_DECL_VOIDOBJ)  \
   X(D_TYPE_MEMBER) X(D_XLATE_NONE) X(D_XLATE_MEMB) X(D_XLATE_INCOMPAT)        \
   X(D_XLATE_SOU) X(D_XLATE_REDECL) X(D_OP_INCOMPLETE) X(D_TRACEMEM_SIZE)      \
-  X(D_TRACEMEM_ADDR) X(D_PRINT_SIZE)
+  X(D_TRACEMEM_ADDR) X(D_PRINT_SIZE) X(D_VAR_UNDEF)
 
 enum class DTag : u8 {
 #define MK_D_TAG_ENUM(t) t,

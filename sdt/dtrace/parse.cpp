@@ -1808,6 +1808,13 @@ Result<ExprPtr> Parser::make_assign(ExprPtr v, const Token &op, ExprPtr value,
   for (const auto &c : compound) {
     if (c.t != op.kind)
       continue;
+    // v op= x reads v: a global must have been declared or assigned in
+    // the text before it, as DTrace requires.
+    if (op.kind != T_INC && op.kind != T_DEC && root == v.get() &&
+        root->kind == Expr::Variable && root->scope == VarScope::Global &&
+        root->kids.empty() && !global_writes_.count(root->name))
+      return err(op.line, DTag::D_VAR_UNDEF,
+                 root->name + " has not yet been declared or assigned");
     // v op= x is v = v op x, v's keys computed again.
     auto b = node(Expr::Binary, op);
     b->op = c.op;
@@ -2281,8 +2288,19 @@ Result<ExprPtr> Parser::primary() {
     const BuiltinFn *f = find_builtin(n);
     if (!f) {
       if (n == "trace" || n == "printf" || n == "printa" || n == "exit" ||
-          n == "print")
-        return err(t.line, DTag::D_OP_ACT, n + "( ) is an action, not a value");
+          n == "print") {
+        // An action has no value (void); its arguments are checked first.
+        auto args = call_args();
+        if (!args)
+          return args.take_error();
+        const size_t hi = n == "printa" || n == "printf" ? SIZE_MAX : 1;
+        if (args->empty() || args->size() > hi)
+          return err(t.line, DTag::D_PROTO_LEN,
+                     proto_len(n + "( )", args->size(), 1, hi));
+        auto v = node(Expr::Void, t);
+        v->name = n;
+        return v;
+      }
       return err(t.line, DTag::D_FUNC_UNDEF, "undefined function name: " + n);
     }
     if (f->how == BuiltinFn::Stack)

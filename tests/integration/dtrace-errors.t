@@ -3,6 +3,7 @@
 # types on lines of their own): bad probe descriptions, syntax and type
 # errors, descriptions that match nothing, bad options; and run-time
 # faults (a bad pointer, a division by zero) as DTrace reports them,
+# an action where a value goes (void) in the words of its context,
 # without stopping the trace.
 # status: 1
 minikern> dtrace
@@ -70,3 +71,32 @@ ERROR: enabled probe 1, clause 0, fault 4
 minikern> kldunload dtrace_probes
 minikern> dtrace -n 'BEGIN { x = 1; y = x % 0; }'
 dtrace: invalid probe specifier BEGIN { x = 1; y = x % 0; }: expression contains division by zero
+
+minikern> dtrace -q -x errtags -n 'BEGIN { exit(exit(0)); }'
+dtrace: invalid probe specifier BEGIN { exit(exit(0)); }: [D_PROTO_ARG] exit( ) argument #1 is incompatible with prototype:
+	prototype: int
+	 argument: void
+
+minikern> dtrace -q -x errtags -n 'BEGIN { printf("%d", printf("")); }'
+dtrace: invalid probe specifier BEGIN { printf("%d", printf("")); }: [D_PRINTF_ARG_TYPE] printf( ) argument #2 is incompatible with conversion #1 prototype:
+	conversion: %d
+	 prototype: char, short, int, long, or long long
+	  argument: void
+
+minikern> dtrace -q -x errtags -n 'BEGIN { trace(trace(1)); }'
+dtrace: invalid probe specifier BEGIN { trace(trace(1)); }: [D_TRACE_VOID] trace( ) may not be applied to a void expression
+
+minikern> dtrace -q -x errtags -n 'BEGIN { x = 1 ? trace(0) : trace(1); }'
+dtrace: invalid probe specifier BEGIN { x = 1 ? trace(0) : trace(1); }: [D_OP_ACT] action cannot be used in a conditional context
+
+minikern> dtrace -q -x errtags -n 'BEGIN { x = -trace(0); }'
+dtrace: invalid probe specifier BEGIN { x = -trace(0); }: [D_OP_ARITH] operator - requires an operand of arithmetic type
+
+minikern> dtrace -q -x errtags -n 'BEGIN { x = trace(1); }'
+dtrace: invalid probe specifier BEGIN { x = trace(1); }: [D_OP_ACT] trace( ) is an action, not a value
+
+minikern> dtrace -q -x errtags -n 'BEGIN { printf("%s", stringof(trace(0))); }'
+dtrace: invalid probe specifier BEGIN { printf("%s", stringof(trace(0))); }: [D_STRINGOF_TYPE] cannot apply stringof to a value of type void
+
+minikern> dtrace -q -x errtags -n 'BEGIN { x = 1 ? printf("a") : trace(); }'
+dtrace: invalid probe specifier BEGIN { x = 1 ? printf("a") : trace(); }: [D_PROTO_LEN] trace( ) prototype mismatch: 0 args passed, 1 expected

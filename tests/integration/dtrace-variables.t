@@ -5,14 +5,16 @@
 # self-> lives in a slot of its thread's, one store.  The same script on
 # the BPF engine (the default) and the old interpreter (-x
 # engine=interp).  -S with a clause prints its linked BPF program, each
-# instruction with the function it came from.
+# instruction with the function it came from.  A compound assignment
+# reads its variable: a global must be declared or assigned before it in
+# the text, as DTrace requires.
 # status: 1
 minikern> kldload dtrace_probes
-minikern> dtrace -q -n 'dtt:::tick { n++; sum += arg0; self->last = arg0; byparity[arg0 % 2] += arg0; this->sq = arg0 * arg0; @sq = sum(this->sq); } END { printf("n=%d sum=%d last=%d even=%d odd=%d none=%d\n", n, sum, self->last, byparity[0], byparity[1], byparity[7]); }' -c 'dtprobe tick 5'
+minikern> dtrace -q -n 'int64_t sum; dtt:::tick { n++; sum += arg0; self->last = arg0; byparity[arg0 % 2] += arg0; this->sq = arg0 * arg0; @sq = sum(this->sq); } END { printf("n=%d sum=%d last=%d even=%d odd=%d none=%d\n", n, sum, self->last, byparity[0], byparity[1], byparity[7]); }' -c 'dtprobe tick 5'
 n=5 sum=10 last=4 even=6 odd=4 none=0
 
                30
-minikern> dtrace -x engine=interp -q -n 'dtt:::tick { n++; sum += arg0; self->last = arg0; byparity[arg0 % 2] += arg0; this->sq = arg0 * arg0; @sq = sum(this->sq); } END { printf("n=%d sum=%d last=%d even=%d odd=%d none=%d\n", n, sum, self->last, byparity[0], byparity[1], byparity[7]); }' -c 'dtprobe tick 5'
+minikern> dtrace -x engine=interp -q -n 'int64_t sum; dtt:::tick { n++; sum += arg0; self->last = arg0; byparity[arg0 % 2] += arg0; this->sq = arg0 * arg0; @sq = sum(this->sq); } END { printf("n=%d sum=%d last=%d even=%d odd=%d none=%d\n", n, sum, self->last, byparity[0], byparity[1], byparity[7]); }' -c 'dtprobe tick 5'
 n=5 sum=10 last=4 even=6 odd=4 none=0
 
                30
@@ -112,3 +114,6 @@ minikern> dtrace -S -q -n 'BEGIN { self->n = 7; exit(0); }'
    15 clause           goto +0
    16 clause           r0 = 0
    17 clause           exit
+
+minikern> dtrace -q -n 'BEGIN { total += 5; }'
+dtrace: invalid probe specifier BEGIN { total += 5; }: total has not yet been declared or assigned
