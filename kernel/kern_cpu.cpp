@@ -227,7 +227,7 @@ Result<KThreads::Thread *> KThreads::start(Kernel &k, void (*fn)(void *),
   t->fn = (u64)(uintptr_t)fn;
   Thread *raw = t.get();
   try {
-    raw->thread = std::thread([&k, fn, arg, name] {
+    raw->thread = start_running([&k, fn, arg, name] {
       set_curkernel(&k);
       set_current_cpu(-1);
       panic_thread_init(("kthread:" + name).c_str());

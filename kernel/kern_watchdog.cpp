@@ -96,7 +96,7 @@ void Watchdog::start() {
   install_handler();
   MutexLock g(mu_);
   stopping_ = false;
-  thread_ = std::thread([this] { run(); });
+  thread_ = start_running([this] { run(); });
 }
 
 void Watchdog::stop() {

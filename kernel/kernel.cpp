@@ -108,6 +108,7 @@ MallocStats *Kernel::mstats_for_caller(u64 pc) {
 }
 
 bool Kernel::boot() {
+  ProbeRegistry::start_rcu_thread();
   // Walk the SYSINIT set in (subsystem, order) order.
   std::vector<const sysinit *> steps;
   const sysinit *const *p;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
 #include <mutex>
 #include <shared_mutex>
 #include <thread>
@@ -101,5 +102,27 @@ public:
 private:
   SharedMutex &m_;
 };
+
+// A thread running f, returned once it does.  Until then the thread is in
+// the C library's start-up with its signals blocked, where a fault (module
+// code can corrupt any memory of the process, the C library's too) kills
+// the process with no panic report; a thread the kernel starts is past
+// that before anything else runs.
+template <class F> std::thread start_running(F f) {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool running = false;
+  std::thread t([&mu, &cv, &running, f = std::move(f)]() mutable {
+    {
+      std::lock_guard g(mu);
+      running = true;
+      cv.notify_one();
+    }
+    f();
+  });
+  std::unique_lock g(mu);
+  cv.wait(g, [&] { return running; });
+  return t;
+}
 
 } // namespace mk

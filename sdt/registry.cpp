@@ -163,6 +163,16 @@ void ProbeRegistry::drain_deferred_frees() {
   urcu_memb_barrier();
 }
 
+void ProbeRegistry::start_rcu_thread() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    probe_thread_register(); // call_rcu wants a registered thread
+    static rcu_head head;
+    urcu_memb_call_rcu(&head, [](rcu_head *) {});
+    urcu_memb_barrier(); // the callback ran on that thread
+  });
+}
+
 void ProbeRegistry::synchronize() {
   // A thread inside a read-side section would wait for itself forever.
   if (t_reader && urcu_memb_read_ongoing()) {

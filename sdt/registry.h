@@ -218,6 +218,11 @@ public:
   // detach retired, the code map's replaced snapshots with the images of
   // unloaded modules): what a memory measurement reads after.
   void drain_deferred_frees();
+  // liburcu's call_rcu thread, which frees what is retired here, made and
+  // seen running (past the C library's start-up: see start_running( ) in
+  // linker/sync.h), before any module code runs.  liburcu would make it at
+  // the first call_rcu, when a module may already be running.
+  static void start_rcu_thread();
   // Free `obj` once no handler that might still read it runs: after a grace
   // period, on liburcu's call_rcu thread, without waiting for one here.
   // What a consumer's firing path reads and it replaces (its tables, its

@@ -710,7 +710,7 @@ bool init_time(mk::Kernel &k) {
     std::lock_guard g(g_tick_mu);
     if (g_tick_users++ == 0) {
       jiffies_64 = jiffies_now();
-      g_ticker = std::thread(tick_loop);
+      g_ticker = mk::start_running(tick_loop);
     }
   }
   // The CPUs are stopped and every module gone: callouts ran or never will.

@@ -974,7 +974,7 @@ int Dtrace::enable(const Options &o) {
       MutexLock g(mu_);
       jobs_.push_back(job);
       if (!drainer_.joinable())
-        drainer_ = std::thread([this] { drainer(); });
+        drainer_ = start_running([this] { drainer(); });
     }
     k_.printf("dtrace: enabling %d started in the background\n", job->id);
     return 0;
@@ -988,28 +988,18 @@ int Dtrace::enable(const Options &o) {
     // The command runs on this (the shell's) thread; records are drained
     // and printed while it runs, as DTrace does for its -c process.
     if (!c.exited()) {
-      // `done` tells the helper the command is over.  The command starts
-      // once the helper runs: a thread still starting (in the C library,
-      // its signals blocked) when module code corrupts the process would
-      // kill it with no report.
+      // `done` tells the helper the command is over.
       Mutex mu;
       std::condition_variable_any cv;
-      bool done = false, running = false;
-      std::thread drain([&] {
+      bool done = false;
+      std::thread drain = start_running([&] {
         MutexLock g(mu);
-        running = true;
-        cv.notify_all();
         while (!done) {
           cv.wait_for(mu, std::chrono::milliseconds(50));
           if (!done)
             c.drain();
         }
       });
-      {
-        MutexLock g(mu);
-        while (!running)
-          cv.wait(mu);
-      }
       k_.shell().run_line(o.cmd);
       {
         MutexLock g(mu);

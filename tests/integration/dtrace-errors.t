@@ -1,9 +1,9 @@
 # Compile errors as DTrace words them ("invalid probe specifier TEXT: why",
 # with -x errtags the error's tag; a prototype mismatch adds the two
 # types on lines of their own): bad probe descriptions, syntax and type
-# errors, descriptions that match nothing, bad options; and run-time
+# errors (an action where a value goes is void, named as its context
+# names it), descriptions that match nothing, bad options; and run-time
 # faults (a bad pointer, a division by zero) as DTrace reports them,
-# an action where a value goes (void) in the words of its context,
 # without stopping the trace.
 # status: 1
 minikern> dtrace
