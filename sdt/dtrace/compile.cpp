@@ -150,7 +150,8 @@ private:
   std::optional<Result<Type>> string_char(const Expr &e);
   Result<Type> call(const Expr &e); // a built-in function (builtins.cpp)
   Result<void> speculation_order(const Stmt &s, bool records_data,
-                                 bool speculates, bool ends_spec, bool recorded);
+                                 bool speculates, bool ends_spec, bool recorded,
+                                 bool committed);
   // Store kids[1] into the variable kids[0]; with `value`, leave the
   // expression's value (Expr::Assign) on the stack.
   Result<Type> assign(const Expr &v, const Expr &x, int line, bool value,
@@ -859,6 +860,15 @@ Result<Type> Compiler::ptr_arith(const Expr &e, const std::optional<CType> &l,
     return Type::Int64;
   }
   const CType &p = l ? *l : *r;
+  // A void * has no element size to count in (DTrace refuses it).
+  if (!p.pointee || p.pointee->is_void) {
+    auto lt = type_of(*e.kids[0]), rt = type_of(*e.kids[1]);
+    return sem(DTag::D_OP_INCOMPAT, e.line,
+               strf("operands have incompatible types: \"%s\" %s \"%s\"",
+                    l ? l->name.c_str() : lt ? type_name(*lt) : "?",
+                    e.near.c_str(),
+                    r ? r->name.c_str() : rt ? type_name(*rt) : "?"));
+  }
   MK_TRY(operand(*e.kids[0]));
   if (!l && pointee_size(p) > 1) {
     emit(OP_PUSH, 0, 0, 0, (i64)pointee_size(p));
@@ -2063,13 +2073,17 @@ Result<Type> Compiler::call(const Expr &e) {
 // only data-recording actions; commit( ) and discard( ) apart from them.
 Result<void> Compiler::speculation_order(const Stmt &s, bool records_data,
                                          bool speculates, bool ends_spec,
-                                         bool recorded) {
+                                         bool recorded, bool committed) {
   const bool agg = s.kind == Stmt::Aggregate;
   const bool spec = s.kind == Stmt::Speculate;
   const bool end = s.kind == Stmt::Commit || s.kind == Stmt::Discard;
   const char *end_name = s.kind == Stmt::Discard ? "discard" : "commit";
+  // Any other action records something (exit( ) its status): none may
+  // follow commit( ).
+  const bool action = !agg && !spec && !end && s.kind != Stmt::Assign &&
+                      s.kind != Stmt::Eval;
   if (ends_spec) {
-    if (records_data)
+    if (records_data || (committed && action))
       return sem(DTag::D_DREC_COMM, s.line,
                  "data-recording actions may not follow commit( )");
     if (agg)
@@ -2243,14 +2257,16 @@ Result<void> Compiler::clause(size_t ci) {
   int action = 0;
   // Speculation's rules, as DTrace's: speculate( ) first and once, then
   // only data-recording actions; commit( ) and discard( ) apart from them.
-  bool speculates = false, ends_spec = false, recorded = false;
+  bool speculates = false, ends_spec = false, recorded = false,
+       committed = false;
   for (const Stmt &s : c.stmts) {
     ++action;
     cc.action_at.resize(here(), (u8)(action - 1));
     const bool records_data = s.kind == Stmt::Trace || s.kind == Stmt::Tracemem ||
                               s.kind == Stmt::Print || s.kind == Stmt::Printf ||
                               s.kind == Stmt::Printa || s.kind == Stmt::System;
-    MK_TRY(speculation_order(s, records_data, speculates, ends_spec, recorded));
+    MK_TRY(speculation_order(s, records_data, speculates, ends_spec, recorded,
+                             committed));
     recorded |= records_data;
     Action a;
     switch (s.kind) {
@@ -2513,6 +2529,7 @@ Result<void> Compiler::clause(size_t ci) {
         size += 8;
         a.types.push_back(Type::Int64);
         ends_spec = true;
+        committed |= s.kind == Stmt::Commit;
       }
       break;
     }

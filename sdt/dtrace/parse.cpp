@@ -1342,7 +1342,7 @@ Result<CType> Parser::base_type() {
     MK_TRY(advance());
   }
   if (longs > 2 || shorts > 1 || chars > 1 || ints > 1 || sign + unsign > 1 ||
-      (chars + shorts + (longs > 0) > 1))
+      (chars + shorts + (longs > 0) > 1) || (chars && ints))
     return err(first.line, DTag::D_DECL_COMBO, "invalid type combination");
   t.is_signed = !unsign;
   t.bytes = chars ? 1 : shorts ? 2 : longs == 2 ? 8 : longs ? sizeof(long) : 4;
@@ -1702,7 +1702,11 @@ Result<void> Parser::decl(ProgramAst &prog) {
         continue;
       }
       i64 d = 0;
-      if (!is(T_RBRACK)) {
+      if (is(T_RBRACK))
+        return err(name.line, DTag::D_DECL_ARRNULL,
+                   "array declaration requires array dimension or tuple "
+                   "signature: " + name.sval);
+      {
         if (!is(T_INT) || tok_.ival <= 0)
           return err(name.line, DTag::D_DECL_ARRSUB,
                      "positive integral constant expression or tuple "

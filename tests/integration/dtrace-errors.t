@@ -100,3 +100,15 @@ dtrace: invalid probe specifier BEGIN { printf("%s", stringof(trace(0))); }: [D_
 
 minikern> dtrace -q -x errtags -n 'BEGIN { x = 1 ? printf("a") : trace(); }'
 dtrace: invalid probe specifier BEGIN { x = 1 ? printf("a") : trace(); }: [D_PROTO_LEN] trace( ) prototype mismatch: 0 args passed, 1 expected
+
+minikern> dtrace -q -n 'BEGIN { commit(1); exit(0); }'
+dtrace: invalid probe specifier BEGIN { commit(1); exit(0); }: data-recording actions may not follow commit( )
+
+minikern> dtrace -q -n 'int a[]; BEGIN { exit(0); }'
+dtrace: invalid probe specifier int a[]; BEGIN { exit(0); }: array declaration requires array dimension or tuple signature: a
+
+minikern> dtrace -q -n 'BEGIN { i = (char int)0; }'
+dtrace: invalid probe specifier BEGIN { i = (char int)0; }: invalid type combination
+
+minikern> dtrace -q -n 'void *p; BEGIN { trace((int)(p + 1)); }'
+dtrace: invalid probe specifier void *p; BEGIN { trace((int)(p + 1)); }: operands have incompatible types: "void *" + "int"
