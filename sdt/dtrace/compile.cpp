@@ -1767,8 +1767,7 @@ Result<Type> Compiler::expr(const Expr &e) {
   const bool shift = e.op == X_SHL || e.op == X_SHR;
   // x / 0 and x % 0 with a constant 0 can only fault: refused here, as
   // DTrace refuses them, rather than failing at every firing.
-  if ((e.op == X_DIV || e.op == X_MOD) && e.kids[1]->kind == Expr::Int &&
-      e.kids[1]->ival == 0)
+  if ((e.op == X_DIV || e.op == X_MOD) && fold_constant(*e.kids[1]) == 0)
     return sem(DTag::D_DIV_ZERO, e.line, "expression contains division by zero");
   // A string compared with NULL (0): the string functions that find
   // nothing (strchr, strstr, strtok) give "" here, so NULL compares as
@@ -1982,6 +1981,11 @@ Result<Type> Compiler::call(const Expr &e) {
     // size); bcopy(src, dst, size); copyinto(src, size, dst).
     const bool into = e.name == "copyinto";
     const size_t dst = into ? 2 : 1;
+    if (e.name == "alloca")
+      if (auto n = fold_constant(*e.kids[0]); n && (u64)*n > prog_.scratch_size())
+        return sem(DTag::D_ALLOCA_SIZE, e.line,
+                   strf("alloca(%llu) size larger than scratchsize %u",
+                        (unsigned long long)*n, prog_.scratch_size()));
     static const size_t order[] = {0, 2, 1};
     for (size_t n = 0; n < e.kids.size(); n++) {
       const size_t i = into ? order[n] : n;
@@ -2225,6 +2229,12 @@ Result<void> Compiler::clause(size_t ci) {
   sp_ = max_sp_ = 0;
   types_.clear();
   if (c.pred) {
+    const VarDecl *d = c.pred->kind == Expr::Variable && c.pred->kids.empty()
+                           ? decl_of(c.pred->scope, c.pred->name)
+                           : nullptr;
+    if (d && d->dim != VarDecl::kNotArray) // an array: no scalar
+      return sem(DTag::D_PRED_SCALAR, c.pred->line,
+                 "predicate result must be of scalar type");
     auto t = expr(*c.pred);
     if (!t)
       return t.take_error();

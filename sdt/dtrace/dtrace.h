@@ -279,7 +279,7 @@ struct Stmt {
   X(D_SIZEOF_BITFIELD) X(D_ADDROF_BITFIELD) X(D_ADDROF_VAR) X(D_DECL_VOIDOBJ)  \
   X(D_TYPE_MEMBER) X(D_XLATE_NONE) X(D_XLATE_MEMB) X(D_XLATE_INCOMPAT)        \
   X(D_XLATE_SOU) X(D_XLATE_REDECL) X(D_OP_INCOMPLETE) X(D_TRACEMEM_SIZE)      \
-  X(D_TRACEMEM_ADDR) X(D_PRINT_SIZE) X(D_VAR_UNDEF) X(D_DECL_ARRNULL)
+  X(D_TRACEMEM_ADDR) X(D_PRINT_SIZE) X(D_VAR_UNDEF) X(D_DECL_ARRNULL) X(D_ALLOCA_SIZE)
 
 enum class DTag : u8 {
 #define MK_D_TAG_ENUM(t) t,
@@ -300,6 +300,10 @@ Error d_error(const DOrigin &o, int line, DTag tag, const std::string &why);
 
 // DTrace's D_PROTO_LEN text: "f( ) prototype mismatch: 2 args passed, at
 // most 1 expected" (`what` is "f( )" or "x[ ]", `unit` "arg" or "key").
+// The value of a constant integer expression, if it is one (parse.cpp):
+// integers, inlines, casts, unary and binary operators; a division by
+// zero is none.
+std::optional<i64> fold_constant(const Expr &e);
 std::string proto_len(const std::string &what, size_t passed, size_t min,
                       size_t max, const char *unit = "arg");
 // DTrace's D_PROTO_ARG text: "f( ) argument #2 is incompatible with

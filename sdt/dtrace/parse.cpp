@@ -1628,6 +1628,7 @@ Result<void> Parser::decl(ProgramAst &prog) {
     typedefs_[name.sval] = *t;
     return {};
   }
+  const bool is_extern = is(T_IDENT) && tok_.sval == "extern";
   if (is(T_IDENT) && (tok_.sval == "extern" || tok_.sval == "static"))
     MK_TRY(advance());
   const bool is_inline = is(T_IDENT) && tok_.sval == "inline";
@@ -1702,11 +1703,11 @@ Result<void> Parser::decl(ProgramAst &prog) {
         continue;
       }
       i64 d = 0;
-      if (is(T_RBRACK))
+      if (is(T_RBRACK) && !is_extern) // extern int a[]: defined elsewhere
         return err(name.line, DTag::D_DECL_ARRNULL,
                    "array declaration requires array dimension or tuple "
                    "signature: " + name.sval);
-      {
+      if (!is(T_RBRACK)) {
         if (!is(T_INT) || tok_.ival <= 0)
           return err(name.line, DTag::D_DECL_ARRSUB,
                      "positive integral constant expression or tuple "
@@ -2705,5 +2706,7 @@ Result<bool> set_option(Pragmas &p, const std::string &name,
   }
   return false;
 }
+
+std::optional<i64> fold_constant(const Expr &e) { return fold(e); }
 
 } // namespace mk::dt

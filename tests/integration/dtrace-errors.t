@@ -112,3 +112,15 @@ dtrace: invalid probe specifier BEGIN { i = (char int)0; }: invalid type combina
 
 minikern> dtrace -q -n 'void *p; BEGIN { trace((int)(p + 1)); }'
 dtrace: invalid probe specifier void *p; BEGIN { trace((int)(p + 1)); }: operands have incompatible types: "void *" + "int"
+
+minikern> dtrace -q -n 'BEGIN { c = 123/(7-7); }'
+dtrace: invalid probe specifier BEGIN { c = 123/(7-7); }: expression contains division by zero
+
+minikern> dtrace -q -n 'BEGIN { x = alloca(300); }'
+dtrace: invalid probe specifier BEGIN { x = alloca(300); }: alloca(300) size larger than scratchsize 256
+
+minikern> dtrace -q -n 'int a[4]; BEGIN /a/ { exit(0); }'
+dtrace: invalid probe specifier int a[4]; BEGIN /a/ { exit(0); }: predicate result must be of scalar type
+
+minikern> dtrace -q -n 'extern int e[]; BEGIN { exit(0); }'
+
