@@ -84,7 +84,9 @@ std::string caller_name(u64 caller) {
 // The header of live block `p`, for `what` (free, realloc) called from
 // `caller`.
 BlockHeader *live_header(void *p, u64 caller, const char *what) {
-  auto *h = (BlockHeader *)p - 1;
+  // In integers: p is the module's, any value (pointer arithmetic on a
+  // wild one is undefined before the check can refuse it).
+  auto *h = (BlockHeader *)((uintptr_t)p - sizeof(BlockHeader));
   if (check_word(h) != live_check(h)) {
     const std::string from = caller_name(caller);
     panic("%s: %p is not an allocated block (freed already?), from %s", what,
