@@ -447,8 +447,29 @@ void run_child(Fuzz &f, u8 panic_at) {
   };
   const std::string err = slurp(f.err_path);
   const std::string san_file = f.san_path + "." + std::to_string(r.pid);
-  const std::string san = slurp(san_file);
+  std::string san = slurp(san_file);
   unlink(san_file.c_str());
+  // gcc's UBSan runtime is a library of its own, which the report path
+  // does not reach: its report stays on the console, from a line that
+  // starts "FILE:LINE:COL: runtime error:" (a module's output would have
+  // to forge that whole form).
+  if (san.empty())
+    for (size_t at = 0; at < err.size();) {
+      const size_t nl = err.find('\n', at);
+      const std::string line =
+          err.substr(at, nl == std::string::npos ? nl : nl - at);
+      const size_t re = line.find(": runtime error: ");
+      size_t colons = 0;
+      for (size_t i = 0; i < re && re != std::string::npos; i++)
+        colons += line[i] == ':';
+      if (re != std::string::npos && line[0] == '/' && colons >= 2) {
+        san = err.substr(at);
+        break;
+      }
+      if (nl == std::string::npos)
+        break;
+      at = nl + 1;
+    }
   if (f.verbose)
     std::fprintf(stderr, "%s%s", err.c_str(), san.c_str());
   auto tail = [&] {
