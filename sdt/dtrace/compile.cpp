@@ -2264,6 +2264,13 @@ Result<void> Compiler::clause(size_t ci) {
       size += 8;
     }
   };
+  // `n` bytes at the popped address (tracemem, print): read back as a
+  // String of bytes.
+  auto rec_mem = [&](u64 n) {
+    emit(OP_REC_MEM, 0, 0, 0, (i64)n);
+    size += 8 + (i64)((n + 7) & ~(u64)7);
+    prog_.memory_used = true;
+  };
   int action = 0;
   // Speculation's rules, as DTrace's: speculate( ) first and once, then
   // only data-recording actions; commit( ) and discard( ) apart from them.
@@ -2465,11 +2472,8 @@ Result<void> Compiler::clause(size_t ci) {
                              *pl && (*pl)->type.sou ? (*pl)->type.name
                                                     : type_name(*at)));
       MK_TRY(expr(*s.args[0]));
-      const u64 n = (u64)s.args[1]->ival;
-      emit(OP_REC_MEM, 0, 0, 0, (i64)n);
-      size += 8 + (i64)((n + 7) & ~(u64)7);
+      rec_mem((u64)s.args[1]->ival);
       a.types.push_back(Type::String);
-      prog_.memory_used = true;
       break;
     }
     case Stmt::Print: {
@@ -2492,13 +2496,10 @@ Result<void> Compiler::clause(size_t ci) {
       emit(OP_DUP);
       rec(Type::Int64);
       a.types.push_back(Type::Int64);
-      const u64 n = std::min<u64>(obj.size(), kMaxPrint);
-      emit(OP_REC_MEM, 0, 0, 0, (i64)n);
-      size += 8 + (i64)((n + 7) & ~(u64)7);
+      rec_mem(std::min<u64>(obj.size(), kMaxPrint));
       a.types.push_back(Type::String);
       prog_.printed.push_back(obj);
       a.object = &prog_.printed.back();
-      prog_.memory_used = true;
       break;
     }
     case Stmt::Setopt: {

@@ -1188,38 +1188,24 @@ Result<void> Parser::stmt(ClauseAst &c) {
     c.stmts.push_back(std::move(s));
     return {};
   }
-  if (name.sval == "tracemem") {
-    s.kind = Stmt::Tracemem;
+  // Actions of plain arguments, counted here, typed by the compiler.
+  static const struct {
+    const char *name;
+    Stmt::Kind kind;
+    size_t lo, hi;
+  } plain[] = {{"tracemem", Stmt::Tracemem, 2, 3},
+               {"print", Stmt::Print, 1, 1},
+               {"setopt", Stmt::Setopt, 1, 2}};
+  for (const auto &act : plain) {
+    if (name.sval != act.name)
+      continue;
+    s.kind = act.kind;
     auto args = call_args();
     if (!args)
       return args.take_error();
-    if (args->size() < 2 || args->size() > 3)
+    if (args->size() < act.lo || args->size() > act.hi)
       return err(name.line, DTag::D_PROTO_LEN,
-                 proto_len("tracemem( )", args->size(), 2, 3));
-    s.args = std::move(*args);
-    c.stmts.push_back(std::move(s));
-    return {};
-  }
-  if (name.sval == "print") {
-    s.kind = Stmt::Print;
-    auto args = call_args();
-    if (!args)
-      return args.take_error();
-    if (args->size() != 1)
-      return err(name.line, DTag::D_PROTO_LEN,
-                 proto_len("print( )", args->size(), 1, 1));
-    s.args = std::move(*args);
-    c.stmts.push_back(std::move(s));
-    return {};
-  }
-  if (name.sval == "setopt") {
-    s.kind = Stmt::Setopt;
-    auto args = call_args();
-    if (!args)
-      return args.take_error();
-    if (args->empty() || args->size() > 2)
-      return err(name.line, DTag::D_PROTO_LEN,
-                 proto_len("setopt( )", args->size(), 1, 2));
+                 proto_len(name.sval + "( )", args->size(), act.lo, act.hi));
     s.args = std::move(*args);
     c.stmts.push_back(std::move(s));
     return {};
