@@ -119,6 +119,13 @@ public:
     (void)type, (void)section, (void)field_off;
     return expr;
   }
+  // The type of a call or jump to a function (`call f`: PLT32), whose
+  // 4-byte field ends the instruction, so that addend -4 lands on the
+  // symbol itself; kNoCallType when the arch has none.  The parser refuses
+  // such a call into an undefined symbol at any other addend: it would
+  // enter some other module's or the kernel's function in its middle.
+  static constexpr u32 kNoCallType = ~0u;
+  virtual u32 call_type() const { return kNoCallType; }
   // Whether refine() can change anything (spares the call per relocation).
   virtual bool refines() const { return false; }
   // FieldKind::Custom only: a REL entry's implicit addend, in bytes, read

@@ -37,6 +37,7 @@ public:
   int elf_class() const override { return ELFCLASS32; }
   bool uses_rela() const override { return false; }
   u32 got_entry_size() const override { return 4; }
+  u32 call_type() const override { return 4; } // R_386_PLT32
 
   std::string type_name(u32 type) const override {
     switch (type) {

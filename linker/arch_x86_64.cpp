@@ -40,6 +40,7 @@ public:
   int elf_class() const override { return ELFCLASS64; }
   bool uses_rela() const override { return true; }
   u32 got_entry_size() const override { return 8; }
+  u32 call_type() const override { return 4; } // R_X86_64_PLT32
 
   std::string type_name(u32 type) const override {
     switch (type) {

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <mutex>
+#include <optional>
 #include <cstring>
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -351,19 +352,20 @@ struct OffsetLimits {
   }
 };
 
-size_t check_rela64(const u8 *ents, size_t n, size_t nsyms,
-                    const OffsetLimits &L, const RelocTable &kinds,
+size_t check_rela64(const u8 *ents, size_t k, size_t n, size_t nsyms,
+                    const OffsetLimits &L, const RelocTable &kinds, u32 call,
                     bool &got) {
-  size_t k = 0;
   bool g = false;
   for (; k < n; k++) {
     const u8 *e = ents + k * 24;
     u64 off, info;
+    i64 addend;
     std::memcpy(&off, e, 8);
     std::memcpy(&info, e + 8, 8);
+    std::memcpy(&addend, e + 16, 8);
     const u32 t = (u32)info & (RelocTable::kSize - 1);
     if (((info >> 32) >= nsyms) | ((info & 0xffffff00u) != 0) |
-        (off >= L.lim[t]))
+        (off >= L.lim[t]) | ((t == call) & (addend != -4)))
       break;
     g |= kinds.got_relative(t);
   }
@@ -371,10 +373,9 @@ size_t check_rela64(const u8 *ents, size_t n, size_t nsyms,
   return k;
 }
 
-size_t check_rel32(const u8 *ents, size_t n, size_t nsyms,
-                   const OffsetLimits &L, const RelocTable &kinds,
-                   bool &got) {
-  size_t k = 0;
+size_t check_rel32(const u8 *ents, size_t k, size_t n, size_t nsyms,
+                   const OffsetLimits &L, const RelocTable &kinds, u32 call,
+                   const u8 *contents, bool &got) {
   bool g = false;
   for (; k < n; k++) {
     const u8 *e = ents + k * 8;
@@ -384,6 +385,12 @@ size_t check_rel32(const u8 *ents, size_t n, size_t nsyms,
     const u32 t = info & 0xff;
     if (((info >> 8) >= nsyms) | (off >= L.lim32[t]))
       break;
+    if (t == call) {
+      i32 addend;
+      std::memcpy(&addend, contents + off, 4);
+      if (addend != -4)
+        break;
+    }
     g |= kinds.got_relative(t);
   }
   got = got || g;
@@ -428,18 +435,27 @@ Result<void> Parser::read_relocs() {
     RelocSection out{(u32)i, rs.info,
                      RelocList(fmt, ents, n, target.data, &kinds)};
     // Every entry is checked here, once.  The common cases (ELF64 RELA,
-    // x86_64; ELF32 REL with contents, i386) run a tight loop first; it
-    // stops at the first entry that needs a closer look, which the general
-    // loop below then takes, with its exact message if the entry is bad.
-    size_t k = 0;
-    if (fmt == RelocFormat::Rela64 ||
-        (fmt == RelocFormat::Rel32 && target.data)) {
-      const OffsetLimits limits(kinds, target.size);
-      k = fmt == RelocFormat::Rela64
-              ? check_rela64(ents, n, nsyms, limits, kinds, out.uses_got)
-              : check_rel32(ents, n, nsyms, limits, kinds, out.uses_got);
-    }
-    for (; k < n; k++) {
+    // x86_64; ELF32 REL with contents, i386) go through a tight loop; it
+    // stops at an entry that needs a closer look (a call whose addend is not
+    // -4 among them), which the general check below takes, with its exact
+    // message if the entry is bad, before the tight loop goes on.
+    const bool tight = fmt == RelocFormat::Rela64 ||
+                       (fmt == RelocFormat::Rel32 && target.data);
+    const u32 call = types == RelocTypes::Loadable ? arch.call_type()
+                                                   : Arch::kNoCallType;
+    std::optional<OffsetLimits> limits;
+    if (tight)
+      limits.emplace(kinds, target.size);
+    for (size_t k = 0; k < n; k++) {
+      if (tight) {
+        k = fmt == RelocFormat::Rela64
+                ? check_rela64(ents, k, n, nsyms, *limits, kinds, call,
+                               out.uses_got)
+                : check_rel32(ents, k, n, nsyms, *limits, kinds, call,
+                              target.data, out.uses_got);
+        if (k == n)
+          break;
+      }
       const RawReloc raw = raw_entry(fmt, ents + k * entsize);
       if (raw.sym >= nsyms)
         return error(strf("%s:(%s+0x%llx): relocation %s: symbol index %llu "
@@ -472,6 +488,22 @@ Result<void> Parser::read_relocs() {
                           obj.symbol_label((u32)raw.sym).c_str(),
                           kind.refusal ? kind.refusal
                                        : "unknown relocation type"));
+      }
+      if (raw.type == call && obj.symbols[raw.sym].shndx == SHN_UNDEF) {
+        i32 addend = (i32)raw.addend;
+        if (is_rel(fmt) && target.data)
+          std::memcpy(&addend, target.data + raw.offset, 4);
+        if (addend != -4)
+        {
+          const i64 past = (i64)addend + 4;
+          const std::string name = obj.symbol_label((u32)raw.sym);
+          return error(strf("%s: relocation %s against %s: the call lands "
+                            "at %s%c0x%llx, not at the function's start (a "
+                            "call's addend is -4)",
+                            site.c_str(), arch.type_name(call).c_str(),
+                            name.c_str(), name.c_str(), past < 0 ? '-' : '+',
+                            (unsigned long long)(past < 0 ? -past : past)));
+        }
       }
       if (is_got_relative(kind.howto->expr))
         out.uses_got = true;

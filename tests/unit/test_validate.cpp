@@ -440,6 +440,36 @@ TEST_CASE("validate: relocation symbol index out of range") {
                               "index 2 out of range (2 symbols)");
 }
 
+TEST_CASE("validate: a call into the middle of an undefined function") {
+  // The field of `call ext` ends the instruction: addend -4 lands on ext.
+  ObjBuilder b(Target::X86_64);
+  u32 text = b.text(zeros(16));
+  u32 ext = b.undef("ext");
+  u32 local = b.symbol("local", text, 0, 16, STB_LOCAL, STT_FUNC);
+  b.rela(text, 1, R_X86_64_PLT32, ext, -4);      // call ext
+  b.rela(text, 6, R_X86_64_PLT32, local, 8 - 4); // call local+8: its own code
+  b.rela(text, 11, R_X86_64_PLT32, ext, -0x30004);
+  b.reloc_section(text, true);
+  CHECK(parse_error(b) ==
+        "t.o:(.text+0xb): relocation R_X86_64_PLT32 against ext: the call "
+        "lands at ext-0x30000, not at the function's start (a call's addend "
+        "is -4)");
+  // i386 REL: the addend is the field's contents.
+  std::vector<u8> code(16, 0);
+  const i32 a = -4, far = 0x10 - 4;
+  std::memcpy(&code[1], &a, 4);
+  std::memcpy(&code[6], &far, 4);
+  ObjBuilder b32(Target::I386);
+  u32 text32 = b32.text(code);
+  u32 ext32 = b32.undef("ext");
+  b32.rel(text32, 1, R_386_PLT32, ext32);
+  b32.rel(text32, 6, R_386_PLT32, ext32);
+  b32.reloc_section(text32, false);
+  CHECK(parse_error(b32) ==
+        "t.o:(.text+0x6): relocation R_386_PLT32 against ext: the call lands "
+        "at ext+0x10, not at the function's start (a call's addend is -4)");
+}
+
 TEST_CASE("validate: unknown relocation type") {
   Minimal m(Target::X86_64);
   m.b.rela(m.text, 8, 200, m.foo, 0); // r_info type: not in the psABI
