@@ -310,6 +310,7 @@ $(foreach d,$(TMOD_DIRS),$(eval $(call module_rules,$(BUILD)/test-modules,$(notd
 
 # x86_64: Debian's Linux modules and the kbuild-built ones on the path too.
 run: all
+	@$(TOP)/scripts/runs-here $(ARCH) $(BUILD)/kernel
 	$(BUILD)/kernel -m $(BUILD)/modules $(if $(filter x86_64,$(ARCH)),-m $(TOP)/build/linux-modules -m $(BUILD)/linux-test)
 
 # Every test of both architectures, then the suites of SAN_TEST_ARCHS
@@ -343,6 +344,7 @@ $(addprefix test-tree-san-,$(SAN_TEST_ARCHS)): test-tree-san-%:
 	  ARCH=$* all
 
 bench: kernel modules
+	@$(TOP)/scripts/runs-here $(ARCH) $(BUILD)/kernel
 	@$(MAKE) --no-print-directory -C $(TOP)/tests/bench ARCH=$(ARCH) BUILD=$(BUILD) TOP=$(TOP) \
 	  KOBJS="$(KERNEL_OBJS) $(LINKER_OBJS)" LIBS="$(LIBS)" MODULE_CFLAGS="$(MODULE_CFLAGS)" run
 
