@@ -8,6 +8,7 @@
 #include "kernel.h"
 
 #include "kern_linuxkpi_hook.h"
+#include "kern_modcall.h"
 
 #include "../linker/link.h"
 #include "../sdt/registry.h"
@@ -867,7 +868,7 @@ Result<void> KernelLinker::run_init(Load &l) {
     // Parameters, then init_module(): Linux's do_init_module().
     MK_TRY(linux_.set_params(*lm, file, l.params));
     if (lm->init && k_.opts().run_module_code) {
-      const int rc = ((int (*)())(uintptr_t)lm->init)();
+      const int rc = module_call((int (*)())(uintptr_t)lm->init);
       if (rc < 0)
         return error(strf("%s: init_module failed: %s (%d)", lm->name.c_str(),
                           std::strerror(-rc), rc));
@@ -888,13 +889,14 @@ Result<void> KernelLinker::run_init(Load &l) {
   const bool run = k_.opts().run_module_code;
   for (u64 fn : *init)
     if (run)
-      ((void (*)())(uintptr_t)fn)();
+      module_call((void (*)())(uintptr_t)fn);
   for (auto &m : file.modules) {
     if (!m->data || !m->data->evhand || !run) {
       m->loaded = true;
       continue;
     }
-    int err = m->data->evhand((module_t)m.get(), MOD_LOAD, m->data->priv);
+    int err = module_call(m->data->evhand, (module_t)m.get(), MOD_LOAD,
+                          m->data->priv);
     if (err)
       return error(strf("%s: module %s failed to load (MOD_LOAD returned %d)",
                         l.fname.c_str(), m->name.c_str(), err));
@@ -959,7 +961,7 @@ void KernelLinker::teardown(LinkerFile &f) {
   for (auto it = f.modules.rbegin(); it != f.modules.rend(); ++it) {
     ModuleRec &m = **it;
     if (m.loaded && m.data && m.data->evhand && k_.opts().run_module_code)
-      m.data->evhand((module_t)&m, MOD_UNLOAD, m.data->priv);
+      module_call(m.data->evhand, (module_t)&m, MOD_UNLOAD, m.data->priv);
     m.loaded = false;
   }
   // Handlers it left attached come off before anything of it is torn
@@ -997,10 +999,10 @@ void KernelLinker::teardown(LinkerFile &f) {
     }
   }
   for (auto it = dtors.rbegin(); it != dtors.rend(); ++it)
-    it->first(it->second);
+    module_call(it->first, it->second);
   for (auto it = f.fini.rbegin(); it != f.fini.rend(); ++it)
     if (k_.opts().run_module_code)
-      ((void (*)())(uintptr_t)*it)();
+      module_call((void (*)())(uintptr_t)*it);
   f.fini.clear();
   // Its last code has run: its probes go (sites restored, enablings told,
   // a grace period for handlers still inside).
@@ -1042,7 +1044,7 @@ Result<void> KernelLinker::unload(LinkerFile *f, LoadObserver *obs,
       return error(strf("%s: has no exit function, so it cannot be unloaded",
                         lm->name.c_str()));
     if (lm->exit && run)
-      ((void (*)())(uintptr_t)lm->exit)();
+      module_call((void (*)())(uintptr_t)lm->exit);
     for (auto &m : f->modules)
       m->loaded = false;
   }
@@ -1051,7 +1053,8 @@ Result<void> KernelLinker::unload(LinkerFile *f, LoadObserver *obs,
     ModuleRec &m = **it;
     if (!m.loaded || !m.data || !m.data->evhand || !run)
       continue;
-    int err = m.data->evhand((module_t)&m, MOD_QUIESCE, m.data->priv);
+    int err = module_call(m.data->evhand, (module_t)&m, MOD_QUIESCE,
+                          m.data->priv);
     if (err)
       return error(strf("%s: module %s refused to unload (MOD_QUIESCE "
                         "returned %d)",
@@ -1063,7 +1066,8 @@ Result<void> KernelLinker::unload(LinkerFile *f, LoadObserver *obs,
       m.loaded = false;
       continue;
     }
-    int err = m.data->evhand((module_t)&m, MOD_UNLOAD, m.data->priv);
+    int err = module_call(m.data->evhand, (module_t)&m, MOD_UNLOAD,
+                          m.data->priv);
     if (err)
       return error(strf("%s: module %s refused to unload (MOD_UNLOAD "
                         "returned %d)",
@@ -1099,7 +1103,8 @@ void KernelLinker::unload_all() {
     LinkerFile *f = files_.back().get();
     for (auto &m : f->modules)
       if (m->loaded && m->data && m->data->evhand && k_.opts().run_module_code)
-        m->data->evhand((module_t)m.get(), MOD_SHUTDOWN, m->data->priv);
+        module_call(m->data->evhand, (module_t)m.get(), MOD_SHUTDOWN,
+                    m->data->priv);
     for (auto &m : f->modules)
       m->holds = 0;
     auto r = unload(f);

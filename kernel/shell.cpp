@@ -4,6 +4,7 @@
 #include "kernel.h"
 
 #include "../sdt/registry.h"
+#include "kern_modcall.h"
 #include "kern_panic.h"
 
 #include <sys/sdt.h>
@@ -201,7 +202,7 @@ Result<void> Shell::add_module_command(const shell_cmd *sc,
     for (auto &a : argv)
       av.push_back(a.data());
     av.push_back(nullptr);
-    return fn((int)argv.size(), av.data());
+    return module_call(fn, (int)argv.size(), av.data());
   };
   add(std::move(c));
   return {};

@@ -23,6 +23,7 @@ lzcrc: freed 3 chunks
 minikern> dtrace -q -n 'fbt:lz4_compress:LZ4_compress_default:entry { @[stack()] = count(); }' -c 'insmod $LINUXTEST/lzcrc.ko'
 ...
               lzcrc`0x{{[0-9a-f]+}}
+              kernel`mk_module_call+{{0x[0-9a-f]+}}
               kernel`KernelLinker::run_init+{{0x[0-9a-f]+}}
 ...
 minikern> rmmod lzcrc

@@ -10,6 +10,7 @@ WARNING: CPU: 0 PID: {{\d+}} at {{.*}}lkwarn.c:13 lkwarn`lkwarn_check+{{0x[0-9a-
 Modules linked in: lkwarn
 Call Trace:
  lkwarn`init_module+{{0x[0-9a-f]+}}
+ kernel`mk_module_call+{{0x[0-9a-f]+}}
  kernel`KernelLinker::run_init+{{0x[0-9a-f]+}}
 ...
 ---[ end trace ]---

@@ -12,6 +12,7 @@ dtrace: description 'profile-997 ' matched 1 probe
 ...
               busywork`busywork_{{primes|hash}}+0x{{[0-9a-f]+}}
               busywork`busyloop_cmd+0x{{[0-9a-f]+}}
+              kernel`mk_module_call+0x{{[0-9a-f]+}}
               kernel`{{.*}}Shell::add_module_command{{.*}}
               kernel`Shell::run_line+0x{{[0-9a-f]+}}
 ...

@@ -10,8 +10,9 @@ minikern> spinner spin 3000
 watchdog: soft lockup: shell (tid {{[0-9]+}}) stuck for {{[0-9]+}} s in module code, at spinner`spinner_spin+0x{{[0-9a-f]+}}
   #0 {{0x[0-9a-f]+}} spinner`spinner_spin+0x{{[0-9a-f]+}}
   #1 {{0x[0-9a-f]+}} spinner`spinner_cmd+0x{{[0-9a-f]+}}
-  #2 {{0x[0-9a-f]+}} kernel`std::_Function_handler<...>::_M_invoke+0x{{[0-9a-f]+}}
-  #3 {{0x[0-9a-f]+}} kernel`Shell::run_line+0x{{[0-9a-f]+}}
+  #2 {{0x[0-9a-f]+}} kernel`mk_module_call+0x{{[0-9a-f]+}}
+  #3 {{0x[0-9a-f]+}} kernel`std::_Function_handler<...>::_M_invoke+0x{{[0-9a-f]+}}
+  #4 {{0x[0-9a-f]+}} kernel`Shell::run_line+0x{{[0-9a-f]+}}
 ...
 spinner: done
 minikern> spinner spin-callout 3000

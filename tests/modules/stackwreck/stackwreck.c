@@ -7,6 +7,10 @@
  *                     at its frame limit
  *   stackwreck sp     points the stack pointer at an unmapped page and
  *                     writes there: the report must not read the stack
+ *   stackwreck caller writes over one word of its caller's frame, above
+ *                     its own return address (and, on i386, its
+ *                     arguments), and returns: the kernel's gate into
+ *                     module code must panic naming this function
  */
 #include <sys/kernel.h>
 
@@ -53,13 +57,21 @@ stackwreck_cmd(int argc, char **argv)
 	} else if (argc == 2 && strcmp(argv[1], "sp") == 0) {
 		printf("stackwreck: stack pointer to 0x1000\n");
 		stackwreck_sp();
+	} else if (argc == 2 && strcmp(argv[1], "caller") == 0) {
+		/* frame[0]: the saved frame pointer, [1]: the return address;
+		 * on i386, [2] to [5]: the arguments the caller passed. */
+		volatile uintptr_t *frame = __builtin_frame_address(0);
+
+		printf("stackwreck: writing over the caller's frame\n");
+		frame[6] = 0;
+		return 0;
 	} else {
-		printf("stackwreck: usage: stackwreck fill|sp\n");
+		printf("stackwreck: usage: stackwreck fill|sp|caller\n");
 		return 1;
 	}
 	printf("stackwreck: still here (%d)\n", stackwreck_target(argc));
 	return 0;
 }
 
-SHELL_COMMAND(stackwreck, stackwreck_cmd, "stackwreck fill|sp",
+SHELL_COMMAND(stackwreck, stackwreck_cmd, "stackwreck fill|sp|caller",
     "corrupt the stack, then panic (a bounded report)");
