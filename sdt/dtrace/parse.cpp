@@ -280,6 +280,11 @@ private:
   Result<std::vector<ExprPtr>> call_args();
   // stack( ) or stack(N), the '(' next; `t` names it.
   Result<ExprPtr> stack_call(const Token &t);
+  // A call of a function DTrace has and this kernel does not (foreign( )
+  // below): its arguments checked against DTrace's prototype, then the
+  // call refused: the error is what it returns.  The '(' is next; `t`
+  // names it.
+  Error foreign_call(const Token &t);
   // A variable named by `t` (already consumed): self->x, this->x, x or
   // x[key].
   Result<ExprPtr> variable(const Token &t);
@@ -946,6 +951,88 @@ Result<void> Parser::clause(ProgramAst &prog) {
   return {};
 }
 
+namespace {
+
+// DTrace's functions that look at what this kernel does not have: user
+// processes and their stacks, Solaris's and Linux's kernel locks, devices,
+// packets.  A call is checked against DTrace's prototype, so that a wrong
+// one gets DTrace's message, and then refused.  An argument's kind: 'i'
+// an integer (a string or an action refused), 'p' a pointer (a string
+// passes), 's' a string; 'f' a frame count and 'z' a string size, as
+// ustack( ) takes them (integer constants).
+struct ForeignFn {
+  const char *name;
+  u8 lo, hi;
+  const char *kinds;
+  const char *protos[3];
+  const char *why;
+};
+const ForeignFn kForeign[] = {
+    {"mutex_owned", 1, 1, "p", {"struct mutex *"}, "no kernel mutexes to inspect"},
+    {"mutex_owner", 1, 1, "p", {"struct mutex *"}, "no kernel mutexes to inspect"},
+    {"mutex_type_adaptive", 1, 1, "p", {"struct mutex *"}, "no kernel mutexes to inspect"},
+    {"mutex_type_spin", 1, 1, "p", {"struct mutex *"}, "no kernel mutexes to inspect"},
+    {"rw_read_held", 1, 1, "p", {"rwlock_t *"}, "no kernel rwlocks to inspect"},
+    {"rw_write_held", 1, 1, "p", {"rwlock_t *"}, "no kernel rwlocks to inspect"},
+    {"rw_iswriter", 1, 1, "p", {"rwlock_t *"}, "no kernel rwlocks to inspect"},
+    {"progenyof", 1, 1, "i", {"pid_t"}, "no processes"},
+    {"raise", 1, 1, "i", {"int"}, "no processes to signal"},
+    {"stop", 0, 0, "", {}, "no processes to stop"},
+    {"breakpoint", 0, 0, "", {}, "no kernel debugger"},
+    {"copyout", 3, 3, "pii", {"void *", "uintptr_t", "size_t"}, "no user address space"},
+    {"copyoutstr", 3, 3, "sii", {"string", "uintptr_t", "size_t"}, "no user address space"},
+    {"pcap", 2, 2, "pi", {"void *", "int"}, "no network packets"},
+    {"ustack", 0, 2, "fz", {"uint32_t", "uint32_t"}, "no user stacks"},
+    {"jstack", 0, 2, "fz", {"uint32_t", "uint32_t"}, "no user stacks"},
+    {"getmajor", 1, 1, "i", {"dev_t"}, "no device numbers"},
+    {"getminor", 1, 1, "i", {"dev_t"}, "no device numbers"},
+    {"ddi_pathname", 2, 2, "pi", {"struct dev_info *", "int"}, "no device tree"},
+    {"d_path", 1, 1, "p", {"struct path *"}, "no file system"},
+};
+
+bool is_foreign(const std::string &name) {
+  for (const ForeignFn &x : kForeign)
+    if (name == x.name)
+      return true;
+  return false;
+}
+
+} // namespace
+
+Error Parser::foreign_call(const Token &t) {
+  const ForeignFn *f = nullptr;
+  for (const ForeignFn &x : kForeign)
+    if (t.sval == x.name)
+      f = &x;
+  const std::string what = t.sval + "( )";
+  auto args = call_args();
+  if (!args)
+    return args.take_error();
+  const size_t n = args->size();
+  if (n < f->lo || n > f->hi)
+    return err(t.line, DTag::D_PROTO_LEN, proto_len(what, n, f->lo, f->hi));
+  for (size_t i = 0; i < n; i++) {
+    const Expr &a = *(*args)[i];
+    const char k = f->kinds[i];
+    const char *got = a.kind == Expr::Void  ? "void"
+                      : a.kind == Expr::Str ? "string"
+                                            : nullptr;
+    if (got && !(k == 'p' && a.kind == Expr::Str) && k != 's')
+      return err(t.line, DTag::D_PROTO_ARG,
+                 proto_arg(what, i + 1, f->protos[i], got));
+    if (k == 'f' && (a.kind != Expr::Int || a.ival < 1))
+      return err(t.line, DTag::D_USTACK_FRAMES,
+                 what + " argument #1 must be a non-zero positive integer "
+                        "constant");
+    if (k == 'z' && (a.kind != Expr::Int || a.ival < 0))
+      return err(t.line, DTag::D_USTACK_STRSIZE,
+                 what + " argument #2 must be a positive integer constant");
+  }
+  return err(t.line, DTag::D_FUNC_UNDEF,
+             what + " is not available: this kernel has " + f->why);
+}
+
+
 Result<ExprPtr> Parser::stack_call(const Token &t) {
   auto args = call_args();
   if (!args)
@@ -1225,6 +1312,8 @@ Result<void> Parser::stmt(ClauseAst &c) {
     c.stmts.push_back(std::move(s));
     return {};
   }
+  if (is_foreign(name.sval))
+    return foreign_call(name);
   return err(name.line, DTag::D_FUNC_UNDEF,
              "undefined function name: " + name.sval);
 }
@@ -2292,6 +2381,8 @@ Result<ExprPtr> Parser::primary() {
         v->name = n;
         return v;
       }
+      if (is_foreign(n))
+        return foreign_call(t);
       return err(t.line, DTag::D_FUNC_UNDEF, "undefined function name: " + n);
     }
     if (f->how == BuiltinFn::Stack)

@@ -2,7 +2,9 @@
 # with -x errtags the error's tag; a prototype mismatch adds the two
 # types on lines of their own): bad probe descriptions, syntax and type
 # errors (an action where a value goes is void, named as its context
-# names it), descriptions that match nothing, bad options; and run-time
+# names it), descriptions that match nothing, bad options, calls of
+# DTrace functions this kernel has nothing for (checked against DTrace's
+# prototype, then refused); and run-time
 # faults (a bad pointer, a division by zero) as DTrace reports them,
 # without stopping the trace.
 # status: 1
@@ -43,6 +45,22 @@ minikern> dtrace -x errtags -n 'BEGIN { substr("minikern", "4"); }'
 dtrace: invalid probe specifier BEGIN { substr("minikern", "4"); }: [D_PROTO_ARG] substr( ) argument #2 is incompatible with prototype:
 	prototype: int
 	 argument: string
+minikern> dtrace -x errtags -n 'BEGIN { mutex_owned(0, 99); }'
+dtrace: invalid probe specifier BEGIN { mutex_owned(0, 99); }: [D_PROTO_LEN] mutex_owned( ) prototype mismatch: 2 args passed, 1 expected
+minikern> dtrace -x errtags -n 'BEGIN { x = progenyof(trace(1)); }'
+dtrace: invalid probe specifier BEGIN { x = progenyof(trace(1)); }: [D_PROTO_ARG] progenyof( ) argument #1 is incompatible with prototype:
+	prototype: pid_t
+	 argument: void
+minikern> dtrace -x errtags -n 'BEGIN { copyout("buf", "addr", 5); }'
+dtrace: invalid probe specifier BEGIN { copyout("buf", "addr", 5); }: [D_PROTO_ARG] copyout( ) argument #2 is incompatible with prototype:
+	prototype: uintptr_t
+	 argument: string
+minikern> dtrace -x errtags -n 'BEGIN { ustack(0, 200); }'
+dtrace: invalid probe specifier BEGIN { ustack(0, 200); }: [D_USTACK_FRAMES] ustack( ) argument #1 must be a non-zero positive integer constant
+minikern> dtrace -x errtags -n 'BEGIN { jstack(1, -1); }'
+dtrace: invalid probe specifier BEGIN { jstack(1, -1); }: [D_USTACK_STRSIZE] jstack( ) argument #2 must be a positive integer constant
+minikern> dtrace -n 'BEGIN { ustack(); }'
+dtrace: invalid probe specifier BEGIN { ustack(); }: ustack( ) is not available: this kernel has no user stacks
 minikern> dtrace -n 'BEGIN { chill(1); exit(0); }'
 dtrace: description 'BEGIN ' matched 1 probe
 dtrace: could not enable tracing: Destructive actions not allowed
