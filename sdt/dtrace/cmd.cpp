@@ -31,6 +31,7 @@
 #include <climits>
 #include <condition_variable>
 #include <csignal>
+#include <fcntl.h>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -367,17 +368,32 @@ void merge_options(Pragmas &to, const Pragmas &from) {
 
 // -C: the script through the C preprocessor (cpp, as DTrace runs it),
 // with -D/-U/-I.  Its line markers keep messages on the script's lines;
-// its own errors go to stderr as it prints them.  `text`: a -n program,
-// fed to cpp's standard input (path "-") from a memory file.
+// its own errors go to stderr as DTrace shows them: the script is cpp's
+// standard input, named /dev/stdin, its messages with a line and no
+// column or source excerpt, then "Preprocessor failed to process input
+// program".  `text`: a -n program, fed from a memory
+// file.
 Result<std::string> preprocess(const std::string &path,
                                const std::vector<std::string> &defs,
                                const std::string *text = nullptr) {
-  std::vector<std::string> argv{"cpp", "-E", "-D__SUNW_D=1",
-                                "-D__SUNW_D_64=1"};
+  std::vector<std::string> argv{"cpp", "-E", "-D__SUNW_D=1", "-D__SUNW_D_64=1",
+                                "-fno-show-column",
+                                "-fno-diagnostics-show-caret"};
   argv.insert(argv.end(), defs.begin(), defs.end());
-  argv.push_back(text ? "-" : path);
+  // #include "x.h" finds what sits next to the script, as it would if cpp
+  // had opened it by name.
+  if (!text) {
+    const size_t slash = path.rfind('/');
+    argv.push_back("-iquote");
+    argv.push_back(slash == std::string::npos ? "." : path.substr(0, slash + 1));
+  }
+  argv.push_back("/dev/stdin");
   int in = -1;
-  if (text) {
+  if (!text) {
+    in = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (in < 0)
+      return error("failed to preprocess " + path + ": " + std::strerror(errno));
+  } else {
     in = memfd_create("dtrace-n", MFD_CLOEXEC);
     if (in < 0 || ::write(in, text->data(), text->size()) != (ssize_t)text->size() ||
         lseek(in, 0, SEEK_SET) != 0) {
@@ -428,11 +444,16 @@ Result<std::string> preprocess(const std::string &path,
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+    return error("failed to preprocess " +
+                 (text ? std::string("the -n program") : path) +
+                 ": cpp could not be run");
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    return error("failed to preprocess " + (text ? std::string("the -n program") : path) +
-                 (WIFEXITED(status) && WEXITSTATUS(status) == 127
-                      ? std::string(": cpp could not be run")
-                      : std::string(": cpp failed")));
+    return error(text ? std::string("failed to compile the -n program: "
+                                    "Preprocessor failed to process input "
+                                    "program")
+                      : "failed to compile script " + path +
+                            ": Preprocessor failed to process input program");
   return out;
 }
 

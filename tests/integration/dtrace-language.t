@@ -1,6 +1,7 @@
 # The D a DTrace user writes beyond actions: declarations of C integer
 # types and strings (a declared int wraps at 32 bits), inline, casts,
-# sizeof, ++/-- and assignments inside expressions, -C (cpp with -D),
+# sizeof, ++/-- and assignments inside expressions, -C (cpp with -D,
+# #include next to the script, its errors as DTrace shows them),
 # macro arguments ($1, $$1), histograms with a weight (quantize(v, w)),
 # global arrays of fixed size (int a[5], the index checked: at compile
 # time when constant, else DTrace's "index out of bounds" fault), enum
@@ -9,6 +10,9 @@
 # status: 1
 # setup: printf 'int n;\nuint8_t small;\nself uint64_t big;\ninline int LIMIT = 3;\n\nBEGIN\n{\n\tn = 0x7fffffff;\n\tn++;\n\tsmall = 255;\n\tsmall += 2;\n\tself->big = -1;\n\tprintf("%%d %%d %%u %%d\\n", n, small, self->big, LIMIT * 2);\n\texit(0);\n}\n' > decls.d
 # setup: printf '#define TWICE(x) ((x) * 2)\nBEGIN\n{\n#ifdef BIG\n\tprintf("%%d\\n", TWICE(1000));\n#else\n\tprintf("%%d\\n", TWICE(1));\n#endif\n\texit(0);\n}\n' > cpp.d
+# setup: printf '#define\n' > nomacro.d
+# setup: printf '#define VALUE 42\n' > value.h
+# setup: printf '#include "value.h"\nBEGIN { printf("%%d\\n", VALUE); exit(0); }\n' > inc.d
 # setup: printf 'BEGIN\n{\n\tprintf("%%s has %%d\\n", $$1, $2);\n\texit(0);\n}\n' > args.d
 # setup: printf 'struct point { int x; };\n' > struct.d
 minikern> dtrace -q -s $TMP/decls.d
@@ -29,6 +33,11 @@ minikern> dtrace -q -C -DBIG -s $TMP/cpp.d
 2000
 minikern> dtrace -q -s $TMP/cpp.d
 dtrace: failed to compile script $TMP/cpp.d: line 1: #define is for the C preprocessor: run dtrace with -C
+minikern> dtrace -q -C -s $TMP/inc.d
+42
+minikern> dtrace -q -C -s $TMP/nomacro.d
+/dev/stdin:1: error: no macro name given in #define directive
+dtrace: failed to compile script $TMP/nomacro.d: Preprocessor failed to process input program
 minikern> dtrace -q -s $TMP/args.d apples 3
 apples has 3
 minikern> dtrace -q -s $TMP/args.d apples
