@@ -259,12 +259,13 @@ private:
   // Where the lexer is, to look ahead and come back.
   struct Mark {
     size_t p;
-    int line, paren;
+    int line, parens, brackets;
     Token tok;
   };
-  Mark mark() const { return Mark{p_, line_, paren_, tok_}; }
+  Mark mark() const { return Mark{p_, line_, parens_, brackets_, tok_}; }
   void reset(const Mark &m) {
-    p_ = m.p, line_ = m.line, paren_ = m.paren, tok_ = m.tok;
+    p_ = m.p, line_ = m.line, parens_ = m.parens, brackets_ = m.brackets,
+    tok_ = m.tok;
   }
   Result<ExprPtr> expr();
   Result<ExprPtr> ternary();
@@ -308,8 +309,12 @@ private:
   size_t p_ = 0;
   int line_ = 1;
   Token tok_;
-  int paren_ = 0;        // parentheses/brackets open inside a predicate
-  bool in_pred_ = false; // a '/' at depth 0 closes the predicate
+  // Parentheses and brackets open, as DTrace's lexer counts them: one
+  // closed that is not open is an error, and so is a predicate's closing
+  // '/' with one still open.
+  int parens_ = 0, brackets_ = 0;
+  int pred_depth_ = 0;   // parens_ + brackets_ where the predicate began
+  bool in_pred_ = false; // a '/' at that depth closes the predicate
   Pragmas pragmas_;
 
   // Bounds on recursion: `nest_` counts the recursive descents in
@@ -682,20 +687,18 @@ Result<Token> Parser::lex() {
   if (two('^', '^')) return one(T_XORXOR, 2);
   switch (c) {
   case '(':
-    if (in_pred_)
-      paren_++;
+    parens_++;
     return one(T_LPAREN, 1);
   case ')':
-    if (in_pred_ && paren_ > 0)
-      paren_--;
+    if (--parens_ < 0)
+      return err(line_, DTag::D_SYNTAX, "extra ) in input stream");
     return one(T_RPAREN, 1);
   case '[':
-    if (in_pred_)
-      paren_++;
+    brackets_++;
     return one(T_LBRACK, 1);
   case ']':
-    if (in_pred_ && paren_ > 0)
-      paren_--;
+    if (--brackets_ < 0)
+      return err(line_, DTag::D_SYNTAX, "extra ] in input stream");
     return one(T_RBRACK, 1);
   case '{': return one(T_LBRACE, 1);
   case '}': return one(T_RBRACE, 1);
@@ -708,7 +711,20 @@ Result<Token> Parser::lex() {
   case '-': return one(T_MINUS, 1);
   case '*': return one(T_STAR, 1);
   case '/':
-    t.pred_end = in_pred_ && paren_ == 0;
+    if (in_pred_ && parens_ + brackets_ > pred_depth_) {
+      // What follows tells a predicate's end from a division, as in
+      // DTrace: the end of input, ';', '{' or another '/' (and DTrace
+      // names the line it looked ahead to).
+      size_t i = p_ + 1;
+      int line = line_;
+      for (; i < s_.size() && strchr("\f\n\r\t\v ", s_[i]); i++)
+        line += s_[i] == '\n';
+      if (i >= s_.size() || strchr(";{/", s_[i]))
+        return err(line, DTag::D_SYNTAX,
+                   parens_ ? "closing ) expected in predicate before /"
+                           : "closing ] expected in predicate before /");
+    }
+    t.pred_end = in_pred_ && parens_ + brackets_ == pred_depth_;
     return one(T_SLASH, 1);
   case '%': return one(T_PERCENT, 1);
   case '<': return one(T_LT, 1);
@@ -909,7 +925,7 @@ Result<void> Parser::clause(ProgramAst &prog) {
   if (ch() == '/') {
     p_++;
     in_pred_ = true;
-    paren_ = 0;
+    pred_depth_ = parens_ + brackets_;
     MK_TRY(advance());
     auto e = expr();
     if (!e)

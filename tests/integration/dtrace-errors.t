@@ -45,6 +45,12 @@ minikern> dtrace -x errtags -n 'BEGIN { substr("minikern", "4"); }'
 dtrace: invalid probe specifier BEGIN { substr("minikern", "4"); }: [D_PROTO_ARG] substr( ) argument #2 is incompatible with prototype:
 	prototype: int
 	 argument: string
+minikern> dtrace -x errtags -n 'BEGIN { trace(1)); }'
+dtrace: invalid probe specifier BEGIN { trace(1)); }: [D_SYNTAX] extra ) in input stream
+minikern> dtrace -n 'BEGIN /a[1/ { }'
+dtrace: invalid probe specifier BEGIN /a[1/ { }: closing ] expected in predicate before /
+minikern> dtrace -q -n 'BEGIN /(4/2) == 2/ { trace("a division"); exit(0); }'
+a division
 minikern> dtrace -x errtags -n 'BEGIN { mutex_owned(0, 99); }'
 dtrace: invalid probe specifier BEGIN { mutex_owned(0, 99); }: [D_PROTO_LEN] mutex_owned( ) prototype mismatch: 2 args passed, 1 expected
 minikern> dtrace -x errtags -n 'BEGIN { x = progenyof(trace(1)); }'
