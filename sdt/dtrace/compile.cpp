@@ -24,7 +24,8 @@ namespace mk::dt {
 namespace {
 
 bool is_int(Type t) {
-  return t != Type::String && t != Type::Stack && t != Type::Void;
+  return t != Type::String && t != Type::Stack && t != Type::Void &&
+         t != Type::Agg;
 }
 // 1- and 2-byte values, which C promotes to int before it computes.
 bool is_small(Type t) {
@@ -70,6 +71,7 @@ const char *type_name(Type t) {
   case Type::UInt8: return "uint8_t";
   case Type::UInt16: return "uint16_t";
   case Type::Void: return "void";
+  case Type::Agg: return "aggregation";
   }
   return "?";
 }
@@ -1457,6 +1459,10 @@ Result<Type> Compiler::expr(const Expr &e) {
   }
   case Expr::Void:
     return sem(DTag::D_OP_ACT, e.line, e.name + "( ) is an action, not a value");
+  case Expr::AggRef:
+    return sem(DTag::D_PRINTF_ARG_EXTRA, e.line,
+               "printf( ) argument " + e.name + " is an aggregation, which "
+               "no conversion prints (printa( ) does)");
   case Expr::Xlate:
     return sem(DTag::D_OP_SOU, e.line,
                "a translated " + e.ctype.name + " is read by its members "
@@ -2350,8 +2356,9 @@ Result<void> Compiler::clause(size_t ci) {
       }
       for (size_t i = 0; i < s.args.size(); i++) {
         const Expr &e = *s.args[i];
-        if (e.kind == Expr::Void) { // for check_format( )'s message
-          a.types.push_back(Type::Void);
+        if (e.kind == Expr::Void || e.kind == Expr::AggRef) {
+          // for check_format( )'s message
+          a.types.push_back(e.kind == Expr::Void ? Type::Void : Type::Agg);
           continue;
         }
         auto t = expr(e);
@@ -2369,8 +2376,8 @@ Result<void> Compiler::clause(size_t ci) {
       }
       MK_TRY(check_format(s, *a.fmt, a.types, false));
       for (const ExprPtr &e : s.args)
-        if (e->kind == Expr::Void) // an extra argument, no conversion's
-          MK_TRY(expr(*e));
+        if (e->kind == Expr::Void || e->kind == Expr::AggRef)
+          MK_TRY(expr(*e)); // an extra argument, no conversion's
       break;
     }
     case Stmt::Printa: {

@@ -69,6 +69,7 @@ constexpr u32 kMaxStackFrames = 31; // a stack and its count fill a scratch
 enum class Type : u8 {
   Int32, Int64, String, Stack, UInt32, UInt64, Int8, Int16, UInt8, UInt16,
   Void, // an action's (no value: only named in errors)
+  Agg,  // an aggregation given where a value goes (only named in errors)
 };
 
 // A C type a declaration, a cast or sizeof names: an integer of 1, 2, 4 or
@@ -185,6 +186,7 @@ struct Expr {
     Xlate,    // xlate<ctype>(kids[0]): a translator's output
     Void,     // name(...): an action where a value goes (an error, in
               // the words of the context the compiler finds it in)
+    AggRef,   // @name as printf( )'s argument: the same kind of error
   } kind;
   ExprOp op = X_ADD; // Unary, Binary
   i64 ival = 0;

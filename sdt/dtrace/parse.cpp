@@ -1217,6 +1217,21 @@ Result<void> Parser::stmt(ClauseAst &c) {
       MK_TRY(expect(T_RPAREN));
     } else {
       while (!is(T_RPAREN)) {
+        // An aggregation standing alone as an argument: the compiler
+        // names it in its conversion's mismatch, as DTrace does.
+        if (is(T_AGG)) {
+          const Mark at = mark();
+          auto a = node(Expr::AggRef, tok_);
+          a->name = tok_.sval;
+          MK_TRY(advance());
+          if (is(T_COMMA) || is(T_RPAREN)) {
+            s.args.push_back(std::move(a));
+            if (is(T_COMMA))
+              MK_TRY(advance());
+            continue;
+          }
+          reset(at);
+        }
         auto e = expr();
         if (!e)
           return e.take_error();

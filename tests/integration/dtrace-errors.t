@@ -45,6 +45,11 @@ minikern> dtrace -x errtags -n 'BEGIN { substr("minikern", "4"); }'
 dtrace: invalid probe specifier BEGIN { substr("minikern", "4"); }: [D_PROTO_ARG] substr( ) argument #2 is incompatible with prototype:
 	prototype: int
 	 argument: string
+minikern> dtrace -x errtags -n 'BEGIN { @a = count(); printf("%d", @a); }'
+dtrace: invalid probe specifier BEGIN { @a = count(); printf("%d", @a); }: [D_PRINTF_ARG_TYPE] printf( ) argument #2 is incompatible with conversion #1 prototype:
+	conversion: %d
+	 prototype: char, short, int, long, or long long
+	  argument: aggregation
 minikern> dtrace -x errtags -n 'BEGIN { trace(1)); }'
 dtrace: invalid probe specifier BEGIN { trace(1)); }: [D_SYNTAX] extra ) in input stream
 minikern> dtrace -n 'BEGIN /a[1/ { }'
