@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstring>
 #include <optional>
 
 namespace mk::dt {
@@ -159,9 +160,11 @@ private:
   Result<Type> assign(const Expr &v, const Expr &x, int line, bool value,
                       bool post = false, ExprOp op = X_ADD);
   Result<void> take_scratch(const Expr &e);
+  // floats: each argument's float_bytes( ) (none: no float arguments).
   Result<void> check_format(const Stmt &s, const Format &f,
                             const std::vector<Type> &args, bool printa,
-                            size_t naggs = 1);
+                            size_t naggs = 1,
+                            const std::vector<u8> *floats = nullptr);
   Result<i64> constant(const Expr &e);
   // The variable `e` names, defined on first use; keyed or not must agree.
   Result<const VarDef *> variable(const Expr &e);
@@ -198,6 +201,22 @@ private:
   // `e` may be computed twice: refused if that would change anything (an
   // assignment, ++, a function that keeps state or allocates).
   Result<void> once(const Expr &e, int line);
+  // The float or double type of `e` (a variable, an element of an array
+  // of them, a cast), or null; float_bytes( ): its size, or 0.
+  const CType *float_type(const Expr &e) {
+    const CType *t = nullptr;
+    if (e.kind == Expr::Variable) {
+      const VarDecl *d = decl_of(e.scope, e.name);
+      t = d ? &d->type : nullptr;
+    } else if (e.kind == Expr::Cast) {
+      t = &e.ctype;
+    }
+    return t && t->is_float && !t->pointer ? t : nullptr;
+  }
+  u8 float_bytes(const Expr &e) {
+    const CType *t = float_type(e);
+    return t ? t->bytes : 0;
+  }
   // `e` is a char * (a string where one is expected).
   bool is_char_ptr(const Expr &e) {
     auto t = ptr_type(e);
@@ -1207,6 +1226,10 @@ void Compiler::infer_var_types() {
         declare_ptr(*s.args[0], *pt);
         continue;
       }
+      if (const CType *ft = float_type(*s.args[1])) {
+        declare_ptr(*s.args[0], *ft);
+        continue;
+      }
       auto dst = place(*s.args[0]);
       if (!dst || *dst) // p[i] = x: memory, not a variable
         continue;
@@ -1576,6 +1599,10 @@ Result<Type> Compiler::expr(const Expr &e) {
   case Expr::Assign:
     return assign(*e.kids[0], *e.kids[1], e.line, true, e.ival != 0, e.op);
   case Expr::Cast: {
+    if (e.ctype.is_float != (float_bytes(*e.kids[0]) != 0) && !e.ctype.pointer)
+      return sem(DTag::D_CAST_INVAL, e.line,
+                 "invalid cast expression: D converts nothing to or from "
+                 "float or double (" + e.ctype.name + ")");
     if (e.ctype.sou && !e.ctype.pointer) { // (struct s)v
       auto p = place(e);
       if (!p)
@@ -1660,6 +1687,10 @@ Result<Type> Compiler::expr(const Expr &e) {
     return Type::UInt64; // size_t
   }
   case Expr::Unary: {
+    if (float_bytes(*e.kids[0]))
+      return sem(DTag::D_OP_ARITH, e.line,
+                 "floating-point operands are not supported by D operators: "
+                 "a float or double is copied and printed (%e, %f, %g)");
     if (e.op == X_DEREF) {
       auto p = place(e);
       if (!p)
@@ -1739,6 +1770,10 @@ Result<Type> Compiler::expr(const Expr &e) {
     break;
   }
   // Binary operators.
+  if (float_bytes(*e.kids[0]) || float_bytes(*e.kids[1]))
+    return sem(DTag::D_OP_ARITH, e.line,
+               "floating-point operands are not supported by D operators: "
+               "a float or double is copied and printed (%e, %f, %g)");
   if (e.op == X_ADD || e.op == X_SUB) {
     auto l = ptr_type(*e.kids[0]), r = ptr_type(*e.kids[1]);
     if (l || r)
@@ -1874,6 +1909,16 @@ Result<Type> Compiler::assign(const Expr &v, const Expr &x, int line,
     auto src = place(x);
     if (!src)
       return src.take_error();
+    if (const CType *ft = float_type(x))
+      declare_ptr(v, *ft); // v = d: v takes d's float or double type
+    if (float_bytes(v) != float_bytes(x)) {
+      const CType *vt = float_type(v), *xt = float_type(x);
+      return sem(DTag::D_OP_INCOMPAT, line,
+                 strf("operands have incompatible types: \"%s\" = \"%s\": "
+                      "D copies a float or double only into one of its type",
+                      vt ? vt->name.c_str() : "integer",
+                      xt ? xt->name.c_str() : "integer"));
+    }
     if (*src) {
       declare_sou(v, **src);
     } else if (auto pt = ptr_type(x)) {
@@ -2131,7 +2176,8 @@ Result<void> Compiler::speculation_order(const Stmt &s, bool records_data,
 // the keys) takes the value.
 Result<void> Compiler::check_format(const Stmt &s, const Format &f,
                                     const std::vector<Type> &args, bool printa,
-                                    size_t naggs) {
+                                    size_t naggs,
+                                    const std::vector<u8> *floats) {
   const char *what = printa ? "printa( )" : "printf( )";
   size_t next = 0, conv_no = 0;
   size_t values = 0; // aggregations' values taken so far
@@ -2177,21 +2223,27 @@ Result<void> Compiler::check_format(const Stmt &s, const Format &f,
                         what, conv_no, spec.c_str(),
                         *role ? strf("\"%s\"", role).c_str() : "value"));
       }
+      const u8 fl = floats && next < floats->size() ? (*floats)[next] : 0;
       Type t = args[next++];
-      const bool ok = want_stack ? t == Type::Stack
+      const bool want_float = !*role && strchr("eEfgG", c.conv);
+      const bool ok = want_stack    ? t == Type::Stack
                       : want_string ? t == Type::String
-                                    : is_int(t);
+                      : want_float  ? fl != 0
+                                    : is_int(t) && !fl;
       if (ok)
         return {};
+      const std::string got =
+          fl ? (fl == 4 ? "float" : "double") : type_name(t);
       if (*role)
         return mismatch(DTag::D_PRINTF_DYN_TYPE,
-                        strf("%% %s %c", role, c.conv), "int", type_name(t));
+                        strf("%% %s %c", role, c.conv), "int", got);
       const char *proto = want_stack    ? "stack"
                           : want_string ? "char [] or string (or use stringof)"
+                          : want_float  ? "double"
                           : c.conv == 'p' ? "pointer or integer"
                           : c.conv == 'c' ? "char, short, or int"
                                           : "char, short, int, long, or long long";
-      return mismatch(DTag::D_PRINTF_ARG_TYPE, spec, proto, type_name(t));
+      return mismatch(DTag::D_PRINTF_ARG_TYPE, spec, proto, got);
     };
     if (c.width == -2)
       MK_TRY(take(false, "*"));
@@ -2354,8 +2406,10 @@ Result<void> Compiler::clause(size_t ci) {
           as_string.push_back(false);
         as_string.push_back(c.conv == 's');
       }
+      std::vector<u8> floats;
       for (size_t i = 0; i < s.args.size(); i++) {
         const Expr &e = *s.args[i];
+        floats.push_back(float_bytes(e));
         if (e.kind == Expr::Void || e.kind == Expr::AggRef) {
           // for check_format( )'s message
           a.types.push_back(e.kind == Expr::Void ? Type::Void : Type::Agg);
@@ -2374,7 +2428,7 @@ Result<void> Compiler::clause(size_t ci) {
         rec(*t);
         a.types.push_back(*t);
       }
-      MK_TRY(check_format(s, *a.fmt, a.types, false));
+      MK_TRY(check_format(s, *a.fmt, a.types, false, 1, &floats));
       for (const ExprPtr &e : s.args)
         if (e->kind == Expr::Void || e->kind == Expr::AggRef)
           MK_TRY(expr(*e)); // an extra argument, no conversion's

@@ -86,6 +86,10 @@ struct CType {
   bool pointer = false;
   std::shared_ptr<const CType> pointee; // a pointer's
   bool is_void = false; // void: only the base of a pointer
+  // float or double: stored and copied as its bits, printed by printf's
+  // %e %f %g; D computes nothing with it (DTrace has no floating-point
+  // arithmetic either).
+  bool is_float = false;
   // An enum's enumerators, for print( ) (their names by value).
   std::shared_ptr<const std::vector<std::pair<std::string, i64>>> enumerators;
   u64 size() const;     // sizeof
@@ -93,6 +97,7 @@ struct CType {
   bool same(const CType &o) const {
     return string == o.string && bytes == o.bytes &&
            is_signed == o.is_signed && sou == o.sou && pointer == o.pointer &&
+           is_float == o.is_float &&
            (!pointer || name == o.name);
   }
 };

@@ -1425,9 +1425,12 @@ Result<CType> Parser::base_type() {
     t.bytes = 4, t.is_signed = true, t.name = tag.empty() ? "enum" : "enum " + tag;
     return t;
   }
-  if (w == "float" || w == "double")
-    return unsupported(tok_, "type " + w + " is not supported: D here has "
-                             "C's integer types, structs, unions and string");
+  if (w == "float" || w == "double") {
+    t.bytes = w == "float" ? 4 : 8, t.is_signed = false, t.is_float = true;
+    t.name = w;
+    MK_TRY(advance());
+    return t;
+  }
   for (const auto &d : kTypedefs)
     if (w == d.name) {
       t.bytes = d.bytes, t.is_signed = d.is_signed, t.name = w;

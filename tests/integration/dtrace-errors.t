@@ -38,7 +38,17 @@ dtrace: invalid probe specifier BEGIN { @a = count(); } END { @a = sum(1); }: @a
 minikern> dtrace -n 'BEGIN { trace("a" == 1); }'
 dtrace: invalid probe specifier BEGIN { trace("a" == 1); }: operands have incompatible types: "string" == "int"
 minikern> dtrace -n 'BEGIN { printf("%f", 1); }'
-dtrace: invalid probe specifier BEGIN { printf("%f", 1); }: format conversion #1 (%f) is not supported: D here has no floating point
+dtrace: invalid probe specifier BEGIN { printf("%f", 1); }: printf( ) argument #2 is incompatible with conversion #1 prototype:
+	conversion: %f
+	 prototype: double
+	  argument: int
+minikern> dtrace -n 'double d; BEGIN { printf("%d", d); }'
+dtrace: invalid probe specifier double d; BEGIN { printf("%d", d); }: printf( ) argument #2 is incompatible with conversion #1 prototype:
+	conversion: %d
+	 prototype: char, short, int, long, or long long
+	  argument: double
+minikern> dtrace -n 'double d; BEGIN { x = d * 2; }'
+dtrace: invalid probe specifier double d; BEGIN { x = d * 2; }: floating-point operands are not supported by D operators: a float or double is copied and printed (%e, %f, %g)
 minikern> dtrace -x errtags -n 'BEGIN { exit(); }'
 dtrace: invalid probe specifier BEGIN { exit(); }: [D_PROTO_LEN] exit( ) prototype mismatch: 0 args passed, 1 expected
 minikern> dtrace -x errtags -n 'BEGIN { substr("minikern", "4"); }'

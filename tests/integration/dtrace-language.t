@@ -1,5 +1,6 @@
 # The D a DTrace user writes beyond actions: declarations of C integer
-# types and strings (a declared int wraps at 32 bits), inline, casts,
+# types and strings (a declared int wraps at 32 bits), float and double
+# (copied and printed with %e %f %g, never computed), inline, casts,
 # sizeof, ++/-- and assignments inside expressions, -C (cpp with -D,
 # #include next to the script, its errors as DTrace shows them),
 # macro arguments ($1, $$1), histograms with a weight (quantize(v, w)),
@@ -27,6 +28,8 @@ minikern> dtrace -q -n 'BEGIN { s = "hello"; self->t = "world"; this->u = "!"; a
 ew!bd 0 0 102
 minikern> dtrace -q -n 'BEGIN { printf("%d %d %d %u %d %d\n", (char)300, (uint8_t)-1, (int)4294967295, (uint64_t)-1, sizeof(int), sizeof "abc"); exit(0); }'
 44 255 -1 18446744073709551615 4 4
+minikern> dtrace -q -n 'float f; double d; BEGIN { e = d; printf("%f %e %g|%8.2E|%G\n", f, d, e, f, e); exit(0); }'
+0.000000 0.000000e+00 0|0.00E+00|0
 minikern> dtrace -q -C -s $TMP/cpp.d
 2
 minikern> dtrace -q -C -DBIG -s $TMP/cpp.d

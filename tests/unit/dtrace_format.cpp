@@ -85,8 +85,9 @@ TEST_CASE("dtrace format: bad conversions") {
     return r ? std::string() : r.error().message;
   };
   // DTrace's words, the conversion by its number.
-  CHECK(msg("%f") == "format conversion #1 (%f) is not supported: D here has "
-                     "no floating point");
+  CHECK(msg("%a") == "format conversion #1 (%a) is not supported here: it "
+                     "prints a kernel symbol's name by its address");
+  CHECK(msg("%F") == "format conversion #1 is undefined: %F");
   CHECK(msg("%d %y") == "format conversion #2 is undefined: %y");
   CHECK(msg("%zd") == "format conversion #1 is undefined: %z");
   CHECK(msg("abc %") == "format conversion #1 name expected before end of "

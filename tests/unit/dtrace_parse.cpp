@@ -337,8 +337,9 @@ TEST_CASE("dtrace compile: type errors") {
         spec + "p:::n { printf(\"%d\", 1, 2); }: printf( ) prototype mismatch: "
                "only 1 arguments required by this format string");
   CHECK(compile_error("p:::n { printf(\"%f\", 1); }") ==
-        spec + "p:::n { printf(\"%f\", 1); }: format conversion #1 (%f) is not "
-               "supported: D here has no floating point");
+        spec + "p:::n { printf(\"%f\", 1); }: printf( ) argument #2 is "
+               "incompatible with conversion #1 prototype:\n\tconversion: "
+               "%f\n\t prototype: double\n\t  argument: int");
   CHECK(compile_error("p:::n { printf(arg0); }") ==
         spec + "p:::n { printf(arg0); }: printf( ) argument #1 is incompatible "
                "with prototype:\n\tprototype: string\n\t argument: int64_t");
