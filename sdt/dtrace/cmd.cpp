@@ -269,6 +269,18 @@ Result<Options> parse_options(const Args &a) {
           if (!v)
             return error(bad_value);
           o.strsize = *v;
+        } else if (name == "version") {
+          // The D version a script is written for: DTrace's own, 1.0 to
+          // 2.0, all of which this compiler takes as they are.
+          unsigned maj = 0, min = 0, mic = 0;
+          char end = 0;
+          const int n = std::sscanf(arg.c_str(), "%u.%u.%u%c", &maj, &min,
+                                    &mic, &end);
+          if (n < 2 || n > 3)
+            return error(bad_value);
+          if (maj < 1 || maj > 2 || (maj == 2 && (min > 0 || mic > 0)))
+            return error("failed to set -x version: Requested version is "
+                         "not supported by compiler");
         } else if (name == "engine") {
           if (arg == "bpf")
             o.engine = DEngine::Bpf;
@@ -284,7 +296,7 @@ Result<Options> parse_options(const Args &a) {
                        "aggsize, strsize, engine, aggsortkey, aggsortrev, "
                        "aggsortpos, aggsortkeypos, nspec, specsize, "
                        "defaultargs, argref, destructive, errtags, cpp, define, undef, "
-                       "incdir, stdc)");
+                       "incdir, stdc, version)");
         }
         break;
       }

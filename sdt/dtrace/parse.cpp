@@ -2666,8 +2666,9 @@ Result<u32> parse_strsize(const std::string &s) {
   unsigned long long v = std::strtoull(s.c_str(), &end, 10);
   if (s.empty() || !isdigit((unsigned char)s[0]) || (end && *end))
     return error("'" + s + "' is not a number of characters");
-  if (errno == ERANGE || v < 1 || v > kDefaultStrSize)
-    return error("'" + s + "' is not within 1..256");
+  // DTrace's least: one character and the NUL.
+  if (errno == ERANGE || v < 2 || v > kDefaultStrSize)
+    return error("'" + s + "' is not within 2..256");
   return (u32)v;
 }
 

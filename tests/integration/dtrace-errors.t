@@ -60,6 +60,10 @@ dtrace: invalid probe specifier BEGIN { @a = count(); printf("%d", @a); }: [D_PR
 	conversion: %d
 	 prototype: char, short, int, long, or long long
 	  argument: aggregation
+minikern> dtrace -x version=99.1 -n 'BEGIN { exit(0); }'
+dtrace: failed to set -x version: Requested version is not supported by compiler
+minikern> dtrace -x strsize=1 -n 'BEGIN { exit(0); }'
+dtrace: failed to set -x strsize: Invalid value for specified option
 minikern> dtrace -x errtags -n 'BEGIN { trace(1)); }'
 dtrace: invalid probe specifier BEGIN { trace(1)); }: [D_SYNTAX] extra ) in input stream
 minikern> dtrace -n 'BEGIN /a[1/ { }'

@@ -585,10 +585,10 @@ TEST_CASE("D strings: strsize cuts literals, copies and results") {
     t.fire(10);
     CHECK(t.finish() == "3 key 2\n");
   }
-  CHECK(*parse_strsize("1") == 1);
+  CHECK(*parse_strsize("2") == 2);
   CHECK(*parse_strsize("256") == 256);
-  CHECK(parse_strsize("0").error().message == "'0' is not within 1..256");
-  CHECK(parse_strsize("257").error().message == "'257' is not within 1..256");
+  CHECK(parse_strsize("1").error().message == "'1' is not within 2..256");
+  CHECK(parse_strsize("257").error().message == "'257' is not within 2..256");
   CHECK(parse_strsize("-1").error().message == "'-1' is not a number of characters");
   CHECK(parse_strsize("4k").error().message == "'4k' is not a number of characters");
   CHECK(parse_strsize("").error().message == "'' is not a number of characters");
