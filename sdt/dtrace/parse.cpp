@@ -24,6 +24,7 @@
 #include <map>
 #include <set>
 
+#include <strings.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -211,6 +212,7 @@ private:
 
   // ---- grammar
   Result<void> pragma();
+  Result<void> pragma_attributes(int args, const char *attrs);
   Result<void> clause(ProgramAst &prog);
   Result<std::string> desc();
   Result<void> stmt(ClauseAst &c);
@@ -742,6 +744,40 @@ Result<Token> Parser::lex() {
 
 // ---- clauses --------------------------------------------------------------------
 
+// #pragma D attributes name/data/class ident: an identifier's stability,
+// which this kernel does not report; the attributes are checked as
+// DTrace reads them (each part optional from the right, case ignored).
+Result<void> Parser::pragma_attributes(int args, const char *attrs) {
+  if (args != 2)
+    return err(line_, DTag::D_PRAGMA_MALFORM,
+               "malformed #pragma attributes <attributes> <ident>");
+  static const char *const stability[] = {"Internal", "Private", "Obsolete",
+                                          "External", "Unstable", "Evolving",
+                                          "Stable",   "Standard"};
+  static const char *const classes[] = {"Unknown", "CPU", "Platform",
+                                        "Group",   "ISA", "Common"};
+  std::string rest = attrs;
+  for (int part = 0; part < 3 && !rest.empty(); part++) {
+    const size_t slash = rest.find('/');
+    const std::string w = rest.substr(0, slash);
+    rest = slash == std::string::npos ? "" : rest.substr(slash + 1);
+    bool known = false;
+    if (part < 2)
+      for (const char *x : stability)
+        known |= strcasecmp(w.c_str(), x) == 0;
+    else
+      for (const char *x : classes)
+        known |= strcasecmp(w.c_str(), x) == 0;
+    if (!known)
+      return err(line_, DTag::D_PRAGMA_INVAL,
+                 "invalid attributes specified by #pragma attributes");
+  }
+  if (!rest.empty())
+    return err(line_, DTag::D_PRAGMA_INVAL,
+               "invalid attributes specified by #pragma attributes");
+  return {};
+}
+
 // #pragma D option name[=value]
 Result<void> Parser::pragma() {
   size_t eol = s_.find('\n', p_);
@@ -798,6 +834,36 @@ Result<void> Parser::pragma() {
       i = end;
     }
     return err(line_, DTag::D_PRAGERR, "#error: " + one_line(text));
+  }
+  if (n >= 2 && strcmp(word[1], "attributes") == 0)
+    return pragma_attributes(n - 2, word[2]);
+  if (n >= 2 && strcmp(word[1], "binding") == 0) {
+    // #pragma D binding "version" ident: the D version an identifier
+    // belongs to (DTrace's own, 1.0 to 2.0; nothing changes here).
+    unsigned maj = 0, min = 0;
+    if (n != 4 || sscanf(word[2], "\"%u.%u", &maj, &min) != 2)
+      return err(line_, DTag::D_PRAGMA_MALFORM,
+                 "malformed #pragma binding \"version\" <ident>");
+    if (maj < 1 || maj > 2 || (maj == 2 && min > 0))
+      return err(line_, DTag::D_PRAGMA_INVAL,
+                 strf("invalid version string specified by #pragma binding: "
+                      "%u.%u", maj, min));
+    return {};
+  }
+  if (n >= 2 && strcmp(word[1], "depends_on") == 0) {
+    // A script's dependencies: libraries (which only libraries may
+    // name), providers and modules, none of which changes anything here.
+    if (n != 4)
+      return err(line_, DTag::D_PRAGMA_MALFORM,
+                 "malformed #pragma depends_on <class> <name>");
+    if (strcmp(word[2], "library") == 0)
+      return err(line_, DTag::D_PRAGMA_DEPEND,
+                 "main program may not explicitly depend on a library");
+    if (strcmp(word[2], "provider") != 0 && strcmp(word[2], "module") != 0)
+      return err(line_, DTag::D_PRAGMA_INVAL,
+                 strf("invalid class %s specified by #pragma depends_on",
+                      word[2]));
+    return {};
   }
   if (n < 2 || strcmp(word[1], "option") != 0)
     return err(line_, DTag::D_PRAGMA_INVAL,
