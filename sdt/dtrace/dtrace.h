@@ -262,7 +262,7 @@ struct Stmt {
   X(D_OP_INCOMPAT) X(D_OP_PTR) X(D_OP_ACT) X(D_AGG_REDEF) X(D_AGG_FUNC)        \
   X(D_AGG_MDIM) X(D_ARR_BADREF) X(D_DIV_ZERO) X(D_DEREF_NONPTR)                \
   X(D_CAST_INVAL) X(D_PRAGCTL_INVAL) X(D_PRAGMA_INVAL) X(D_PRAGMA_MALFORM) X(D_PRAGMA_OPTSET)     \
-  X(D_PRAGMA_DEPEND)                                                           \
+  X(D_PRAGMA_DEPEND) X(D_DECL_CHARATTR) X(D_DECL_BADCLASS)                    \
   X(D_PRAGERR) X(D_MACRO_UNDEF) X(D_MACRO_OFLOW) X(D_INT_OFLOW)                \
   X(D_INT_DIGIT) X(D_STR_NL) X(D_CHR_NL) X(D_CHR_NULL) X(D_CHR_OFLOW)          \
   X(D_IDENT_BADREF) X(D_IDENT_UNDEF) X(D_VAR_UNSUP) X(D_PROTO_LEN)             \

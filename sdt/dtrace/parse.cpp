@@ -1495,6 +1495,9 @@ Result<CType> Parser::base_type() {
     t.bytes = w == "float" ? 4 : 8, t.is_signed = false, t.is_float = true;
     t.name = w;
     MK_TRY(advance());
+    if (is(T_IDENT) && (type_keyword(tok_.sval) || tok_.sval == "float" ||
+                        tok_.sval == "double"))
+      return err(first.line, DTag::D_DECL_COMBO, "invalid type combination");
     return t;
   }
   for (const auto &d : kTypedefs)
@@ -1516,8 +1519,16 @@ Result<CType> Parser::base_type() {
     t.name += (t.name.empty() ? "" : " ") + k;
     MK_TRY(advance());
   }
+  // DTrace's words for what it cannot make of the keywords.
+  if (chars && (shorts || longs))
+    return err(first.line, DTag::D_DECL_CHARATTR,
+               "invalid type declaration: short and long may not be used "
+               "with char type");
+  if (shorts && longs)
+    return err(first.line, DTag::D_UNKNOWN,
+               "failed to resolve type short long : Unknown type name");
   if (longs > 2 || shorts > 1 || chars > 1 || ints > 1 || sign + unsign > 1 ||
-      (chars + shorts + (longs > 0) > 1) || (chars && ints))
+      (chars && ints))
     return err(first.line, DTag::D_DECL_COMBO, "invalid type combination");
   t.is_signed = !unsign;
   t.bytes = chars ? 1 : shorts ? 2 : longs == 2 ? 8 : longs ? sizeof(long) : 4;
@@ -1804,6 +1815,9 @@ Result<void> Parser::decl(ProgramAst &prog) {
     return {};
   }
   const bool is_extern = is(T_IDENT) && tok_.sval == "extern";
+  if (is(T_IDENT) && (tok_.sval == "register" || tok_.sval == "auto"))
+    return err(tok_.line, DTag::D_DECL_BADCLASS,
+               "specified storage class not appropriate in D");
   if (is(T_IDENT) && (tok_.sval == "extern" || tok_.sval == "static"))
     MK_TRY(advance());
   const bool is_inline = is(T_IDENT) && tok_.sval == "inline";
@@ -1828,6 +1842,8 @@ Result<void> Parser::decl(ProgramAst &prog) {
     return t.take_error();
   if (is(T_SEMI) && (t->name.rfind("enum ", 0) == 0 || t->sou))
     return {}; // enum colors { ... }; declares the type alone
+  if (is(T_SEMI))
+    return err(tok_.line, DTag::D_DECL_USELESS, "useless declaration");
   // struct a { ... } struct b { ... }: two types, no ';' between.
   if (is(T_IDENT) && is_type(tok_.sval))
     return err(tok_.line, DTag::D_DECL_COMBO, "invalid type combination");
@@ -2641,8 +2657,9 @@ Result<ProgramAst> Parser::run() {
     }
     size_t after = 0;
     const std::string w = peek_word(p_, &after);
-    static const char *const starts[] = {"extern", "static", "inline",
-                                         "typedef", "translator", "provider"};
+    static const char *const starts[] = {"extern",     "static",   "inline",
+                                         "typedef",    "translator", "provider",
+                                         "register",   "auto"};
     size_t after2 = 0;
     const std::string w2 = peek_word(after, &after2);
     while (after2 < s_.size() && isspace((unsigned char)s_[after2]))

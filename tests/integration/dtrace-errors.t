@@ -64,6 +64,16 @@ minikern> dtrace -x version=99.1 -n 'BEGIN { exit(0); }'
 dtrace: failed to set -x version: Requested version is not supported by compiler
 minikern> dtrace -x strsize=1 -n 'BEGIN { exit(0); }'
 dtrace: failed to set -x strsize: Invalid value for specified option
+minikern> dtrace -x errtags -n 'register x; BEGIN { exit(0); }'
+dtrace: invalid probe specifier register x; BEGIN { exit(0); }: [D_DECL_BADCLASS] specified storage class not appropriate in D
+minikern> dtrace -x errtags -n 'extern int; BEGIN { exit(0); }'
+dtrace: invalid probe specifier extern int; BEGIN { exit(0); }: [D_DECL_USELESS] useless declaration
+minikern> dtrace -x errtags -n 'BEGIN { i = (char long)0; }'
+dtrace: invalid probe specifier BEGIN { i = (char long)0; }: [D_DECL_CHARATTR] invalid type declaration: short and long may not be used with char type
+minikern> dtrace -x errtags -n 'BEGIN { i = (long short)0; }'
+dtrace: invalid probe specifier BEGIN { i = (long short)0; }: [D_UNKNOWN] failed to resolve type short long : Unknown type name
+minikern> dtrace -x errtags -n 'BEGIN { i = (double double)0; }'
+dtrace: invalid probe specifier BEGIN { i = (double double)0; }: [D_DECL_COMBO] invalid type combination
 minikern> dtrace -x errtags -n 'BEGIN { trace(1)); }'
 dtrace: invalid probe specifier BEGIN { trace(1)); }: [D_SYNTAX] extra ) in input stream
 minikern> dtrace -n 'BEGIN /a[1/ { }'
