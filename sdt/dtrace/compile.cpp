@@ -641,6 +641,11 @@ Result<std::optional<Compiler::Place>> Compiler::place(const Expr &e) {
     return std::optional<Place>(); // (a translated member is an expression)
   if (e.ival) { // p->x
     auto t = ptr_type(*e.kids[0]);
+    if (t && t->pointee && !t->pointee->sou && !t->pointee->is_void)
+      return sem(DTag::D_OP_SOU, e.line,
+                 "operator -> cannot be applied to pointer to type \"" +
+                     t->pointee->name + "\"; must be applied to a struct or "
+                     "union pointer");
     if (!t || !t->pointee || !t->pointee->sou)
       return sem(DTag::D_OP_PTR, e.line,
                  "operator -> must be applied to a pointer to a struct or "
@@ -1112,6 +1117,9 @@ Result<u16> Compiler::keys(std::vector<VarDef> &defs, size_t var,
   if (dim == VarDecl::kMultiDim)
     return sem(DTag::D_SYNTAX, e.line,
                "arrays of more than one dimension are not supported");
+  if (dim != VarDecl::kNotArray && e.kids.size() > 1)
+    return sem(DTag::D_ARR_BADREF, e.line,
+               "cannot access scalar " + e.name + " as an associative array");
   if (dim != VarDecl::kNotArray && e.kids.size() != 1)
     return sem(DTag::D_PROTO_LEN, e.line,
                proto_len(e.name + "[ ]", e.kids.size(), 1, 1, "key"));
@@ -1556,6 +1564,15 @@ Result<Type> Compiler::expr(const Expr &e) {
       emit(OP_ARG, (u8)e.ival);
     return Type::Int64;
   case Expr::Args: {
+    // BEGIN and END have no arguments to index (other probes without
+    // declared types still have their raw ones).
+    if (!probes_->empty() &&
+        std::all_of(probes_->begin(), probes_->end(), [](const ProbeInfo &p) {
+          return p.provider == "dtrace" && (p.name == "BEGIN" || p.name == "END");
+        }))
+      return sem(DTag::D_ARGS_IDX, e.line,
+                 strf("index %lld is out of range for %s args[ ]",
+                      (long long)e.ival, (*probes_)[0].full().c_str()));
     // Typed by the probes' argument types: char * reads as a string.
     int strings = 0, ints = 0;
     std::string sname, iname;

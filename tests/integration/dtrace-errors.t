@@ -74,6 +74,12 @@ minikern> dtrace -x errtags -n 'BEGIN { i = (long short)0; }'
 dtrace: invalid probe specifier BEGIN { i = (long short)0; }: [D_UNKNOWN] failed to resolve type short long : Unknown type name
 minikern> dtrace -x errtags -n 'BEGIN { i = (double double)0; }'
 dtrace: invalid probe specifier BEGIN { i = (double double)0; }: [D_DECL_COMBO] invalid type combination
+minikern> dtrace -x errtags -n 'BEGIN { trace(args[0]); }'
+dtrace: invalid probe specifier BEGIN { trace(args[0]); }: [D_ARGS_IDX] index 0 is out of range for dtrace:::BEGIN args[ ]
+minikern> dtrace -x errtags -n 'int x[5]; BEGIN { x[1, 2] = 1; }'
+dtrace: invalid probe specifier int x[5]; BEGIN { x[1, 2] = 1; }: [D_ARR_BADREF] cannot access scalar x as an associative array
+minikern> dtrace -x errtags -n 'int *p; BEGIN { p->a = 1; }'
+dtrace: invalid probe specifier int *p; BEGIN { p->a = 1; }: [D_OP_SOU] operator -> cannot be applied to pointer to type "int"; must be applied to a struct or union pointer
 minikern> dtrace -x errtags -n 'BEGIN { trace(1)); }'
 dtrace: invalid probe specifier BEGIN { trace(1)); }: [D_SYNTAX] extra ) in input stream
 minikern> dtrace -n 'BEGIN /a[1/ { }'
