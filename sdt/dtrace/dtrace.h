@@ -204,6 +204,7 @@ struct Expr {
   std::string near; // source text for error messages
   int line = 1;
   int depth = 1; // levels of the tree below and including this node
+  u64 read_seq = 0; // a global Variable: its read's number (the parser's)
 };
 
 // A deep copy of `e`.

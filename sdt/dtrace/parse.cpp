@@ -293,8 +293,18 @@ private:
   Result<ExprPtr> variable(const Token &t);
   // Globals read somewhere and assigned somewhere (a read of one never
   // assigned is an undefined variable, as in DTrace).
-  std::vector<Token> global_reads_;
+  // In the order of the text, as DTrace resolves them: a read of a
+  // global before anything declares or assigns it is undefined, though
+  // a later clause assigns it.  Each read and each first write gets the
+  // next number of global_seq_.
+  std::vector<std::pair<Token, u64>> global_reads_;
   std::set<std::string> global_writes_;
+  std::map<std::string, u64> first_write_;
+  u64 global_seq_ = 1;
+  void global_written(const std::string &name) {
+    global_writes_.insert(name);
+    first_write_.emplace(name, global_seq_++);
+  }
 
   ExprPtr node(Expr::Kind k, const Token &at) {
     auto e = std::make_unique<Expr>();
@@ -1768,7 +1778,7 @@ Result<void> Parser::translator(ProgramAst &prog) {
   }
   global_reads_.erase(
       std::remove_if(global_reads_.begin() + (long)reads, global_reads_.end(),
-                     [&](const Token &t) { return t.sval == x.param; }),
+                     [&](const auto &r) { return r.first.sval == x.param; }),
       global_reads_.end());
   // The '}' (and the ';' after it) end it; what follows is lexed raw.
   x.end_line = tok_.line;
@@ -1939,7 +1949,7 @@ Result<void> Parser::decl(ProgramAst &prog) {
         prog.decls.push_back(d);
       }
       if (scope == VarScope::Global)
-        global_writes_.insert(name.sval); // declared: 0 until set
+        global_written(name.sval); // declared: 0 until set
     }
     if (is(T_COMMA)) {
       MK_TRY(advance());
@@ -2021,8 +2031,17 @@ Result<ExprPtr> Parser::make_assign(ExprPtr v, const Token &op, ExprPtr value,
     e->op = c.op;
   }
   if (root->kind == Expr::Variable && root->scope == VarScope::Global &&
-      !memory)
-    global_writes_.insert(root->name);
+      !memory) {
+    // The assigned variable is written, not read (x op= y of a scalar
+    // reads it, and was checked above; an array's element starts at 0).
+    if (root->read_seq && (op.kind == T_ASSIGN || op.kind == T_INC ||
+                           op.kind == T_DEC || !root->kids.empty()))
+      global_reads_.erase(
+          std::remove_if(global_reads_.begin(), global_reads_.end(),
+                         [&](const auto &r) { return r.second == root->read_seq; }),
+          global_reads_.end());
+    global_written(root->name);
+  }
   e->ival = post;
   e->kids.push_back(std::move(v));
   e->kids.push_back(std::move(value));
@@ -2582,8 +2601,10 @@ Result<ExprPtr> Parser::primary() {
       return e;
     }
   auto v = variable(t);
-  if (v && (*v)->scope == VarScope::Global && (*v)->name == t.sval)
-    global_reads_.push_back(t);
+  if (v && (*v)->scope == VarScope::Global && (*v)->name == t.sval) {
+    (*v)->read_seq = global_seq_;
+    global_reads_.emplace_back(t, global_seq_++);
+  }
   if (v && (is(T_INC) || is(T_DEC))) { // x++, x--
     Token op = tok_;
     MK_TRY(advance());
@@ -2685,8 +2706,8 @@ Result<ProgramAst> Parser::run() {
       typedefs_.empty() && inlines_.empty() && !origin_->file.empty())
     return err(line_, DTag::D_EMPTY, "empty D program translation unit");
   prog.macros_used = macros_used_;
-  for (const Token &t : global_reads_)
-    if (!global_writes_.count(t.sval))
+  for (const auto &[t, seq] : global_reads_)
+    if (auto w = first_write_.find(t.sval); w == first_write_.end() || w->second > seq)
       return err(t.line, DTag::D_IDENT_UNDEF,
                  "failed to resolve " + t.sval + ": Unknown variable name");
   prog.pragmas = pragmas_;

@@ -311,7 +311,9 @@ int main(int argc, char **argv) {
         {"@[probefunc] = count()", "{ @[probefunc] = count(); }"},
         {"strlen( ) of a 64-byte string", ""}, // made below
         {"self-> store and load", "{ self->n = self->n + 1; }"},
-        {"global store and load", "{ n = n + 1; }"},
+        // n is declared: D resolves a global from where the text first
+        // declares or assigns it, and this clause reads n first.
+        {"global store and load", "int64_t n; | { n = n + 1; }"},
         {"string comparison", "/probefunc == \"hit\"/ { }"},
         {"strjoin( ) of two short strings", "{ @ = sum(strlen(strjoin(probename, \"-x\"))); }"},
         {"@[probefunc, probename] = count()", ""}, // made below
@@ -339,8 +341,13 @@ int main(int argc, char **argv) {
       none_r.push_back(base_r);
       for (size_t w = 0; w < nw; w++)
         for (int e = 0; e < 2; e++) {
+          // "DECLS | CLAUSE": declarations before the probe description.
+          std::string decls, clause = clauses[w];
+          if (size_t bar = clause.find(" | "); bar != std::string::npos)
+            decls = clause.substr(0, bar + 1), clause = clause.substr(bar + 3);
           run_quiet(k, std::string("dtrace -q -x engine=") + engines[e] +
-                           " -n 'sdtbench:::hit " + clauses[w] + "' &");
+                           " -n '" + decls + "sdtbench:::hit " + clause +
+                           "' &");
           int id = 0;
           std::sscanf(run_quiet(k, "dtrace -j").c_str(), "%*[^\n]\n%d", &id);
           // No job: the engine cannot run the clause (the old interpreter

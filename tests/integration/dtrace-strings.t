@@ -4,7 +4,8 @@
 # function with DTrace's rules at the edges (negative and out-of-range
 # substr( ), index( ) and rindex( ) positions, NULL for strtok( ); a
 # string compared with NULL is compared with "", what the functions that
-# find nothing return here).
+# find nothing return here); a global is known from where the text first
+# assigns it, as DTrace resolves names.
 # status: 1
 minikern> dtrace -q -n 'BEGIN { s = "abc"; t = strjoin(s, "def"); printf("%s %d\n", t, strlen(t)); exit(0); }'
 abcdef 6
@@ -33,8 +34,10 @@ minikern> dtrace -q -n 'BEGIN { @[probefunc, "k"] = count(); @[probefunc, "k"] =
 
                                                       j                                                                 1
                                                       k                                                                 2
-minikern> dtrace -q -n 'tick-1ms { printf("%s\n", late); exit(0); } BEGIN { late = "set in BEGIN"; }'
+minikern> dtrace -q -n 'BEGIN { early = "set in BEGIN"; } tick-1ms { printf("%s\n", early); exit(0); }'
 set in BEGIN
+minikern> dtrace -q -n 'tick-1ms { printf("%s\n", late); exit(0); } BEGIN { late = "set in BEGIN"; }'
+dtrace: invalid probe specifier tick-1ms { printf("%s\n", late); exit(0); } BEGIN { late = "set in BEGIN"; }: failed to resolve late: Unknown variable name
 minikern> dtrace -n 'BEGIN { x = 1; x = "text"; }'
 dtrace: invalid probe specifier BEGIN { x = 1; x = "text"; }: operands have incompatible types: "int" = "string"
 minikern> dtrace -n 'BEGIN { a[1] = 1; a["x"] = 2; }'

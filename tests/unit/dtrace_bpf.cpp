@@ -98,7 +98,10 @@ TEST_CASE("D variables: globals are zero until set, then shared by clauses") {
   for (DEngine e : kEngines) {
     const std::string eng = engine_name(e);
     CAPTURE(eng);
-    Trace t("test:::tick { printf(\"%d \", total); total = total + arg0; n++; } "
+    // total is read before the text assigns it: declared first, as
+    // DTrace requires.
+    Trace t("int64_t total; "
+            "test:::tick { printf(\"%d \", total); total = total + arg0; n++; } "
             "test:::tock { printf(\"[%d %d]\", total, n); total -= 1; }",
             {{P10}, {P11}}, e);
     t.fire(10, {5});
@@ -517,7 +520,7 @@ TEST_CASE("D strings: every string function") {
     // strtok: NULL goes on from where the last call stopped, in the same
     // clause and in later firings.
     static const char word[] = "minikern";
-    Trace t("test:::tick /!started/ { started = 1; printf(\"[%s]\", "
+    Trace t("int started; test:::tick /!started/ { started = 1; printf(\"[%s]\", "
             "strtok(\"a,b,,c\", \",\")); } "
             "test:::tick { printf(\"[%s]\", strtok(NULL, \",\")); }",
             {{P10}, {P10}}, e);
