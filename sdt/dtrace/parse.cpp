@@ -998,16 +998,19 @@ Result<void> Parser::clause(ProgramAst &prog) {
   }
   MK_TRY(skip_space());
   bool body = false;
+  u64 pred_lo = 0, pred_hi = 0; // the predicate's reads (global_seq_)
   if (ch() == '/') {
     p_++;
     in_pred_ = true;
     pred_depth_ = parens_ + brackets_;
+    pred_lo = global_seq_;
     MK_TRY(advance());
     auto e = expr();
     if (!e)
       return e.take_error();
     c.pred = std::move(*e);
     in_pred_ = false;
+    pred_hi = global_seq_;
     if (!is(T_SLASH))
       return syntax(tok_);
     MK_TRY(advance());
@@ -1039,6 +1042,11 @@ Result<void> Parser::clause(ProgramAst &prog) {
     // The '}' ends the clause; the next clause starts with a raw
     // description, so nothing further is lexed here.
   }
+  // DTrace resolves a clause's actions before its predicate: the
+  // predicate's reads come after what the actions assign.
+  for (auto &r : global_reads_)
+    if (r.second >= pred_lo && r.second < pred_hi)
+      r.second = global_seq_++;
   prog.clauses.push_back(std::move(c));
   return {};
 }

@@ -36,6 +36,8 @@ minikern> dtrace -q -n 'BEGIN { @[probefunc, "k"] = count(); @[probefunc, "k"] =
                                                       k                                                                 2
 minikern> dtrace -q -n 'BEGIN { early = "set in BEGIN"; } tick-1ms { printf("%s\n", early); exit(0); }'
 set in BEGIN
+minikern> dtrace -q -n 'BEGIN /first == ""/ { first = "actions before predicate"; printf("%s\n", first); exit(0); }'
+actions before predicate
 minikern> dtrace -q -n 'tick-1ms { printf("%s\n", late); exit(0); } BEGIN { late = "set in BEGIN"; }'
 dtrace: invalid probe specifier tick-1ms { printf("%s\n", late); exit(0); } BEGIN { late = "set in BEGIN"; }: failed to resolve late: Unknown variable name
 minikern> dtrace -n 'BEGIN { x = 1; x = "text"; }'
