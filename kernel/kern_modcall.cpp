@@ -2,9 +2,6 @@
 #include "kern_modcall.h"
 
 #include "kern_panic.h"
-#include "kernel.h"
-
-#include "../sdt/registry.h"
 
 #include <string>
 
@@ -13,11 +10,7 @@
 // address.
 extern "C" [[noreturn]] void mk_module_stack_smashed(const void *fn,
                                                      uintptr_t above) {
-  mk::Kernel *k = mk::curkernel();
-  const std::string name =
-      k && k->has_probes()
-          ? k->probes().code().symbolize((mk::u64)(uintptr_t)fn)
-          : mk::strf("%p", fn);
+  const std::string name = mk::code_name((mk::u64)(uintptr_t)fn);
   mk::panic("stack smashed: %s wrote over its caller's frame (%lu bytes "
             "above its return address)",
             name.c_str(), (unsigned long)above);

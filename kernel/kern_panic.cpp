@@ -595,6 +595,12 @@ void on_fault(int sig, siginfo_t *si, void *uctx) {
 
 } // namespace
 
+std::string code_name(u64 pc) {
+  Kernel *k = curkernel();
+  return k && k->has_probes() ? k->probes().code().symbolize(pc)
+                              : strf("0x%llx", (unsigned long long)pc);
+}
+
 void set_bug_hook(BugHook h) { g_bug_hook.store(h); }
 void set_fault_hook(FaultHook h) { g_fault_hook.store(h); }
 

@@ -37,6 +37,10 @@ void panic_forget(Kernel &k);
 void panic_thread_init(const char *name);
 const char *panic_thread_name();
 
+// The code at `pc`, for a panic message: module`function+0x12 (0x... in
+// a kernel without a code map).
+std::string code_name(u64 pc);
+
 // `name` (a symbolized address) without C++ template arguments, so a
 // backtrace line stays one readable line: std::_Function_handler<...>::f.
 std::string brief_name(std::string_view name);

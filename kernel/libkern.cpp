@@ -74,12 +74,6 @@ check_word(const BlockHeader *h) {
   return h->check;
 }
 
-// The code at `caller`, for a panic message: module`function+0x12.
-std::string caller_name(u64 caller) {
-  Kernel *k = curkernel();
-  return k && k->has_probes() ? k->probes().code().symbolize(caller)
-                              : strf("0x%llx", (unsigned long long)caller);
-}
 
 // The header of live block `p`, for `what` (free, realloc) called from
 // `caller`.
@@ -88,7 +82,7 @@ BlockHeader *live_header(void *p, u64 caller, const char *what) {
   // wild one is undefined before the check can refuse it).
   auto *h = (BlockHeader *)((uintptr_t)p - sizeof(BlockHeader));
   if (check_word(h) != live_check(h)) {
-    const std::string from = caller_name(caller);
+    const std::string from = code_name(caller);
     panic("%s: %p is not an allocated block (freed already?), from %s", what,
           p, from.c_str());
   }
@@ -327,7 +321,7 @@ void kern_mtx_destroy(struct mtx *m) {
 static std::mutex *mtx_of(struct mtx *m, const char *what, u64 caller) {
   void *impl = m->mtx_impl;
   if (!impl || (uintptr_t)impl % alignof(std::mutex) != 0) {
-    const std::string from = caller_name(caller);
+    const std::string from = code_name(caller);
     panic("%s: mutex %p holds %p (not initialised, destroyed or "
           "overwritten), from %s", what, (void *)m, impl, from.c_str());
   }
