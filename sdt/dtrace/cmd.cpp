@@ -988,6 +988,9 @@ int Dtrace::enable(const Options &o) {
       retain.push_back(clause_descs.back().back());
     }
   }
+  // The probes fire from the moment they are enabled; their clauses wait
+  // for BEGIN's.
+  c.warmup();
   auto en = k_.probes().enable(
       c.sdt_probes(), consumer_fire, &c, PatchMode::Call, std::move(retain),
       [&c, clause_descs](const ProbeInfo &p) {

@@ -606,9 +606,7 @@ struct BpfRuntime {
     std::memcpy(l.rec + l.roff, &v, 8);
     l.roff += 8;
     Consumer &c = *l.c;
-    u32 want = Consumer::Active;
-    if (c.activity_.compare_exchange_strong(want, Consumer::Exiting) ||
-        want == Consumer::Stopped) {
+    if (c.start_exit()) {
       c.exit_status_.store((int)(i64)v);
       c.exit_.store(true, std::memory_order_release);
     }
@@ -1264,8 +1262,16 @@ void Consumer::fire_slow(const ProbeEcbs &pe, u32 probe, const uintptr_t *args) 
 // Whether a clause just ran exit( ): the probe's later clauses do not run,
 // as in DTrace, once tracing is no longer active.
 bool Consumer::exited_here(u32 before) const {
-  return before == Active &&
-         activity_.load(std::memory_order_relaxed) != Active;
+  const u32 now = activity_.load(std::memory_order_relaxed);
+  return (before == Active || before == Warmup) && now != before;
+}
+
+bool Consumer::start_exit() {
+  u32 want = activity_.load();
+  while (want == Active || want == Warmup)
+    if (activity_.compare_exchange_weak(want, Exiting))
+      return true;
+  return want == Stopped;
 }
 
 void Consumer::fire_bpf_slow(const ProbeEcbs &pe, u32 probe,
@@ -1762,8 +1768,7 @@ op_exit: {
   i64 v = st[--sp];
   std::memcpy(rec + roff, &v, 8);
   roff += 8;
-  u32 want = Active;
-  if (activity_.compare_exchange_strong(want, Exiting) || want == Stopped) {
+  if (start_exit()) {
     exit_status_.store((int)v);
     exit_.store(true, std::memory_order_release);
   }
@@ -1914,7 +1919,16 @@ op_ret:
 
 // ---- the consumer thread --------------------------------------------------------------
 
-void Consumer::begin() { fire_special(begin_id_); }
+void Consumer::warmup() {
+  u32 want = Active;
+  activity_.compare_exchange_strong(want, Warmup);
+}
+
+void Consumer::begin() {
+  fire_special(begin_id_);
+  u32 want = Warmup;
+  activity_.compare_exchange_strong(want, Active);
+}
 
 void Consumer::stop() { activity_.store(Stopped); }
 

@@ -71,7 +71,8 @@ public:
   void fire(u32 probe, const uintptr_t *args);
 
   // ---- the consumer thread
-  void begin();          // fire BEGIN
+  void warmup();         // until begin(), only BEGIN's clauses run
+  void begin();          // fire BEGIN; then every probe's clauses run
   void drain();          // print new records, report drops
   void stop();           // no more firings are recorded (END still is)
   void end();            // fire END (after the probes are disabled)
@@ -97,8 +98,14 @@ public:
 private:
   friend void consumer_fire(void *, u32, const uintptr_t *);
   friend struct BpfRuntime;
-  enum Activity : u32 { Active, Exiting, Stopped };
+  // Warmup: from warmup() until BEGIN's clauses have run; no other probe's
+  // clauses run (DTrace's warm-up: BEGIN comes before everything else even
+  // when the other probes are enabled first and fire at once).
+  enum Activity : u32 { Active, Exiting, Stopped, Warmup };
   bool exited_here(u32 before) const;
+  // exit( ): a running consumer starts exiting, once; true if this call
+  // decided the status.
+  bool start_exit();
   struct ProbeEcbs;
   ThreadState *thread_state();
   ThreadState *claim();

@@ -230,6 +230,37 @@ TEST_CASE("dtrace consumer: BEGIN and END, exit status") {
   CHECK(t.c->exit_status() == 3);
 }
 
+TEST_CASE("dtrace consumer: probes enabled before BEGIN wait for its clauses") {
+  ConsumerOptions q;
+  q.quiet = true;
+  Trace t("BEGIN { s = \"set in BEGIN\"; } test:::tick { printf(\"[%s]\\n\", s); }",
+          {{probe(kBegin, "dtrace", "", "BEGIN")}, {P10}}, q);
+  t.c->warmup();
+  t.fire(10); // enabled, but BEGIN has not run
+  t.c->begin();
+  t.fire(10);
+  t.finish();
+  CHECK(t.sink.stdout_ == "[set in BEGIN]\n\n");
+  CHECK(t.c->records() == 1);
+}
+
+TEST_CASE("dtrace consumer: exit( ) in BEGIN ends a warming-up consumer") {
+  ConsumerOptions q;
+  q.quiet = true;
+  // The rest of the clause still runs, as in DTrace; the next does not.
+  Trace t("BEGIN { printf(\"one\\n\"); exit(4); printf(\"two\\n\"); } "
+          "BEGIN { printf(\"not run\\n\"); } test:::tick { printf(\"tick\\n\"); }",
+          {{probe(kBegin, "dtrace", "", "BEGIN")}, {probe(kBegin, "dtrace", "", "BEGIN")}, {P10}},
+          q);
+  t.c->warmup();
+  t.c->begin();
+  CHECK(t.c->exited());
+  t.fire(10); // exiting: no more clauses
+  t.finish();
+  CHECK(t.sink.stdout_ == "one\ntwo\n\n");
+  CHECK(t.c->exit_status() == 4);
+}
+
 TEST_CASE("dtrace consumer: a full buffer drops records and says so") {
   ConsumerOptions o;
   o.bufsize = 4096;
