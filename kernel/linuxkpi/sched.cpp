@@ -334,10 +334,16 @@ int __cond_resched() {
   return 0;
 }
 // Static-call trampolines (CONFIG_PREEMPT_DYNAMIC) called as functions.
-int __SCT__cond_resched() { return 0; }
-void __SCT__might_resched() {}
-void __SCT__preempt_schedule() {}
-void __SCT__preempt_schedule_notrace() {}
+// A module's .static_call_sites entry for a static call whose key is not
+// exported names the trampoline instead, with flags in the address's low
+// two bits: like Linux's, they are aligned (gcc aligns functions only
+// when it optimises for speed, and not at -O1).
+#define SCT_ALIGNED __attribute__((aligned(16)))
+SCT_ALIGNED int __SCT__cond_resched() { return 0; }
+SCT_ALIGNED void __SCT__might_resched() {}
+SCT_ALIGNED void __SCT__preempt_schedule() {}
+SCT_ALIGNED void __SCT__preempt_schedule_notrace() {}
+#undef SCT_ALIGNED
 void preempt_schedule() {}
 void __might_sleep(const char *, int) {}
 void __might_resched(const char *, int, unsigned) {}
