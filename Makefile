@@ -79,7 +79,10 @@ else
 endif
 
 WARN := -Wall -Wextra -Wno-unused-parameter
-OPT := -O2 -g
+# Debug info without gcc's variable-location tracking, which takes a fifth
+# of the build's time (gdb then shows fewer locals of optimised code);
+# `make OPT='-O2 -g'` for the full tracking.
+OPT := -O2 -g -fno-var-tracking-assignments
 ifneq ($(SANITIZE),)
 # Halt on the first report; frames kept for readable stacks.  The kernel's
 # remapping of its own text (sdt/patch.cpp) and the arena's memfd
