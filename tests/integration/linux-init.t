@@ -6,11 +6,11 @@
 # functions.
 # arch: x86_64
 # args: -m $LINUXTEST
-minikern> dtrace -q -Z -n 'fbt:lkinit::entry { printf("%s\n", probefunc); }' -c 'insmod $LINUXTEST/lkinit.ko'
+minikern> dtrace -q -Z -n 'fbt:lkinit::entry { @[probefunc] = count(); } END { printa("%s %@d\n", @); }' -c 'insmod $LINUXTEST/lkinit.ko'
 lkinit: from .init.rodata, 6 * 7 = 42, in init_module+0x0 [lkinit]
 dtrace: enabling 1: 2 probes of lkinit.ko freed with its init code
-init_module
-lkinit_times
+init_module 1
+lkinit_times 1
 
 minikern> dtrace -l -n 'fbt:lkinit::entry'
    ID   PROVIDER            MODULE                          FUNCTION NAME
