@@ -74,7 +74,6 @@ check_word(const BlockHeader *h) {
   return h->check;
 }
 
-
 // The header of live block `p`, for `what` (free, realloc) called from
 // `caller`.
 BlockHeader *live_header(void *p, u64 caller, const char *what) {
