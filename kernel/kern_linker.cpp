@@ -353,24 +353,21 @@ Result<LinkerFile *> KernelLinker::load_file(const std::string &path,
   chain.pop_back();
   if (!deps)
     return undo(l, deps.take_error());
-  {
-    // The arena's writable view is mapped while the image is written and
-    // its sites recorded, not while its code runs.
-    const auto writing = k_.arena().writing();
-    if (auto r = link(l); !r)
+  // The image is written where it will run, read+write and not yet
+  // executable, until protect() gives each part its own protection, after
+  // its sites are recorded and before any of its code runs.
+  if (auto r = link(l); !r)
+    return undo(l, r.take_error());
+  if (l.f->linux_mod)
+    if (auto r = link_linux(l); !r)
       return undo(l, r.take_error());
-    protect(l);
-    if (l.f->linux_mod)
-      if (auto r = link_linux(l); !r)
-        return undo(l, r.take_error());
-    if (auto r = check_unwind(l); !r)
-      return undo(l, r.take_error());
-    if (auto r = register_sets(l); !r)
-      return undo(l, r.take_error());
-    if (auto r = record_probes(l); !r)
-      return undo(l, r.take_error());
-  }
-  read_where_it_runs(l);
+  if (auto r = check_unwind(l); !r)
+    return undo(l, r.take_error());
+  if (auto r = register_sets(l); !r)
+    return undo(l, r.take_error());
+  if (auto r = record_probes(l); !r)
+    return undo(l, r.take_error());
+  protect(l);
   taint(l);
   if (auto r = run_init(l); !r)
     return undo(l, r.take_error());
@@ -588,10 +585,9 @@ Result<void> KernelLinker::link(Load &l) {
     if (!block)
       return error(f.name + ": " + block.error().message);
     f.block = *block;
-    k_.arena().prefault(*block);
     f.address = block->addr;
     f.size = block->size;
-    return ImageMemory{block->addr, k_.arena().alias(block->addr)};
+    return ImageMemory{block->addr, k_.arena().write_in_place(*block)};
   };
   lo.hooks = l.probes.get();
   lo.observer = &marks;
@@ -649,26 +645,13 @@ Result<void> KernelLinker::link_linux(Load &l) {
   return {};
 }
 
-// Once written, the image is read where it executes (every page is
-// readable there): its writable view is gone.
-void KernelLinker::read_where_it_runs(Load &l) {
-  Placement &pl = l.linked->pl;
-  for (size_t i = 0; i < pl.sec_mem.size(); i++)
-    if (pl.sec_mem[i])
-      pl.sec_mem[i] = (u8 *)(uintptr_t)pl.sec_addr[i];
-  if (pl.got_mem)
-    pl.got_mem = (u8 *)(uintptr_t)pl.got_addr;
-  if (pl.image_mem)
-    pl.image_mem = (u8 *)(uintptr_t)pl.image_base;
-}
-
-// Text read+execute, rodata and the GOT read-only, data read+write.
+// Text read+execute, rodata and the GOT read-only; data stays read+write
+// as the whole image was written.
 void KernelLinker::protect(Load &l) {
   const Layout &L = l.linked->plan.layout;
-  const u64 base = l.f->address;
+  const u64 base = l.file->address;
   k_.arena().protect(base + L.text_off, L.text_size, Protect::ReadExec);
   k_.arena().protect(base + L.ro_off, L.ro_size, Protect::Read);
-  k_.arena().protect(base + L.data_off, L.data_size, Protect::ReadWrite);
   l.mark("protect");
 }
 
@@ -686,8 +669,7 @@ Result<void> KernelLinker::check_unwind(Load &l) {
   for (size_t i = 0; i < obj.sections.size(); i++) {
     if (obj.sections[i].name != ".eh_frame" || !pl.sec_addr[i])
       continue;
-    // Read where it runs (readable since protect()): its pc-relative
-    // fields count from there.
+    // Read where it runs: its pc-relative fields count from there.
     const auto *at = (const u8 *)(uintptr_t)pl.sec_addr[i];
     if (auto r = check_eh_frame(at, obj.sections[i].size, code); !r)
       return error(l.fname + ": " + r.error().message);
@@ -726,13 +708,13 @@ Result<void> KernelLinker::register_sets(Load &l) {
     return metadata.take_error();
   std::vector<std::pair<const mod_metadata *, std::string>> mds;
   for (size_t i = 0; i < metadata->size(); i++) {
-    const std::string what = strf("module metadata %zu", i);
+    const Label what("module metadata", i);
     auto md = img.record_of<const mod_metadata>((*metadata)[i], what);
     if (!md)
       return md.take_error();
     if ((*md)->md_type != MDT_MODULE && (*md)->md_type != MDT_VERSION)
       continue; // MDT_DEPEND: .modinfo says it, before the link
-    auto cval = img.string((u64)(uintptr_t)(*md)->md_cval, what + " name",
+    auto cval = img.string((u64)(uintptr_t)(*md)->md_cval, what.part("name"),
                            true);
     if (!cval)
       return cval.take_error();
@@ -741,17 +723,17 @@ Result<void> KernelLinker::register_sets(Load &l) {
   for (const auto &[md, cval] : mds) {
     if (md->md_type != MDT_MODULE)
       continue;
-    const std::string what = strf("module %s", cval.c_str());
+    const Label what("module", cval);
     auto data = img.record_of<moduledata_t>((u64)(uintptr_t)md->md_data,
-                                            what + " data");
+                                            what.part("data"));
     if (!data)
       return data.take_error();
-    auto name = img.string((u64)(uintptr_t)(*data)->name, what + " name",
+    auto name = img.string((u64)(uintptr_t)(*data)->name, what.part("name"),
                            true);
     if (!name)
       return name.take_error();
     auto handler = img.function((u64)(uintptr_t)(*data)->evhand,
-                                what + " event handler", true);
+                                what.part("event handler"), true);
     if (!handler)
       return handler.take_error();
     auto m = std::make_unique<ModuleRec>();
@@ -766,7 +748,7 @@ Result<void> KernelLinker::register_sets(Load &l) {
     if (md->md_type != MDT_VERSION)
       continue;
     auto v = img.record_of<const mod_version>(
-        (u64)(uintptr_t)md->md_data, strf("module %s version", cval.c_str()));
+        (u64)(uintptr_t)md->md_data, Label("module", cval).part("version"));
     if (!v)
       return v.take_error();
     for (auto &m : file->modules)
@@ -785,17 +767,17 @@ Result<void> KernelLinker::register_sets(Load &l) {
   if (!oids)
     return oids.take_error();
   for (size_t i = 0; i < oids->size(); i++) {
-    const std::string what = strf("sysctl %zu", i);
+    const Label what("sysctl", i);
     auto oid = img.record_of<sysctl_oid>((*oids)[i], what);
     if (!oid)
       return oid.take_error();
     const sysctl_oid &o = **oid;
-    auto name = img.string((u64)(uintptr_t)o.oid_name, what + " name");
+    auto name = img.string((u64)(uintptr_t)o.oid_name, what.part("name"));
     if (!name)
       return name.take_error();
-    const std::string node = strf("sysctl %s", *name);
+    const Label node("sysctl", *name);
     auto descr = img.string((u64)(uintptr_t)o.oid_descr,
-                            node + " description", true);
+                            node.part("description"), true);
     if (!descr)
       return descr.take_error();
     // The kernel reads the variable, and writes it if it is writable.
@@ -803,14 +785,14 @@ Result<void> KernelLinker::register_sets(Load &l) {
     const u64 align = o.oid_kind == CTLTYPE_INT ? alignof(int) : 1;
     auto var = (o.oid_flags & CTLFLAG_WR)
                    ? img.writable((u64)(uintptr_t)o.oid_arg, len, align,
-                                  node + " variable")
+                                  node.part("variable"))
                    : img.record((u64)(uintptr_t)o.oid_arg, len, align,
-                                node + " variable");
+                                node.part("variable"));
     if (!var)
       return var.take_error();
     if (o.oid_kind == CTLTYPE_STRING && o.oid_len == 0)
       return error(strf("%s: %s: a string of 0 bytes", l.fname.c_str(),
-                        node.c_str()));
+                        node.str().c_str()));
     if (auto r = k_.sysctl().add_oid(*oid, file); !r)
       return error(l.fname + ": " + r.error().message);
   }
@@ -818,22 +800,22 @@ Result<void> KernelLinker::register_sets(Load &l) {
   if (!cmds)
     return cmds.take_error();
   for (size_t i = 0; i < cmds->size(); i++) {
-    const std::string what = strf("shell command %zu", i);
+    const Label what("shell command", i);
     auto sc = img.record_of<shell_cmd>((*cmds)[i], what);
     if (!sc)
       return sc.take_error();
-    auto name = img.string((u64)(uintptr_t)(*sc)->sc_name, what + " name");
+    auto name = img.string((u64)(uintptr_t)(*sc)->sc_name, what.part("name"));
     if (!name)
       return name.take_error();
-    const std::string cmd = strf("shell command %s", *name);
-    for (auto r : {img.string((u64)(uintptr_t)(*sc)->sc_usage, cmd + " usage",
-                              true),
+    const Label cmd("shell command", *name);
+    for (auto r : {img.string((u64)(uintptr_t)(*sc)->sc_usage,
+                              cmd.part("usage"), true),
                    img.string((u64)(uintptr_t)(*sc)->sc_descr,
-                              cmd + " description", true)})
+                              cmd.part("description"), true)})
       if (!r)
         return r.take_error();
     if (auto fn = img.function((u64)(uintptr_t)(*sc)->sc_func,
-                               cmd + " function");
+                               cmd.part("function"));
         !fn)
       return fn.take_error();
     if (auto r = k_.shell().add_module_command(*sc, file); !r)

@@ -128,7 +128,6 @@ private:
   Result<void> load_dependencies(Load &l, std::vector<std::string> &chain);
   Result<void> link(Load &l);
   Result<void> link_linux(Load &l);
-  void read_where_it_runs(Load &l);
   void protect(Load &l);
   Result<void> check_unwind(Load &l);
   Result<void> register_sets(Load &l);

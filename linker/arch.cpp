@@ -19,7 +19,7 @@ RelocTable::RelocTable(const Arch &arch) : arch_(arch) {
   for (u32 t = 0; t < kSize; t++) {
     table_[t] = arch.classify(t);
     const auto &h = table_[t].howto;
-    width_[t] = h ? h->bytes_at_p() : 0xff;
+    reach_[t] = h ? h->bytes_at_p() : kRefused;
     got_[t] = h && is_got_relative(h->expr);
   }
 }

@@ -84,9 +84,10 @@ public:
     return type < kSize ? table_[type] : unknown_;
   }
   // For the parser's tight loop (type < kSize): the bytes an entry may
-  // touch at P, or 0xff when the type is refused; whether the type is
-  // GOT-relative.
-  u8 width_or_refused(u32 type) const { return width_[type]; }
+  // touch at P, or kRefused (more than any section holds) when the type is
+  // refused; whether the type is GOT-relative.
+  static constexpr u64 kRefused = 1ull << 62;
+  u64 reach(u32 type) const { return reach_[type]; }
   bool got_relative(u32 type) const { return got_[type]; }
   const Arch &arch() const { return arch_; }
   static constexpr u32 kSize = 256;
@@ -95,7 +96,7 @@ private:
   const Arch &arch_;
   RelocKind table_[kSize];
   RelocKind unknown_;
-  u8 width_[kSize];
+  u64 reach_[kSize];
   bool got_[kSize];
 };
 

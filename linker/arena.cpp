@@ -107,6 +107,7 @@ WritableView::~WritableView() {
 
 void WritableView::open() {
   MutexLock g(mu_);
+  opens_++;
   if (depth_++ > 0)
     return;
   // The first time, the file over the reservation, in place (the address
@@ -149,6 +150,11 @@ bool WritableView::is_open() const {
 u64 WritableView::maps() const {
   MutexLock g(mu_);
   return maps_;
+}
+
+u64 WritableView::quiet_epoch() const {
+  MutexLock g(mu_);
+  return depth_ > 0 ? kBusy : opens_;
 }
 
 ModuleArena::~ModuleArena() {
@@ -201,11 +207,13 @@ Result<ModuleArena::Block> ModuleArena::allocate(u64 size, u64 align,
       free_[start + size] = end - (start + size);
     used_ += size;
     kept_ -= std::min(kept_, size); // roughly: reuse consumes kept pages
+    // Before the view is opened to zero it: that open counts.
+    const Block b{start, size, view_->quiet_epoch()};
     if (c == Contents::Zeroed) {
       auto w = writing();
       std::memset(alias(start), 0, size);
     }
-    return Block{start, size};
+    return b;
   }
   return refuse(used_);
 }
@@ -242,9 +250,12 @@ void ModuleArena::release(Block b) {
   if (!keep)
     fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
               (off_t)(b.addr - base_), (off_t)b.size);
-  else
+  else if (b.view_epoch == WritableView::kBusy ||
+           view_->quiet_epoch() != b.view_epoch)
     // The writable view keeps page tables for live code only: each writer
-    // changes the view's protection, a walk over what it maps.
+    // changes the view's protection, a walk over what it maps.  (A module
+    // is written in place; the view maps its pages only once a probe site
+    // of it is patched.)
     madvise(alias(b.addr), b.size, MADV_DONTNEED);
   MutexLock g(mu_);
   used_ -= b.size;
@@ -264,12 +275,15 @@ void ModuleArena::release(Block b) {
   }
 }
 
-void ModuleArena::prefault(const Block &b) {
-  // MADV_POPULATE_WRITE (Linux 5.14): the page-table entries a memcpy into
-  // the view would fault in one by one.  Where the kernel has none, the
-  // pages fault in as they are written.
+u8 *ModuleArena::write_in_place(const Block &b) {
+  mprotect((void *)(uintptr_t)b.addr, b.size, PROT_READ | PROT_WRITE);
+  // MADV_POPULATE_WRITE (Linux 5.14): the page-table entries a memcpy
+  // would fault in one by one, and that the code would fault in again as
+  // it first runs.  Where the kernel has none, the pages fault in as they
+  // are written.
   constexpr int kPopulateWrite = 23;
-  (void)madvise(alias(b.addr), b.size, kPopulateWrite);
+  (void)madvise((void *)(uintptr_t)b.addr, b.size, kPopulateWrite);
+  return (u8 *)(uintptr_t)b.addr;
 }
 
 void ModuleArena::discard(u64 addr, u64 size) {

@@ -6,11 +6,12 @@
 //
 // The arena is a memfd mapped twice: the executing view, whose pages are at
 // most one of read-only, read+write or read+execute, and a writable alias of
-// the same pages at another address.  Relocation and probe patching write
-// text through the alias; no page is ever writable and executable.  The
+// the same pages at another address.  A module's image is written where it
+// will run, while none of it is executable yet (write_in_place); code that
+// may run (probe sites, trampolines) is written through the alias.  The
 // alias is writable only while something writes (WritableView): at rest it
-// is inaccessible, and no mapping anywhere in the process can write a code
-// page.
+// is inaccessible, and no mapping anywhere in the process can write an
+// executable page.
 #pragma once
 
 #include "base.h"
@@ -47,6 +48,11 @@ public:
   bool is_open() const EXCLUDES(mu_);
   // Times the view was mapped (a cost `make bench` shows).
   u64 maps() const EXCLUDES(mu_);
+  // While the view is closed: a number that changes when it is next
+  // opened (kBusy while it is open).  The same number at two moments means
+  // nothing wrote through the view in between, and it mapped no new pages.
+  static constexpr u64 kBusy = ~0ull;
+  u64 quiet_epoch() const EXCLUDES(mu_);
 
   // open() for a scope.
   class Scope {
@@ -76,6 +82,7 @@ private:
   int depth_ GUARDED_BY(mu_) = 0;
   bool mapped_ GUARDED_BY(mu_) = false; // the file is mapped (PROT_NONE when closed)
   u64 maps_ GUARDED_BY(mu_) = 0;
+  u64 opens_ GUARDED_BY(mu_) = 0;
 };
 
 // What a newly allocated block holds: zeros, or whatever its pages held
@@ -88,6 +95,10 @@ public:
   struct Block {
     u64 addr = 0;
     u64 size = 0;
+    // The writable view's quiet_epoch() when the block was allocated: if
+    // it is the same at release(), the view has no page of the block to
+    // unmap.
+    u64 view_epoch = WritableView::kBusy;
   };
 
   // Reserve `size` bytes of address space whose end is at most `limit`
@@ -109,9 +120,13 @@ public:
   // to the system and the range becomes inaccessible, but stays the
   // block's until release().  Page-aligned.
   void discard(u64 addr, u64 size);
-  // Inside a writing() scope: map the writable view's pages of a block
-  // about to be written whole, in one call rather than a fault per page.
-  void prefault(const Block &b);
+  // A newly allocated block about to be written whole (a module image):
+  // read+write where it will run, not executable, its pages mapped in one
+  // call rather than a fault per page; the address to write at.  The
+  // writer gives each part its final protection with protect() before any
+  // of it runs, as Linux's loader does, so no page is ever writable and
+  // executable, and no view has to be opened for the copy.
+  u8 *write_in_place(const Block &b);
   // A test option: freed blocks are filled with int3 and left mapped
   // read+execute, never reused, so a call into a module's freed code traps
   // at once (SIGTRAP: "no probe site explains") instead of running

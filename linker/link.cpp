@@ -4,11 +4,13 @@
 #include "link.h"
 
 #include "code.h"
+#include "sync.h"
 
 #include <elf.h>
 
 #include <algorithm>
 #include <climits>
+#include <memory>
 #include <stdexcept>
 #include <cstring>
 
@@ -88,6 +90,35 @@ FastKind fast_kind(const RelocKind &k) {
   f.full64 = bits == 64 && k.howto->range == Range::Wrap;
   f.wrap32 = bits == 32 && k.howto->range == Range::Wrap;
   return f;
+}
+
+// The fast paths' view of every type of one relocation table: built once
+// per backend, on first use, not per load.
+struct FastTables {
+  FastKind fast[RelocTable::kSize];
+  u32 pc32[RelocTable::kSize]; // see fast_rel32
+};
+
+struct BuiltFastTables {
+  Mutex mu;
+  std::vector<std::pair<const RelocTable *, std::unique_ptr<FastTables>>>
+      built GUARDED_BY(mu);
+};
+
+const FastTables &fast_tables(const RelocTable &kinds) {
+  static BuiltFastTables b;
+  MutexLock g(b.mu);
+  auto &built = b.built;
+  for (const auto &[k, t] : built)
+    if (k == &kinds)
+      return *t;
+  auto t = std::make_unique<FastTables>();
+  for (u32 i = 0; i < RelocTable::kSize; i++) {
+    t->fast[i] = fast_kind(kinds[i]);
+    t->pc32[i] = t->fast[i].wrap32 ? (u32)t->fast[i].pc_mask : 1;
+  }
+  built.emplace_back(&kinds, std::move(t));
+  return *built.back().second;
 }
 
 } // namespace
@@ -479,12 +510,9 @@ Result<void> relocate(const ObjectFile &obj, const LinkPlan &plan,
   // The fast path for the common types, S + A and S + A - P (almost every
   // relocation of a module): no switch per entry, the range check as one
   // unsigned compare, the field written as a masked 8-byte store.
-  FastKind fast[RelocTable::kSize];
-  u32 pc32[RelocTable::kSize];
-  for (u32 t = 0; t < RelocTable::kSize; t++) {
-    fast[t] = fast_kind(kinds[t]);
-    pc32[t] = fast[t].wrap32 ? (u32)fast[t].pc_mask : 1;
-  }
+  const FastTables &tables = fast_tables(kinds);
+  const FastKind *fast = tables.fast;
+  const u32 *pc32 = tables.pc32;
   std::vector<u32> values32;
 
   // Everything else: every expression, the hooks, the exact messages.
@@ -717,10 +745,20 @@ std::vector<u64> image_set(const ObjectFile &obj, const Placement &pl,
 
 // ---- checked reads of the image's own data (see link.h) ---------------------
 
-Error ImageReader::fail(const std::string &what, u64 addr,
-                        const char *why) const {
+std::string Label::str() const {
+  std::string s(what_);
+  if (index_ != kNoIndex)
+    s += " " + std::to_string(index_);
+  if (named_)
+    (s += " ") += name_;
+  if (part_)
+    (s += " ") += part_;
+  return s;
+}
+
+Error ImageReader::fail(const Label &what, u64 addr, const char *why) const {
   return error(strf("%s: %s: pointer 0x%llx %s", obj_.name.c_str(),
-                    what.c_str(), (unsigned long long)addr, why));
+                    what.str().c_str(), (unsigned long long)addr, why));
 }
 
 bool ImageReader::within(const Placement::Span &s, u64 addr, u64 size) const {
@@ -750,7 +788,7 @@ Result<std::vector<u64>> ImageReader::set(std::string_view set) const {
 }
 
 Result<u64> ImageReader::record(u64 addr, u64 size, u64 align,
-                                const std::string &what) const {
+                                const Label &what) const {
   if (!addr)
     return fail(what, addr, "is null");
   if (!within(pl_.rodata, addr, size) && !within(pl_.data, addr, size))
@@ -766,7 +804,7 @@ Result<u64> ImageReader::record(u64 addr, u64 size, u64 align,
 }
 
 Result<u64> ImageReader::writable(u64 addr, u64 size, u64 align,
-                                  const std::string &what) const {
+                                  const Label &what) const {
   if (!addr)
     return fail(what, addr, "is null");
   if (!within(pl_.data, addr, size))
@@ -782,7 +820,7 @@ Result<u64> ImageReader::writable(u64 addr, u64 size, u64 align,
   return addr;
 }
 
-Result<const char *> ImageReader::string(u64 addr, const std::string &what,
+Result<const char *> ImageReader::string(u64 addr, const Label &what,
                                          bool optional) const {
   if (!addr) {
     if (optional)
@@ -801,7 +839,7 @@ Result<const char *> ImageReader::string(u64 addr, const std::string &what,
   return fail(what, addr, "does not point at a string in the module's data");
 }
 
-Result<u64> ImageReader::function(u64 addr, const std::string &what,
+Result<u64> ImageReader::function(u64 addr, const Label &what,
                                   bool optional) const {
   if (!addr) {
     if (optional)

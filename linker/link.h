@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -234,6 +235,33 @@ SymbolMap exported_symbols(const ObjectFile &obj,
 // writes in data), aligned for its type, and strings NUL-terminated inside
 // the image, before anyone dereferences it.  Every refusal is one line
 // naming the module and what pointed where.
+// What ImageReader calls a record in an error: {"module metadata", 3}
+// .part("name") reads "module metadata 3 name".  The words are put
+// together only for an error: a load names every record it reads and
+// fails on few.  A Label refers to its parts; they outlive it.
+class Label {
+public:
+  Label(const char *what) : what_(what) {}
+  Label(const std::string &what) : what_(what) {}
+  Label(std::string_view what, size_t index) : what_(what), index_(index) {}
+  Label(std::string_view what, std::string_view name)
+      : what_(what), name_(name), named_(true) {}
+  Label part(const char *p) const {
+    Label l = *this;
+    l.part_ = p;
+    return l;
+  }
+  std::string str() const;
+
+private:
+  static constexpr size_t kNoIndex = ~(size_t)0;
+  std::string_view what_;
+  size_t index_ = kNoIndex;
+  std::string_view name_;
+  bool named_ = false;
+  const char *part_ = nullptr;
+};
+
 class ImageReader {
 public:
   ImageReader(const ObjectFile &obj, const Placement &pl) : obj_(obj), pl_(pl) {}
@@ -242,23 +270,22 @@ public:
   // non-null pointer into the image's rodata or data.
   Result<std::vector<u64>> set(std::string_view set) const;
   // A record of `size` bytes at `addr`, for reading.
-  Result<u64> record(u64 addr, u64 size, u64 align,
-                     const std::string &what) const;
+  Result<u64> record(u64 addr, u64 size, u64 align, const Label &what) const;
   // The same, for memory the kernel writes (a sysctl's variable).
   Result<u64> writable(u64 addr, u64 size, u64 align,
-                       const std::string &what) const;
+                       const Label &what) const;
   // A NUL-terminated string; null is "" when `optional`, refused otherwise.
-  Result<const char *> string(u64 addr, const std::string &what,
+  Result<const char *> string(u64 addr, const Label &what,
                               bool optional = false) const;
   // Code the kernel calls; null allowed when `optional`.
-  Result<u64> function(u64 addr, const std::string &what,
+  Result<u64> function(u64 addr, const Label &what,
                        bool optional = false) const;
   // .init_array / .fini_array: the priority-suffixed sections first,
   // lowest number first, then the plain one; each entry a function.
   Result<std::vector<u64>> array(const std::string &base) const;
 
   template <class T>
-  Result<T *> record_of(u64 addr, const std::string &what) const {
+  Result<T *> record_of(u64 addr, const Label &what) const {
     auto r = record(addr, sizeof(T), alignof(T), what);
     if (!r)
       return r.take_error();
@@ -266,7 +293,7 @@ public:
   }
 
 private:
-  Error fail(const std::string &what, u64 addr, const char *why) const;
+  Error fail(const Label &what, u64 addr, const char *why) const;
   bool within(const Placement::Span &s, u64 addr, u64 size) const;
   const u8 *view(u64 addr) const {
     return pl_.image_mem + (addr - pl_.image_base);
@@ -276,7 +303,7 @@ private:
 };
 
 // The pointers in linker set `set` (its "set_<set>" sections) of a linked
-// image, read through the placement's writable view, unchecked (the tools
+// image, read through the placement's memory, unchecked (the tools
 // that print an image; the kernel goes through ImageReader).
 std::vector<u64> image_set(const ObjectFile &obj, const Placement &pl,
                            std::string_view set);
