@@ -1724,9 +1724,9 @@ Result<Type> Compiler::expr(const Expr &e) {
       if (*p || e.kids[0]->kind == Expr::Variable)
         return sem(DTag::D_ADDROF_VAR, e.line,
                    "cannot take address of dynamic variable");
-      return sem(DTag::D_SYNTAX, e.line,
-                 "operator & is not supported: D here has no addresses of "
-                 "its own");
+      // Neither a place nor a variable: a constant or a computed value.
+      return sem(DTag::D_ADDROF_LVAL, e.line,
+                 "unacceptable operand for unary & operator");
     }
     auto t = e.kids[0]->kind == Expr::Void ? Result<Type>(Type::Void)
                                            : expr(*e.kids[0]);

@@ -2477,7 +2477,8 @@ Result<ExprPtr> Parser::primary() {
     auto ct = ctype(true);
     if (!ct)
       return ct.take_error();
-    if (!ct->sou)
+    // A struct only named, never defined, is no struct type to DTrace.
+    if (!ct->sou || !ct->sou->complete)
       return err(t.line, DTag::D_OFFSETOF_TYPE,
                  "offsetof operand must be a struct or union type");
     MK_TRY(expect(T_COMMA));
@@ -2486,7 +2487,7 @@ Result<ExprPtr> Parser::primary() {
     const Token m = tok_;
     MK_TRY(advance());
     MK_TRY(expect(T_RPAREN));
-    const Field *f = ct->sou->complete ? ct->sou->field(m.sval) : nullptr;
+    const Field *f = ct->sou->field(m.sval);
     if (!f)
       return err(m.line, DTag::D_UNKNOWN,
                  "failed to determine offset of " + m.sval +

@@ -5,8 +5,9 @@
 # bitfields that wrap and sign-extend at their width, typedefs, and
 # sizeof and offsetof by DTrace's layout (a bitfield takes the fewest
 # power-of-two bytes holding it, and a struct has no tail padding).
-# A variable has no address (& is DTrace's D_ADDROF_VAR), and -> wants a
-# pointer (dtrace-pointers.t).
+# A variable has no address (& is DTrace's D_ADDROF_VAR), nor has a value
+# (D_ADDROF_LVAL); offsetof wants a defined struct; -> wants a pointer
+# (dtrace-pointers.t).
 # status: 1
 minikern> dtrace -q -n 'struct coords { int x, y; }; struct particle { struct coords pos; struct coords vel; }; struct particle A, B; BEGIN { A.pos.x = 1; A.pos.y = -2; A.vel.x = 3; A.vel.y = 4; B = A; B.vel = A.pos; B.pos.y *= 10; A.pos.x++; printf("%d %d %d %d | %d %d %d %d\n", A.pos.x, A.pos.y, A.vel.x, A.vel.y, B.pos.x, B.pos.y, B.vel.x, B.vel.y); exit(0); }'
 2 -2 3 4 | 1 -20 1 -2
@@ -37,6 +38,10 @@ minikern> dtrace -n 'struct s { int x; } v; BEGIN { trace(v); }'
 dtrace: invalid probe specifier struct s { int x; } v; BEGIN { trace(v); }: a struct s cannot be used as a value here (v): use its members
 minikern> dtrace -n 'struct s { int x; } v; BEGIN { p = &v; }'
 dtrace: invalid probe specifier struct s { int x; } v; BEGIN { p = &v; }: cannot take address of dynamic variable
+minikern> dtrace -n 'BEGIN { p = &(1 + 2); }'
+dtrace: invalid probe specifier BEGIN { p = &(1 + 2); }: unacceptable operand for unary & operator
+minikern> dtrace -n 'BEGIN { trace(offsetof(struct never_defined, x)); }'
+dtrace: invalid probe specifier BEGIN { trace(offsetof(struct never_defined, x)); }: offsetof operand must be a struct or union type
 minikern> dtrace -n 'struct s { int x; } v; BEGIN { v.x = v->x; }'
 dtrace: invalid probe specifier struct s { int x; } v; BEGIN { v.x = v->x; }: operator -> must be applied to a pointer to a struct or union (v->x)
 minikern> dtrace -n 'struct s { struct t inner; } v;'
