@@ -70,6 +70,11 @@ const BuiltinFn kBuiltins[] = {
     {"htonll", 1, 1, {I}, {}, Type::Int64, BuiltinFn::Library, "dt_bswap64", 0, nullptr},
     {"ntohll", 1, 1, {I}, {}, Type::Int64, BuiltinFn::Library, "dt_bswap64", 0, nullptr},
     {"rand", 0, 0, {}, {}, Type::Int32, BuiltinFn::Library, "dt_rand", BF_STATE, nullptr},
+    // inet_ntoa(ipaddr_t *), inet_ntoa6(in6_addr_t *[, strict]) and
+    // inet_ntop(af, addr) as the parser rewrites them: the address's words,
+    // loaded where D reads memory (parse.cpp, inet_call).
+    {"inet_ntoa", 1, 1, {I}, {}, Type::String, BuiltinFn::Library, "dt_inet_ntoa", BF_DST, nullptr},
+    {"inet_ntoa6", 3, 3, {I, I, I}, {}, Type::String, BuiltinFn::Library, "dt_inet_ntoa6", BF_DST, nullptr},
     // s[i], a string's character (the parser's name for it: no D
     // program can call "[]" by name).
     {"[]", 2, 2, {S, I}, {}, Type::Int8, BuiltinFn::Library, "dt_strchar", 0, host_strchar},

@@ -158,6 +158,19 @@ struct Token {
   Type int_type = Type::Int32; // T_INT: the constant's C type
 };
 
+// What DTrace's own D libraries declare for every script that has a
+// meaning here: the network address types of its net.d, laid out as
+// Linux's, that inet_ntoa( ), inet_ntoa6( ) and inet_ntop( ) take.  A
+// script may declare any of these names itself; its own then stands.
+const char kLibraryD[] =
+    "typedef uint32_t ipaddr_t;\n"
+    "struct in_addr { ipaddr_t s_addr; };\n"
+    "struct in6_addr { union { uint8_t u6_addr8[16]; uint16_t u6_addr16[8];"
+    " uint32_t u6_addr32[4]; } in6_u; };\n"
+    "typedef struct in6_addr in6_addr_t;\n"
+    "inline int AF_INET = 2;\n"
+    "inline int AF_INET6 = 10;\n";
+
 class Parser {
 public:
   Parser(const std::string &text, const std::string &file,
@@ -167,8 +180,18 @@ public:
                                                   errtags})) {}
 
   Result<ProgramAst> run();
+  // Take the declarations of `lib` (a parsed kLibraryD) as the library's.
+  void adopt_library(Parser &lib, ProgramAst &&parsed);
 
 private:
+  // The library's names (struct tags as "struct x", typedefs, inlines):
+  // a script's own declaration of one replaces it.
+  std::set<std::string> library_;
+  bool library_name(const std::string &n) { return library_.erase(n) > 0; }
+  // inet_ntoa( ), inet_ntoa6( ), inet_ntop( ) at their '(': the address's
+  // words loaded as integers for the library function (an address that
+  // cannot be read faults where the load is, as any *p).
+  Result<ExprPtr> inet_call(const Token &t);
   // ---- errors
   // DTrace's syntax error, at the token `t`: "syntax error near "t"".
   Error syntax(const Token &t) {
@@ -1572,6 +1595,8 @@ Result<CType> Parser::sou_body(bool is_union, const std::string &tag, int line) 
   const std::string name = tag.empty() ? kind : kind + " " + tag;
   Sou *sou = nullptr;
   if (!tag.empty()) {
+    if (library_name(name))
+      sous_.erase(name);
     Sou *&slot = sous_[name];
     if (!slot) {
       slot = new_sou();
@@ -1822,6 +1847,8 @@ Result<void> Parser::decl(ProgramAst &prog) {
     if (!is(T_IDENT))
       return syntax(tok_);
     const Token name = tok_;
+    if (library_name(name.sval))
+      typedefs_.erase(name.sval);
     if (type_start(name.sval) || typedefs_.count(name.sval))
       return err(name.line, DTag::D_DECL_IDRED,
                  "typedef redeclared: " + name.sval);
@@ -1938,6 +1965,8 @@ Result<void> Parser::decl(ProgramAst &prog) {
       auto e = expr();
       if (!e)
         return e.take_error();
+      if (library_name(name.sval))
+        inlines_.erase(name.sval);
       if (inlines_.count(name.sval) || declared_.count(key))
         return err(name.line, DTag::D_DECL_IDRED,
                    "identifier redeclared: " + name.sval);
@@ -2527,10 +2556,14 @@ Result<ExprPtr> Parser::primary() {
       }
       if (is_foreign(n))
         return foreign_call(t);
+      if (n == "inet_ntop")
+        return inet_call(t);
       return err(t.line, DTag::D_FUNC_UNDEF, "undefined function name: " + n);
     }
     if (f->how == BuiltinFn::Stack)
       return stack_call(t);
+    if (n == "inet_ntoa" || n == "inet_ntoa6")
+      return inet_call(t);
     auto e = node(Expr::Call, t);
     e->name = n;
     auto args = call_args();
@@ -2711,8 +2744,10 @@ Result<ProgramAst> Parser::run() {
     }
     MK_TRY(clause(prog));
   }
-  if (prog.clauses.empty() && prog.decls.empty() && sous_.empty() &&
-      typedefs_.empty() && inlines_.empty() && !origin_->file.empty())
+  const size_t own = sous_.size() + typedefs_.size() + inlines_.size() -
+                    library_.size();
+  if (prog.clauses.empty() && prog.decls.empty() && own == 0 &&
+      !origin_->file.empty())
     return err(line_, DTag::D_EMPTY, "empty D program translation unit");
   prog.macros_used = macros_used_;
   for (const auto &[t, seq] : global_reads_)
@@ -2856,9 +2891,118 @@ Result<void> check_desc(const std::string &d) {
   return {};
 }
 
+void Parser::adopt_library(Parser &lib, ProgramAst &&parsed) {
+  typedefs_ = std::move(lib.typedefs_);
+  sous_ = std::move(lib.sous_);
+  inlines_ = std::move(lib.inlines_);
+  types_ = std::move(parsed.types);
+  for (const auto &[n, _] : typedefs_)
+    library_.insert(n);
+  for (const auto &[n, _] : sous_)
+    library_.insert(n);
+  for (const auto &[n, _] : inlines_)
+    library_.insert(n);
+}
+
+Result<ExprPtr> Parser::inet_call(const Token &t) {
+  const std::string &n = t.sval;
+  auto args = call_args();
+  if (!args)
+    return args.take_error();
+  const size_t lo = n == "inet_ntop" ? 2 : 1, hi = n == "inet_ntoa" ? 1 : 2;
+  if (args->size() < lo || args->size() > hi)
+    return err(t.line, DTag::D_PROTO_LEN, proto_len(n + "( )", args->size(), lo, hi));
+  CType u32t, u64t, uptr;
+  u32t.bytes = 4, u32t.is_signed = false, u32t.name = "uint32_t";
+  u64t.bytes = 8, u64t.is_signed = false, u64t.name = "uint64_t";
+  uptr.bytes = sizeof(void *), uptr.is_signed = false, uptr.name = "uintptr_t";
+  // *(T *)((uintptr_t)addr + off)
+  auto word = [&](const Expr &addr, const CType &type, i64 off) {
+    auto c = node(Expr::Cast, t);
+    c->ctype = uptr;
+    c->kids.push_back(copy_expr(addr));
+    auto sum = node(Expr::Binary, t);
+    sum->op = X_ADD;
+    sum->kids.push_back(std::move(c));
+    auto k = node(Expr::Int, t);
+    k->ival = off;
+    sum->kids.push_back(std::move(k));
+    auto p = node(Expr::Cast, t);
+    p->ctype = pointer_to(type);
+    p->kids.push_back(std::move(sum));
+    auto d = node(Expr::Unary, t);
+    d->op = X_DEREF;
+    d->kids.push_back(std::move(p));
+    return d;
+  };
+  auto call = [&](const char *name, std::vector<ExprPtr> kids) {
+    auto e = node(Expr::Call, t);
+    e->name = name;
+    e->kids = std::move(kids);
+    return e;
+  };
+  auto v4 = [&](const Expr &addr) {
+    std::vector<ExprPtr> k;
+    k.push_back(word(addr, u32t, 0));
+    return call("inet_ntoa", std::move(k));
+  };
+  auto v6 = [&](const Expr &addr, ExprPtr strict) {
+    std::vector<ExprPtr> k;
+    k.push_back(word(addr, u64t, 0));
+    k.push_back(word(addr, u64t, 8));
+    k.push_back(std::move(strict));
+    return call("inet_ntoa6", std::move(k));
+  };
+  auto one = [&]() {
+    auto k = node(Expr::Int, t);
+    k->ival = 1;
+    return k;
+  };
+  ExprPtr e;
+  if (n == "inet_ntoa") {
+    e = v4(*(*args)[0]);
+  } else if (n == "inet_ntoa6") {
+    // The second argument, "strict", a constant: non-zero writes an
+    // IPv4-mapped or -compatible address as inet_ntop(3) does
+    // (::ffff:127.0.0.1), zero as its IPv4 address alone.
+    ExprPtr strict;
+    if (args->size() > 1) {
+      if ((*args)[1]->kind != Expr::Int)
+        return err(t.line, DTag::D_PROTO_ARG,
+                   proto_arg("inet_ntoa6( )", 2, "int", "a non-constant value"));
+      strict = one();
+      strict->ival = (*args)[1]->ival != 0;
+    } else {
+      strict = node(Expr::Int, t);
+    }
+    e = v6(*(*args)[0], std::move(strict));
+  } else {
+    // As DTrace: af == AF_INET6 ? inet_ntoa6(addr, 1) : inet_ntoa(addr).
+    auto cond = node(Expr::Binary, t);
+    cond->op = X_EQ;
+    cond->kids.push_back(std::move((*args)[0]));
+    auto six = node(Expr::Int, t);
+    six->ival = 10;
+    cond->kids.push_back(std::move(six));
+    e = node(Expr::Ternary, t);
+    e->kids.push_back(std::move(cond));
+    e->kids.push_back(v6(*(*args)[1], one()));
+    e->kids.push_back(v4(*(*args)[1]));
+  }
+  MK_TRY(deepen(*e, t));
+  return e;
+}
+
 Result<ProgramAst> parse(const std::string &text, const std::string &file,
                          const MacroArgs &macros, bool errtags) {
+  static const MacroArgs kNoMacros;
+  static const std::string kLibraryText = kLibraryD;
+  Parser lib(kLibraryText, "", kNoMacros, false);
+  auto parsed = lib.run();
+  if (!parsed) // kLibraryD is the kernel's own text
+    return error("the D library: " + parsed.error().message);
   Parser p(text, file, macros, errtags);
+  p.adopt_library(lib, std::move(*parsed));
   return p.run();
 }
 

@@ -198,6 +198,16 @@ std::vector<Case> cases() {
       {"dirname(\"\")", "dt_dirname", {dst(), str("")}, true, dst_at, ".", -1},
       {"dirname(\"a/b//\")", "dt_dirname", {dst(), str("a/b//")}, true, dst_at, "a", -1},
       {"dirname(\"//a\")", "dt_dirname", {dst(), str("//a")}, true, dst_at, "/", -1},
+      // inet_ntoa, inet_ntoa6: the address's words as loaded on a
+      // little-endian machine (the first byte lowest).
+      {"inet_ntoa(10.0.0.255)", "dt_inet_ntoa", {dst(), num(0xff00000a)}, true, dst_at, "10.0.0.255", -1},
+      {"inet_ntoa(0.0.0.0)", "dt_inet_ntoa", {dst(), num(0)}, true, dst_at, "0.0.0.0", -1},
+      {"inet_ntoa6(2001:db8::1)", "dt_inet_ntoa6", {dst(), num(0xb80d0120), num(0x0100000000000000), num(0)}, true, dst_at, "2001:db8::1", -1},
+      {"inet_ntoa6(::)", "dt_inet_ntoa6", {dst(), num(0), num(0), num(1)}, true, dst_at, "::", -1},
+      {"inet_ntoa6(1:0:0:2::3)", "dt_inet_ntoa6", {dst(), num(0x0200000000000100), num(0x0300000000000000), num(0)}, true, dst_at, "1:0:0:2::3", -1},
+      {"inet_ntoa6(::ffff:1.2.3.4, 0)", "dt_inet_ntoa6", {dst(), num(0), num(0x04030201ffff0000), num(0)}, true, dst_at, "1.2.3.4", -1},
+      {"inet_ntoa6(::ffff:1.2.3.4, 1)", "dt_inet_ntoa6", {dst(), num(0), num(0x04030201ffff0000), num(1)}, true, dst_at, "::ffff:1.2.3.4", -1},
+      {"inet_ntoa6(ffff:...:ffff)", "dt_inet_ntoa6", {dst(), num(-1), num(-1), num(0)}, true, dst_at, "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", -1},
       // lltostr, toupper, tolower.
       {"lltostr(-1234)", "dt_lltostr", {dst(), num(-1234)}, true, dst_at, "-1234", -1},
       {"lltostr(0)", "dt_lltostr", {dst(), num(0)}, true, dst_at, "0", -1},

@@ -69,6 +69,8 @@ char *dt_dirname(char *dst, const char *s);
 char *dt_lltostr(char *dst, s64 v);
 char *dt_toupper(char *dst, const char *s);
 char *dt_tolower(char *dst, const char *s);
+char *dt_inet_ntoa(char *dst, u64 addr);
+char *dt_inet_ntoa6(char *dst, u64 lo, u64 hi, u64 strict);
 
 /* agg.c: aggregation buckets. */
 #define DT_QUANTIZE_BUCKETS 127

@@ -544,3 +544,103 @@ dt_rand(char *state)
 	*x = v;
 	return (s64)(int)((v * 0x2545F4914F6CDD1DULL) >> 32);
 }
+
+/*
+ * Network addresses.  The address's bytes come as the words D loaded from
+ * memory (little-endian: its first byte is the word's lowest), so a
+ * function here reads no memory but its destination.
+ */
+
+/* "a.b.c.d" from the four bytes of `v`, lowest first; returns the end. */
+static inline char *
+dotted_quad(char *p, u64 v)
+{
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		u64 b = (v >> (8 * i)) & 0xff;
+
+		if (i > 0)
+			*p++ = '.';
+		if (b >= 100)
+			*p++ = (char)('0' + b / 100);
+		if (b >= 10)
+			*p++ = (char)('0' + b / 10 % 10);
+		*p++ = (char)('0' + b % 10);
+	}
+	return p;
+}
+
+DT_FN char *
+dt_inet_ntoa(char *dst, u64 addr)
+{
+	*dotted_quad(dst, addr) = '\0';
+	return dst;
+}
+
+/*
+ * An IPv6 address as inet_ntop(3) writes it: 16-bit groups in hex, the
+ * first longest run of two or more zero groups as "::", and an
+ * IPv4-compatible or -mapped address (::a.b.c.d, ::ffff:a.b.c.d) with its
+ * last 32 bits as a dotted quad; with `strict` 0, such an address is the
+ * dotted quad alone.
+ */
+DT_FN char *
+dt_inet_ntoa6(char *dst, u64 lo, u64 hi, u64 strict)
+{
+	u64 w[8];
+	int i, base = -1, len = 0, run = 0;
+	char *p = dst;
+
+	for (i = 0; i < 8; i++) {
+		u64 half = i < 4 ? lo : hi;
+		int k = (i % 4) * 16;
+
+		w[i] = ((half >> k) & 0xff) << 8 | ((half >> (k + 8)) & 0xff);
+	}
+	for (i = 0; i < 8; i++) {
+		run = w[i] == 0 ? run + 1 : 0;
+		if (run > len) {
+			len = run;
+			base = i - run + 1;
+		}
+	}
+	if (len < 2)
+		base = -1;
+	if (base == 0 && (len == 6 || (len == 5 && w[5] == 0xffff))) {
+		if (strict) {
+			*p++ = ':';
+			*p++ = ':';
+			if (len == 5) {
+				for (i = 0; i < 4; i++)
+					*p++ = 'f';
+				*p++ = ':';
+			}
+		}
+		*dotted_quad(p, hi >> 32) = '\0';
+		return dst;
+	}
+	for (i = 0; i < 8; i++) {
+		int d, started = 0;
+
+		if (base >= 0 && i >= base && i < base + len) {
+			if (i == base)
+				*p++ = ':';
+			continue;
+		}
+		if (i > 0)
+			*p++ = ':';
+		for (d = 12; d >= 0; d -= 4) {
+			u64 x = (w[i] >> d) & 0xf;
+
+			if (x == 0 && !started && d > 0)
+				continue;
+			started = 1;
+			*p++ = (char)(x < 10 ? '0' + x : 'a' + x - 10);
+		}
+	}
+	if (base >= 0 && base + len == 8)
+		*p++ = ':';
+	*p = '\0';
+	return dst;
+}
