@@ -584,7 +584,7 @@ Result<std::optional<Compiler::Place>> Compiler::place(const Expr &e) {
     auto t = ptr_type(*e.kids[0]);
     if (!t)
       return sem(DTag::D_DEREF_NONPTR, e.line,
-                 "operator * requires an operand of pointer type");
+                 "cannot dereference non-pointer type");
     if (!t->pointee || t->pointee->is_void)
       return sem(DTag::D_DEREF_NONPTR, e.line,
                  "cannot dereference a pointer to void");
@@ -646,7 +646,10 @@ Result<std::optional<Compiler::Place>> Compiler::place(const Expr &e) {
                  "operator -> cannot be applied to pointer to type \"" +
                      t->pointee->name + "\"; must be applied to a struct or "
                      "union pointer");
-    if (!t || !t->pointee || !t->pointee->sou)
+    if (!t)
+      return sem(DTag::D_OP_PTR, e.line,
+                 "operator -> must be applied to a pointer");
+    if (!t->pointee || !t->pointee->sou)
       return sem(DTag::D_OP_PTR, e.line,
                  "operator -> must be applied to a pointer to a struct or "
                  "union (" + e.near + ")");
@@ -666,10 +669,15 @@ Result<std::optional<Compiler::Place>> Compiler::place(const Expr &e) {
   auto base = place(*e.kids[0]);
   if (!base)
     return base;
-  if (!*base)
+  if (!*base) {
+    if (auto pt = ptr_type(*e.kids[0])) // p.x where p is a pointer
+      return sem(DTag::D_OP_SOU, e.line,
+                 "operator . cannot be applied to type \"" + pt->name +
+                     "\"; must be applied to a struct or union");
     return sem(DTag::D_OP_SOU, e.line,
                "operator . cannot be applied to " + e.kids[0]->near +
                    ": it is not a struct or union");
+  }
   const CType &t = (*base)->type;
   if (!t.sou)
     return sem(DTag::D_OP_SOU, e.line,
@@ -1662,7 +1670,7 @@ Result<Type> Compiler::expr(const Expr &e) {
     i64 size = e.ctype.string ? strsize : (i64)e.ctype.size();
     if (e.kids.empty() && e.ctype.is_void && !e.ctype.pointer)
       return sem(DTag::D_SIZEOF_TYPE, e.line, "cannot apply sizeof to an "
-                                              "expression of type void");
+                                              "operand of unknown size");
     if (!e.kids.empty()) { // a struct, a union or a member of one
       auto p = place(*e.kids[0]);
       if (!p)

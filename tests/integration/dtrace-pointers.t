@@ -45,11 +45,15 @@ dtrace: error in dt_clause_0 for probe ID 1 (dtrace:::BEGIN): invalid address (0
 minikern> dtrace -q -x engine=interp -n 'BEGIN { p = (int *)alloca(4); exit(0); }'
 dtrace: could not enable tracing: alloca( ) and pointers need the BPF engine (-x engine=interp has none)
 minikern> dtrace -n 'BEGIN { x = 1; y = x->a; }'
-dtrace: invalid probe specifier BEGIN { x = 1; y = x->a; }: operator -> must be applied to a pointer to a struct or union (x->a)
+dtrace: invalid probe specifier BEGIN { x = 1; y = x->a; }: operator -> must be applied to a pointer
 minikern> dtrace -n 'BEGIN { v = alloca(4); y = *v; }'
 dtrace: invalid probe specifier BEGIN { v = alloca(4); y = *v; }: cannot dereference a pointer to void
 minikern> dtrace -n 'BEGIN { x = 1; y = *x; }'
-dtrace: invalid probe specifier BEGIN { x = 1; y = *x; }: operator * requires an operand of pointer type
+dtrace: invalid probe specifier BEGIN { x = 1; y = *x; }: cannot dereference non-pointer type
+minikern> dtrace -n 'struct pt { int x; } *p; BEGIN { p.x = 1; }'
+dtrace: invalid probe specifier struct pt { int x; } *p; BEGIN { p.x = 1; }: operator . cannot be applied to type "struct pt *"; must be applied to a struct or union
+minikern> dtrace -n 'BEGIN { trace(sizeof(void)); }'
+dtrace: invalid probe specifier BEGIN { trace(sizeof(void)); }: cannot apply sizeof to an operand of unknown size
 minikern> dtrace -q -n 'string t; BEGIN { t = "hello"; p = (char *)copyin(t, 6); q = (char *)alloca(8); copyinto(t, 5, q); q[5] = 0; printf("%s %s\n", stringof(p), stringof(q)); exit(0); }'
 hello hello
 

@@ -43,7 +43,7 @@ dtrace: invalid probe specifier BEGIN { p = &(1 + 2); }: unacceptable operand fo
 minikern> dtrace -n 'BEGIN { trace(offsetof(struct never_defined, x)); }'
 dtrace: invalid probe specifier BEGIN { trace(offsetof(struct never_defined, x)); }: offsetof operand must be a struct or union type
 minikern> dtrace -n 'struct s { int x; } v; BEGIN { v.x = v->x; }'
-dtrace: invalid probe specifier struct s { int x; } v; BEGIN { v.x = v->x; }: operator -> must be applied to a pointer to a struct or union (v->x)
+dtrace: invalid probe specifier struct s { int x; } v; BEGIN { v.x = v->x; }: operator -> must be applied to a pointer
 minikern> dtrace -n 'struct s { struct t inner; } v;'
 dtrace: invalid probe specifier struct s { struct t inner; } v;: incomplete struct/union/enum struct t: inner
 minikern> dtrace -n 'struct s { int a : 33; } v;'
