@@ -192,6 +192,12 @@ private:
   // words loaded as integers for the library function (an address that
   // cannot be read faults where the load is, as any *p).
   Result<ExprPtr> inet_call(const Token &t);
+  // A function prototype's parameters, at its '(' (through the ')'):
+  // checked as DTrace checks them, then dropped (D calls no functions a
+  // script declares).
+  Result<void> prototype();
+  // "..." at tok_ (three '.' tokens); consumed if there.
+  Result<bool> ellipsis();
   // ---- errors
   // DTrace's syntax error, at the token `t`: "syntax error near "t"".
   Error syntax(const Token &t) {
@@ -1902,10 +1908,35 @@ Result<void> Parser::decl(ProgramAst &prog) {
       if (++stars > kMaxPointers)
         return unsupported(tok_, "more than 32 levels of pointer");
     }
+    // extern int *(*fp)(void): a pointer to a function, defined
+    // elsewhere; as a prototype, declared and dropped.
+    const bool fnptr = is(T_LPAREN) && is_extern;
+    if (fnptr) {
+      MK_TRY(advance());
+      if (!is(T_STAR))
+        return syntax(tok_);
+      while (is(T_STAR))
+        MK_TRY(advance());
+    }
     if (!is(T_IDENT))
       return syntax(tok_);
     Token name = tok_;
     MK_TRY(advance());
+    if (fnptr) {
+      MK_TRY(expect(T_RPAREN));
+      if (!is(T_LPAREN))
+        return syntax(tok_);
+    }
+    if (is(T_LPAREN) && scope == VarScope::Global && !is_inline) {
+      MK_TRY(prototype());
+      if (is(T_COMMA)) {
+        MK_TRY(advance());
+        continue;
+      }
+      if (!is(T_SEMI))
+        return syntax(tok_);
+      return {};
+    }
     if (t->sou && !t->sou->complete)
       return err(name.line, DTag::D_DECL_INCOMPLETE,
                  "incomplete struct/union/enum " + t->sou->name + ": " +
@@ -1925,6 +1956,13 @@ Result<void> Parser::decl(ProgramAst &prog) {
       if (scope != VarScope::Global || is_inline)
         return unsupported(tok_, "arrays of fixed size are global only here");
       MK_TRY(advance());
+      auto dots = ellipsis();
+      if (!dots)
+        return dots.take_error();
+      if (*dots)
+        return err(name.line, DTag::D_DECL_PROTO_VARARGS,
+                   "array prototype may not use a variable-length argument "
+                   "list");
       if (is(T_IDENT) && is_type(tok_.sval)) {
         assoc = true;
         for (;;) { // key types: [int], [string, int]
@@ -1996,6 +2034,72 @@ Result<void> Parser::decl(ProgramAst &prog) {
       return syntax(tok_);
     // The ';' ends it; what follows is lexed raw, as a clause's start.
     return {};
+  }
+}
+
+Result<bool> Parser::ellipsis() {
+  if (!is(T_DOT))
+    return false;
+  for (int i = 0; i < 3; i++) {
+    if (!is(T_DOT))
+      return syntax(tok_);
+    MK_TRY(advance());
+  }
+  return true;
+}
+
+Result<void> Parser::prototype() {
+  MK_TRY(advance()); // '('
+  if (is(T_RPAREN)) // int f(): no parameters said
+    return advance();
+  for (int n = 1;; n++) {
+    auto dots = ellipsis();
+    if (!dots)
+      return dots.take_error();
+    if (*dots) { // int f(int, ...)
+      if (!is(T_RPAREN))
+        return syntax(tok_);
+      return advance();
+    }
+    if (is(T_IDENT) && (tok_.sval == "static" || tok_.sval == "extern" ||
+                        tok_.sval == "register" || tok_.sval == "auto" ||
+                        tok_.sval == "typedef"))
+      return err(tok_.line, DTag::D_DECL_PARMCLASS,
+                 "inappropriate storage class for function or associative "
+                 "array parameter");
+    if (!is(T_IDENT) || !is_type(tok_.sval))
+      return syntax(tok_);
+    auto t = ctype(true);
+    if (!t)
+      return t.take_error();
+    const bool is_void = t->is_void && !t->pointer;
+    if (is_void && n > 1)
+      return err(tok_.line, DTag::D_DECL_PROTO_VOID,
+                 "void must be sole parameter");
+    if (is(T_IDENT)) {
+      const Token pname = tok_;
+      if (is_void)
+        return err(pname.line, DTag::D_DECL_PROTO_NAME,
+                   "void parameter may not have a name: " + pname.sval);
+      MK_TRY(advance());
+      if (is(T_LBRACK)) { // int a[int]: a dynamic variable
+        MK_TRY(advance());
+        if (is(T_IDENT) && is_type(tok_.sval))
+          return err(pname.line, DTag::D_DECL_PROTO_TYPE,
+                     "function prototype may not use parameter of type "
+                     "dynamic variable: " + pname.sval + ", parameter #" +
+                         std::to_string(n));
+        while (!is(T_RBRACK) && !is(T_EOF))
+          MK_TRY(advance());
+        MK_TRY(expect(T_RBRACK));
+      }
+    }
+    if (is(T_RPAREN))
+      return advance();
+    if (is_void)
+      return err(tok_.line, DTag::D_DECL_PROTO_VOID,
+                 "void must be sole parameter");
+    MK_TRY(expect(T_COMMA));
   }
 }
 

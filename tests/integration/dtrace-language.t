@@ -7,7 +7,9 @@
 # global arrays of fixed size (int a[5], the index checked: at compile
 # time when constant, else DTrace's "index out of bounds" fault), enum
 # constants, the built-in variables this kernel can give
-# (execname: the command a thread runs), and one-line errors for the rest.
+# (execname: the command a thread runs), function prototypes (declared,
+# checked as DTrace checks them, not callable), and one-line errors for
+# the rest.
 # status: 1
 # setup: printf 'int n;\nuint8_t small;\nself uint64_t big;\ninline int LIMIT = 3;\n\nBEGIN\n{\n\tn = 0x7fffffff;\n\tn++;\n\tsmall = 255;\n\tsmall += 2;\n\tself->big = -1;\n\tprintf("%%d %%d %%u %%d\\n", n, small, self->big, LIMIT * 2);\n\texit(0);\n}\n' > decls.d
 # setup: printf '#define TWICE(x) ((x) * 2)\nBEGIN\n{\n#ifdef BIG\n\tprintf("%%d\\n", TWICE(1000));\n#else\n\tprintf("%%d\\n", TWICE(1));\n#endif\n\texit(0);\n}\n' > cpp.d
@@ -85,3 +87,17 @@ minikern> dtrace -q -n 'enum e { A, B = A + 10, C }; BEGIN { printf("%d %d %d\n"
 minikern> dtrace -q -x engine=interp -n 'int a[5]; BEGIN { i = 7; a[i] = 1; } ERROR { printf("fault %d index %d\n", arg4, arg5); exit(0); }'
 dtrace: error in dt_clause_0 for probe ID 1 (dtrace:::BEGIN): index out of bounds (7) at bytecode pc {{[0-9]+}}
 fault 11 index 7
+
+minikern> dtrace -q -n 'extern int counter_of(int, const char *); extern void *(*hook)(void); int nothing(); int sum(int first, ...); BEGIN { printf("prototypes declared\n"); exit(0); }'
+prototypes declared
+
+minikern> dtrace -n 'int f(int, void); BEGIN { exit(0); }'
+dtrace: invalid probe specifier int f(int, void); BEGIN { exit(0); }: void must be sole parameter
+minikern> dtrace -n 'int f(void unused); BEGIN { exit(0); }'
+dtrace: invalid probe specifier int f(void unused); BEGIN { exit(0); }: void parameter may not have a name: unused
+minikern> dtrace -n 'int f(register int); BEGIN { exit(0); }'
+dtrace: invalid probe specifier int f(register int); BEGIN { exit(0); }: inappropriate storage class for function or associative array parameter
+minikern> dtrace -n 'int f(int x, int m[string]); BEGIN { exit(0); }'
+dtrace: invalid probe specifier int f(int x, int m[string]); BEGIN { exit(0); }: function prototype may not use parameter of type dynamic variable: m, parameter #2
+minikern> dtrace -n 'int a[...]; BEGIN { exit(0); }'
+dtrace: invalid probe specifier int a[...]; BEGIN { exit(0); }: array prototype may not use a variable-length argument list
