@@ -1210,6 +1210,10 @@ Result<void> Parser::stmt(ClauseAst &c) {
   Stmt s;
   s.line = tok_.line;
   s.near = tok_.text;
+  // A declaration inside a clause (int i = 0; typedef ...): D has none
+  // there, and says so at its first word, as DTrace does.
+  if (is(T_IDENT) && (tok_.sval == "typedef" || is_type(tok_.sval)))
+    return syntax(tok_);
   if (is(T_AGG)) {
     s.kind = Stmt::Aggregate;
     s.agg = tok_.sval;
@@ -1649,6 +1653,9 @@ Result<CType> Parser::sou_body(bool is_union, const std::string &tag, int line) 
         f.name = tok_.sval;
         MK_TRY(advance());
       }
+      // int f(): a function, which no struct holds (DTrace's words).
+      if (is(T_LPAREN) && !f.name.empty())
+        return err(at, DTag::D_DECL_VOIDOBJ, "cannot have void member: " + f.name);
       if (is(T_COLON)) { // a bitfield
         MK_TRY(advance());
         auto w = constant_expr();
@@ -1921,6 +1928,10 @@ Result<void> Parser::decl(ProgramAst &prog) {
     if (!is(T_IDENT))
       return syntax(tok_);
     Token name = tok_;
+    if (name.sval.find('`') != std::string::npos)
+      return err(name.line, DTag::D_DECL_SCOPE,
+                 "D scoping operator may not be used in a declaration name (" +
+                     name.sval + ")");
     MK_TRY(advance());
     if (fnptr) {
       MK_TRY(expect(T_RPAREN));

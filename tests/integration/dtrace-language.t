@@ -101,3 +101,9 @@ minikern> dtrace -n 'int f(int x, int m[string]); BEGIN { exit(0); }'
 dtrace: invalid probe specifier int f(int x, int m[string]); BEGIN { exit(0); }: function prototype may not use parameter of type dynamic variable: m, parameter #2
 minikern> dtrace -n 'int a[...]; BEGIN { exit(0); }'
 dtrace: invalid probe specifier int a[...]; BEGIN { exit(0); }: array prototype may not use a variable-length argument list
+minikern> dtrace -n 'BEGIN { int i = 0; }'
+dtrace: invalid probe specifier BEGIN { int i = 0; }: syntax error near "int"
+minikern> dtrace -n 'int kernel`x; BEGIN { exit(0); }'
+dtrace: invalid probe specifier int kernel`x; BEGIN { exit(0); }: D scoping operator may not be used in a declaration name (kernel`x)
+minikern> dtrace -n 'struct s { int f(); }; BEGIN { exit(0); }'
+dtrace: invalid probe specifier struct s { int f(); }; BEGIN { exit(0); }: cannot have void member: f
