@@ -1,6 +1,7 @@
 // The module arena (arena.cpp, ModuleArena): one reservation of address
 // space, a first-fit allocator of page-aligned blocks, and a memfd mapped
-// twice so text is written through a writable alias while the executing
+// twice so code that may run is written through a writable alias (a new
+// module image in place, before it is executable) while the executing
 // view is never writable and executable at once.
 #include "support.h"
 
@@ -231,6 +232,42 @@ TEST_CASE("arena: the writable alias exists only inside a writing scope") {
   CHECK_FALSE(a->view().is_open());
   CHECK(writable() == 0);
   CHECK(view(blk->addr)[0] == 0xc3);
+}
+
+TEST_CASE("arena: a module image is written in place, never writable and executable") {
+  const u64 ps = ModuleArena::page_size();
+  auto a = arena(8);
+  auto blk = a->allocate(2 * ps, ps, mk::Contents::Undefined);
+  REQUIRE_OK(blk);
+  const u64 maps = a->view().maps();
+  const u64 epoch = a->view().quiet_epoch();
+  CHECK(epoch == blk->view_epoch);
+  u8 *w = a->write_in_place(*blk);
+  CHECK(w == (u8 *)(uintptr_t)blk->addr);
+  // Read+write, not executable: the executing view's pages, no alias.
+  bool rw = false, rwx = false;
+  for (const std::string &m : memfd_mappings("/memfd:minikern-arena")) {
+    const u64 lo = std::stoull(m.substr(0, m.find('-')), nullptr, 16);
+    if (lo == blk->addr)
+      rw = m.find(" rw-") != std::string::npos;
+    rwx |= m.find(" rwx") != std::string::npos;
+  }
+  CHECK(rw);
+  CHECK_FALSE(rwx);
+  w[0] = 0xc3;
+  a->protect(blk->addr, ps, Protect::ReadExec);
+  a->protect(blk->addr + ps, ps, Protect::Read);
+  CHECK(view(blk->addr)[0] == 0xc3);
+  // The view was never opened for it: nothing of it to unmap there.
+  CHECK(a->view().maps() == maps);
+  CHECK(a->view().quiet_epoch() == epoch);
+  a->release(*blk);
+  // Opening the view changes the epoch; while open it is kBusy.
+  {
+    const auto w2 = a->writing();
+    CHECK(a->view().quiet_epoch() == mk::WritableView::kBusy);
+  }
+  CHECK(a->view().quiet_epoch() != epoch);
 }
 
 TEST_CASE("arena: two arenas are independent") {
