@@ -376,6 +376,8 @@ void merge_options(Pragmas &to, const Pragmas &from) {
     to.scratchsize = from.scratchsize;
   if (from.printsize)
     to.printsize = from.printsize;
+  if (from.maxframes)
+    to.maxframes = from.maxframes;
 }
 
 // -C: the script through the C preprocessor (cpp, as DTrace runs it),

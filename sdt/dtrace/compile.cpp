@@ -2096,7 +2096,8 @@ Result<Type> Compiler::call(const Expr &e) {
   if (f->how == BuiltinFn::Stack) {
     // The walk writes into a scratch buffer, as a copied string does.
     MK_TRY(take_scratch(e));
-    emit(OP_STACK, (u8)e.ival);
+    const u32 cap = prog_.pragmas.maxframes;
+    emit(OP_STACK, (u8)(cap && (u64)e.ival > cap ? cap : e.ival));
     return Type::Stack;
   }
   u8 nulls = 0; // arguments given as NULL

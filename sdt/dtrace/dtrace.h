@@ -345,6 +345,7 @@ struct Pragmas {
   u32 strsize = 0; // 0: not set
   u32 scratchsize = 0; // alloca( )'s bytes per clause (0: not set)
   u32 printsize = 0;   // bytes print( ) shows (0: not set, kDefaultPrintSize)
+  u32 maxframes = 0;   // stack( )'s frames at most (0: not set)
   bool destructive = false; // destructive actions allowed (-w)
   bool rawbytes = false;    // trace( ) of a string dumps its bytes
 };
@@ -356,7 +357,7 @@ std::optional<bool> bool_option(const std::string &v);
 
 // Set one of the options that both `#pragma D option` and `-x` name:
 // aggsortkey, aggsortrev, aggsortpos, aggsortkeypos, nspec, specsize,
-// scratchsize, printsize.
+// scratchsize, printsize, maxframes.
 // False if `name` is none of them; an error if its value is bad.
 Result<bool> set_option(Pragmas &p, const std::string &name,
                         const std::string &value);

@@ -179,6 +179,21 @@ std::string format(const Format &f, const std::vector<Value> &args) {
         out += v.s;
         continue;
       }
+      if (v.type == Type::Stack && spec != "%") {
+        // %-20k: each frame in the width, as DTrace prints it (a stack
+        // without frames is its line break alone).
+        out += '\n';
+        for (size_t at = v.s.find('\n'); at != std::string::npos;) {
+          const size_t end = v.s.find('\n', at + 1);
+          if (end == std::string::npos)
+            break;
+          std::string frame = v.s.substr(at + 1, end - at - 1);
+          frame.erase(0, frame.find_first_not_of(' '));
+          out += vfmt(("%14s" + spec + "s\n").c_str(), "", frame.c_str());
+          at = end;
+        }
+        continue;
+      }
       out += vfmt((spec + "s").c_str(), v.s.c_str());
       continue;
     }

@@ -3165,6 +3165,13 @@ Result<bool> set_option(Pragmas &p, const std::string &name,
      : name == "aggsortkeypos" ? p.aggsortkeypos : p.nspec) = (u32)*v;
     return true;
   }
+  if (name == "maxframes") { // stack( )'s frames, at most
+    auto v = number(1, kMaxStackFrames);
+    if (!v)
+      return v.take_error();
+    p.maxframes = (u32)*v;
+    return true;
+  }
   if (name == "scratchsize") {
     auto v = number(1, kMaxScratchSize);
     if (!v)

@@ -4,7 +4,8 @@
 # softc, was folded in by the compiler: its clone takes data and length),
 # a return's arg1 is the value and arg0 0 (the ret taken is not known);
 # -F indents entries and returns by call depth; stack() at an entry starts
-# at the caller; -S shows the entry site; the probes go with the module.
+# at the caller (maxframes caps its frames, %-Nk pads each); -S shows the
+# entry site; the probes go with the module.
 # (On i386 gcc passes the arguments of memdev_write's clone, a local
 # function, in registers: its arg1 is whatever is on the stack.)
 # status: 1
@@ -61,6 +62,12 @@ CPU     ID                    FUNCTION:NAME
   0 {{ *[0-9]+}}          memdev_write:write-done 
               memdev`memdev_write+0x{{[0-9a-f]+}}
               memdev`memdev_cmd+0x{{[0-9a-f]+}}
+
+minikern> # maxframes caps every stack( ); %-Nk puts each frame in the width.
+minikern> dtrace -q -x maxframes=1 -n 'fbt:memdev:memdev_write:entry { @[stack(5)] = count(); } END { printa("%-24k|%@d\n", @); }' -c 'memdev write hi'
+
+              memdev`memdev_cmd+0x{{[0-9a-f]+ *}}
+|1
 
 minikern> dtrace -S -n fbt:memdev:memdev_read:
    ID   PROVIDER            MODULE                          FUNCTION NAME
