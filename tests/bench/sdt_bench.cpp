@@ -405,7 +405,10 @@ int main(int argc, char **argv) {
     }
     // Compile, link and verify a 10-clause script (no enabling).
     auto hit_probe = k.probes().match(ProbeDesc::parse("sdtbench:::hit"));
+    // (Each x%d declared: D refuses += of a global never assigned.)
     std::string script;
+    for (int c = 0; c < 10; c++)
+      script += strf("int x%d;\n", c);
     for (int c = 0; c < 10; c++)
       script += strf("sdtbench:::hit /arg0 %% 10 == %d/ { @c[probefunc] = "
                      "count(); self->t%d = arg1; x%d += self->t%d; "
@@ -424,8 +427,18 @@ int main(int argc, char **argv) {
         } null_sink;
         u64 t0 = now_ns();
         auto ast = dt::parse(script);
+        if (!ast) {
+          std::fprintf(stderr, "sdt_bench: the 10-clause script: %s\n",
+                       ast.error().message.c_str());
+          return 1;
+        }
         std::vector<std::vector<ProbeInfo>> matched(ast->clauses.size(), hit_probe);
         auto prog = dt::compile(*ast, matched);
+        if (!prog) {
+          std::fprintf(stderr, "sdt_bench: the 10-clause script: %s\n",
+                       prog.error().message.c_str());
+          return 1;
+        }
         std::vector<dt::EcbInfo> ecbs;
         for (u32 c = 0; c < matched.size(); c++) {
           dt::EcbInfo ei;
