@@ -27,6 +27,15 @@ constexpr int stress_cycles(int n) { return n / 5; }
 constexpr int stress_cycles(int n) { return n; }
 #endif
 
+// Address space a process may gain without leaking anything: under
+// AddressSanitizer, its quarantine of freed heap blocks (256 MiB by
+// default), which are not reused until it is full; none otherwise.
+#ifdef MK_ASAN
+constexpr unsigned long long kFreedHeld = 260ull << 20;
+#else
+constexpr unsigned long long kFreedHeld = 0;
+#endif
+
 // A stress case's firing thread takes the lowest priority: it soaks up
 // every CPU nothing else wants (alone, the case runs as before) and leaves
 // them to other work (make test's other suites) that does.

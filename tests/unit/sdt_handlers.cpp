@@ -24,6 +24,7 @@
 #include <atomic>
 #include <cerrno>
 #include <climits>
+#include <chrono>
 #include <thread>
 #include <unistd.h>
 #include <vector>
@@ -299,11 +300,15 @@ void unload_while_firing(bool asmgoto) {
     // Left attached every other round: the kernel detaches it.
     if (round % 2)
       REQUIRE(k.sysctl().write("tphot.forget", "1"));
-    // Until the handler has run on both threads a few times.
+    // Until the handler has run on both threads a few times.  Sleeping,
+    // not yielding: the firing threads run at the lowest priority, and
+    // beside make test's other suites a yield can come straight back for
+    // as long as a spin count would allow; 30 s bounds a hang.
     long long hits = 0;
-    for (int spin = 0; spin < 100000 && hits < 1000; spin++) {
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (hits < 1000 && std::chrono::steady_clock::now() < give_up) {
       hits = std::stoll(k.sysctl().find("tphot.hits")->get());
-      std::this_thread::yield();
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
     }
     CHECK(hits >= 1000);
     total += hits;

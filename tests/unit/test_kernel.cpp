@@ -465,8 +465,10 @@ TEST_CASE("kernel: 5000 loads of a module without probes leave nothing behind" *
   CHECK(k.probes().live_probes() == boot_probes);
   CHECK(k.arena().used() == 0);
   // One per cycle would be 5000 mappings, 320 MiB and some 10 MiB of heap.
+  // (The file, 130 KiB, is read into the heap, whose freed blocks ASan
+  // holds: one kept per cycle would be 650 MiB, beyond its quarantine.)
   CHECK(after.mappings <= before.mappings + 8);
-  CHECK(after.vm <= before.vm + (4u << 20));
+  CHECK(after.vm <= before.vm + (4u << 20) + mkt::kFreedHeld);
   CHECK(after.heap <= before.heap + (1u << 20));
 }
 
