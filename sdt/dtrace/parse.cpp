@@ -196,6 +196,9 @@ private:
   // checked as DTrace checks them, then dropped (D calls no functions a
   // script declares).
   Result<void> prototype();
+  // After a declarator: ',' is consumed and another follows (true); ';'
+  // ends the declaration (false, the ';' left as the current token).
+  Result<bool> declarator_end();
   // "..." at tok_ (three '.' tokens); consumed if there.
   Result<bool> ellipsis();
   // ---- errors
@@ -1940,12 +1943,11 @@ Result<void> Parser::decl(ProgramAst &prog) {
     }
     if (is(T_LPAREN) && scope == VarScope::Global && !is_inline) {
       MK_TRY(prototype());
-      if (is(T_COMMA)) {
-        MK_TRY(advance());
+      auto more = declarator_end();
+      if (!more)
+        return more.take_error();
+      if (*more)
         continue;
-      }
-      if (!is(T_SEMI))
-        return syntax(tok_);
       return {};
     }
     if (t->sou && !t->sou->complete)
@@ -2037,15 +2039,24 @@ Result<void> Parser::decl(ProgramAst &prog) {
       if (scope == VarScope::Global)
         global_written(name.sval); // declared: 0 until set
     }
-    if (is(T_COMMA)) {
-      MK_TRY(advance());
+    auto more = declarator_end();
+    if (!more)
+      return more.take_error();
+    if (*more)
       continue;
-    }
-    if (!is(T_SEMI))
-      return syntax(tok_);
-    // The ';' ends it; what follows is lexed raw, as a clause's start.
     return {};
   }
+}
+
+Result<bool> Parser::declarator_end() {
+  if (is(T_COMMA)) {
+    MK_TRY(advance());
+    return true;
+  }
+  if (!is(T_SEMI))
+    return syntax(tok_);
+  // The ';' ends it; what follows is lexed raw, as a clause's start.
+  return false;
 }
 
 Result<bool> Parser::ellipsis() {
