@@ -1088,9 +1088,10 @@ void FbtProvider::provide_matching(ProbeRegistry &r, const ProbeDesc &d) {
   // fields (a function or name field is matched once the probes exist).
   ProbeDesc scope = d;
   scope.function.clear(), scope.name.clear();
+  const ProbeMatcher in_scope(scope);
   MutexLock g(pending_mu_);
   for (size_t i = 0; i < pending_.size();) {
-    if (!scope.matches("fbt", pending_[i].module, "", "")) {
+    if (!in_scope("fbt", pending_[i].module, "", "")) {
       i++;
       continue;
     }

@@ -81,4 +81,26 @@ struct ProbeDesc {
                const std::string &func, const std::string &name) const;
 };
 
+// A ProbeDesc compiled for matching many probes: each field is decided once
+// to match anything, to be compared as a string (most fields), or to be a
+// glob, instead of once per probe.  Holds a copy of the description.
+class ProbeMatcher {
+public:
+  explicit ProbeMatcher(const ProbeDesc &d);
+  bool operator()(const std::string &prov, const std::string &mod,
+                  const std::string &func, const std::string &name) const;
+  bool operator()(const ProbeInfo &p) const {
+    return (*this)(p.provider, p.module, p.function, p.name);
+  }
+
+private:
+  enum class Kind : u8 { kAny, kLiteral, kGlob };
+  struct Field {
+    std::string pat;
+    Kind kind = Kind::kAny;
+    bool operator()(const std::string &v) const;
+  };
+  Field f_[4];
+};
+
 } // namespace mk

@@ -316,21 +316,43 @@ ProbeDesc ProbeDesc::parse(const std::string &s) {
 bool ProbeDesc::matches(const std::string &prov, const std::string &mod,
                         const std::string &func,
                         const std::string &nm) const {
-  // A field without glob characters (most of them) is compared as a
-  // string: fnmatch costs a scan of both strings per probe.
-  auto m = [](const std::string &pat, const std::string &v) {
-    if (pat.empty() || pat == "*")
-      return true;
-    if (pat.find_first_of("*?[\\") == std::string::npos)
-      return pat == v;
-    return fnmatch(pat.c_str(), v.c_str(), 0) == 0;
-  };
-  return m(provider, prov) && m(module, mod) && m(function, func) &&
-         m(name, nm);
+  return ProbeMatcher(*this)(prov, mod, func, nm);
 }
 
 bool ProbeDesc::matches(const ProbeInfo &p) const {
-  return matches(p.provider, p.module, p.function, p.name);
+  return ProbeMatcher(*this)(p);
+}
+
+ProbeMatcher::ProbeMatcher(const ProbeDesc &d) {
+  const std::string *pats[4] = {&d.provider, &d.module, &d.function, &d.name};
+  for (int i = 0; i < 4; i++) {
+    Field &f = f_[i];
+    f.pat = *pats[i];
+    if (f.pat.empty() || f.pat == "*")
+      f.kind = Kind::kAny;
+    else if (f.pat.find_first_of("*?[\\") == std::string::npos)
+      f.kind = Kind::kLiteral;
+    else
+      f.kind = Kind::kGlob;
+  }
+}
+
+bool ProbeMatcher::Field::operator()(const std::string &v) const {
+  switch (kind) {
+  case Kind::kAny:
+    return true;
+  case Kind::kLiteral:
+    return pat == v;
+  case Kind::kGlob:
+    break;
+  }
+  return fnmatch(pat.c_str(), v.c_str(), 0) == 0;
+}
+
+bool ProbeMatcher::operator()(const std::string &prov, const std::string &mod,
+                              const std::string &func,
+                              const std::string &nm) const {
+  return f_[0](prov) && f_[1](mod) && f_[2](func) && f_[3](nm);
 }
 
 // ---- module loads -------------------------------------------------------------------
@@ -521,10 +543,11 @@ std::optional<ProbeInfo> ProbeRegistry::probe(u32 id) const {
 std::vector<ProbeInfo> ProbeRegistry::match(const ProbeDesc &d) {
   for (auto &prov : providers_)
     prov->provide_matching(*this, d);
+  const ProbeMatcher m(d);
   MutexLock g(mu_);
   std::vector<ProbeInfo> v;
   for (auto &p : probes_)
-    if (p && d.matches(p->provider, p->module, p->function, p->name))
+    if (p && m(p->provider, p->module, p->function, p->name))
       v.push_back(info(*p));
   return v;
 }
@@ -616,10 +639,11 @@ void ProbeRegistry::join_retained(const void *owner) {
     if (e.retain.empty())
       continue;
     std::vector<Probe *> join, to_patch;
+    const std::vector<ProbeMatcher> retain(e.retain.begin(), e.retain.end());
     for (Probe *p : fresh) {
       bool match = false;
-      for (const ProbeDesc &d : e.retain)
-        match |= d.matches(p->provider, p->module, p->function, p->name);
+      for (const ProbeMatcher &m : retain)
+        match = match || m(p->provider, p->module, p->function, p->name);
       if (!match || (e.accept && !e.accept(info(*p))))
         continue;
       const ProbeState &st = state(p->id);
