@@ -336,11 +336,14 @@ int main(int argc, char **argv) {
     clauses[at("@[probefunc, probename] = count()")] =
         "{ @[probefunc, probename] = count(); }"; // two string keys
     const unsigned long m = n / 4;
+    bool refused[nw][2] = {}; // tried once: its error line printed once
     for (int r = 0; r < rounds; r++) {
       const double base_r = time_loop(none, m) / m;
       none_r.push_back(base_r);
       for (size_t w = 0; w < nw; w++)
         for (int e = 0; e < 2; e++) {
+          if (refused[w][e])
+            continue;
           // "DECLS | CLAUSE": declarations before the probe description.
           std::string decls, clause = clauses[w];
           if (size_t bar = clause.find(" | "); bar != std::string::npos)
@@ -352,8 +355,10 @@ int main(int argc, char **argv) {
           std::sscanf(run_quiet(k, "dtrace -j").c_str(), "%*[^\n]\n%d", &id);
           // No job: the engine cannot run the clause (the old interpreter
           // has no string functions); the row says n/a, never a time.
-          if (!id)
+          if (!id) {
+            refused[w][e] = true;
             continue;
+          }
           cost[w][e].push_back(time_loop(sdt, m) / m - base_r);
           run_quiet(k, "dtrace -k " + std::to_string(id));
         }
