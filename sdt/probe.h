@@ -83,7 +83,8 @@ struct ProbeDesc {
 
 // A ProbeDesc compiled for matching many probes: each field is decided once
 // to match anything, to be compared as a string (most fields), or to be a
-// glob, instead of once per probe.  Holds a copy of the description.
+// glob, instead of once per probe.  Holds a copy of the description;
+// ProbeDesc::matches decides the same way per call, without copying.
 class ProbeMatcher {
 public:
   explicit ProbeMatcher(const ProbeDesc &d);
@@ -94,10 +95,9 @@ public:
   }
 
 private:
-  enum class Kind : u8 { kAny, kLiteral, kGlob };
   struct Field {
     std::string pat;
-    Kind kind = Kind::kAny;
+    u8 kind = 0; // registry.cpp's PatKind: any, literal, glob
     bool operator()(const std::string &v) const;
   };
   Field f_[4];

@@ -313,40 +313,57 @@ ProbeDesc ProbeDesc::parse(const std::string &s) {
   return d;
 }
 
+namespace {
+
+enum class PatKind : u8 { kAny, kLiteral, kGlob };
+
+PatKind field_kind(const std::string &pat) {
+  if (pat.empty() || pat == "*")
+    return PatKind::kAny;
+  if (pat.find_first_of("*?[\\") == std::string::npos)
+    return PatKind::kLiteral;
+  return PatKind::kGlob;
+}
+
+bool field_matches(PatKind k, const std::string &pat, const std::string &v) {
+  switch (k) {
+  case PatKind::kAny:
+    return true;
+  case PatKind::kLiteral:
+    return pat == v;
+  case PatKind::kGlob:
+    break;
+  }
+  return fnmatch(pat.c_str(), v.c_str(), 0) == 0;
+}
+
+bool field_matches(const std::string &pat, const std::string &v) {
+  return field_matches(field_kind(pat), pat, v);
+}
+
+} // namespace
+
 bool ProbeDesc::matches(const std::string &prov, const std::string &mod,
                         const std::string &func,
                         const std::string &nm) const {
-  return ProbeMatcher(*this)(prov, mod, func, nm);
+  return field_matches(provider, prov) && field_matches(module, mod) &&
+         field_matches(function, func) && field_matches(name, nm);
 }
 
 bool ProbeDesc::matches(const ProbeInfo &p) const {
-  return ProbeMatcher(*this)(p);
+  return matches(p.provider, p.module, p.function, p.name);
 }
 
 ProbeMatcher::ProbeMatcher(const ProbeDesc &d) {
   const std::string *pats[4] = {&d.provider, &d.module, &d.function, &d.name};
   for (int i = 0; i < 4; i++) {
-    Field &f = f_[i];
-    f.pat = *pats[i];
-    if (f.pat.empty() || f.pat == "*")
-      f.kind = Kind::kAny;
-    else if (f.pat.find_first_of("*?[\\") == std::string::npos)
-      f.kind = Kind::kLiteral;
-    else
-      f.kind = Kind::kGlob;
+    f_[i].pat = *pats[i];
+    f_[i].kind = static_cast<u8>(field_kind(f_[i].pat));
   }
 }
 
 bool ProbeMatcher::Field::operator()(const std::string &v) const {
-  switch (kind) {
-  case Kind::kAny:
-    return true;
-  case Kind::kLiteral:
-    return pat == v;
-  case Kind::kGlob:
-    break;
-  }
-  return fnmatch(pat.c_str(), v.c_str(), 0) == 0;
+  return field_matches(static_cast<PatKind>(kind), pat, v);
 }
 
 bool ProbeMatcher::operator()(const std::string &prov, const std::string &mod,
