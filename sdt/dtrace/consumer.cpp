@@ -2535,7 +2535,12 @@ AggSort Consumer::agg_sort() const {
 
 void Consumer::print_end() {
   std::string out = "\n";
-  for (u32 a = 0; a < prog_->aggs.size(); a++) {
+  // DTrace sorts every aggregation's rows together, the aggregation first:
+  // aggsortrev reverses their order too.
+  const u32 n = (u32)prog_->aggs.size();
+  const bool rev = prog_->pragmas.aggsortrev;
+  for (u32 i = 0; i < n; i++) {
+    const u32 a = rev ? n - 1 - i : i;
     if (printed_[a])
       continue;
     auto rows = merged(a);

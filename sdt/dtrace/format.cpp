@@ -5,7 +5,10 @@
 //   trace(int)            " %19lld" / " %20llu" (8-byte), " %10d" (4-byte),
 //                         " %5d" (2-byte), " %3d" (1-byte)
 //   trace(string)         "  %-33s"
-//   aggregation rows      keys " %16lld" / " %8d" / "  %-50s", then the value
+//   aggregation rows      integer keys by their size, whatever their sign:
+//                         " %16lld" (8), " %8d" (4), " %5d" and " %3d" of
+//                         the unsigned value (2, 1); strings "  %-50s";
+//                         then the value
 //                         " %16lld", or for quantize/lquantize a histogram:
 //                         "\n%16s %41s %-9s\n" and rows "%16lld |@@@...   %-9lld"
 //   stack( )              "\n", then per frame "%*s%s\n" indented 14
@@ -545,12 +548,23 @@ long double sort_value(const AggDef &a, const std::vector<i64> &v) {
   }
 }
 
+// Integer keys compare as unsigned numbers of their size (-1 after 2), as
+// DTrace compares a key's bytes.
 int compare_key(const Value &a, const Value &b) {
   if (a.type == Type::String || a.type == Type::Stack) {
     int c = a.s.compare(b.s);
     return c < 0 ? -1 : c > 0;
   }
-  return a.i < b.i ? -1 : a.i > b.i;
+  auto bits = [](const Value &v) -> u64 {
+    switch (v.type) {
+    case Type::Int8: case Type::UInt8: return (u8)v.i;
+    case Type::Int16: case Type::UInt16: return (u16)v.i;
+    case Type::Int32: case Type::UInt32: return (u32)v.i;
+    default: return (u64)v.i;
+    }
+  };
+  const u64 x = bits(a), y = bits(b);
+  return x < y ? -1 : x > y;
 }
 
 // Keys compared from `first` on, then those before it.
@@ -668,13 +682,16 @@ std::string key_text(const Value &k) {
     return k.s; // its lines, as DTrace prints a stack key
   if (k.type == Type::String)
     return vfmt("  %-50s", k.s.c_str());
-  if (k.type == Type::Int32 || k.type == Type::Int16 || k.type == Type::Int8)
-    return vfmt(" %8d", (int)k.i);
-  if (k.type == Type::UInt32 || k.type == Type::UInt16 || k.type == Type::UInt8)
-    return vfmt(" %8u", (unsigned)k.i);
-  if (k.type == Type::UInt64)
-    return vfmt(" %16llu", (unsigned long long)k.i);
-  return vfmt(" %16lld", (long long)k.i);
+  switch (k.type) {
+  case Type::Int8: case Type::UInt8:
+    return vfmt(" %3d", (int)(u8)k.i);
+  case Type::Int16: case Type::UInt16:
+    return vfmt(" %5d", (int)(u16)k.i);
+  case Type::Int32: case Type::UInt32:
+    return vfmt(" %8d", (int)(u32)k.i);
+  default:
+    return vfmt(" %16lld", (long long)k.i);
+  }
 }
 
 // floor(sqrt(x)): the largest r with r * r <= x, a bit at a time.

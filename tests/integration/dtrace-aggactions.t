@@ -3,7 +3,9 @@
 # normalize() and denormalize() (printing only), trunc() with a count, a
 # negative count or none, clear() (keys stay, values restart); the
 # aggsortkey/aggsortrev/aggsortpos/aggsortkeypos options from -x and
-# #pragma; and their errors.
+# #pragma (integer keys sorted as unsigned numbers of their size and printed
+# by size, aggsortrev reversing the aggregations' order at the end too);
+# and their errors.
 # status: 1
 minikern> kldload dtrace_probes
 minikern> dtrace -q -n 'BEGIN { @c["a"] = sum(10); @c["b"] = sum(20); @c["c"] = sum(30); normalize(@c, 10); trunc(@c, 2); exit(0); } END { printa("%s %@d\n", @c); }'
@@ -120,6 +122,21 @@ minikern> dtrace -q -x aggsortkey -x aggsortkeypos=1 -n 'dtt:::tick { @[arg0 % 2
                 1                1                2
                 0                2                2
                 1                2                2
+minikern> dtrace -q -x aggsortkey -n 'BEGIN { @c[(char)-3] = sum(1); @c[(char)4] = sum(2); @s[(short)-3] = sum(3); @s[(short)4] = sum(4); @i[-3] = sum(5); @i[4] = sum(6); @l[(long long)-3] = sum(7); @l[(long long)4] = sum(8); exit(0); }'
+
+   4                2
+ 253                1
+     4                4
+ 65533                3
+        4                6
+       -3                5
+                4                8
+               -3                7
+minikern> dtrace -q -x aggsortrev -n 'BEGIN { @a = count(); @b = sum(5); @c = max(9); exit(0); }'
+
+                9
+                5
+                1
 minikern> dtrace -n 'BEGIN { normalize(@x, 10); }'
 dtrace: invalid probe specifier BEGIN { normalize(@x, 10); }: normalize( ) of an aggregation that is never assigned
 minikern> dtrace -n 'BEGIN { @a = count(); normalize(@a); }'
