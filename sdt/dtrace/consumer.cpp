@@ -784,10 +784,14 @@ void Consumer::publish_table() {
     r.fast_agg = cc.fast_agg;
     r.epid = e->epid;
     r.clause = e->clause;
-    r.pstr[0] = e->probe.provider.c_str();
-    r.pstr[1] = e->probe.module.c_str();
-    r.pstr[2] = e->probe.function.c_str();
-    r.pstr[3] = e->probe.name.c_str();
+    const std::string *names[4] = {&e->probe.provider, &e->probe.module,
+                                   &e->probe.function, &e->probe.name};
+    for (int k = 0; k < 4; k++) {
+      r.pstr[k] = names[k]->c_str();
+      if (names[k]->size() > prog_->str_chars())
+        r.pstr[k] = t->cut_names.emplace_back(names[k]->substr(0, prog_->str_chars()))
+                        .c_str();
+    }
     r.clear_locals = 0;
     if (t->rt.empty() || sorted[t->rt.size() - 1]->probe.id != e->probe.id)
       r.clear_locals = prog_->nlocals;
@@ -1050,8 +1054,10 @@ Result<void> Consumer::init_bpf() {
 }
 
 // A name's offset in the string table, added on first use (0 when the
-// table is full: the first literal, or the zeros).
-u32 Consumer::strtab_name(const std::string &n) {
+// table is full: the first literal, or the zeros), cut to strsize.
+u32 Consumer::strtab_name(const std::string &name) {
+  // A name is a string value like any other: strsize characters at most.
+  const std::string n = name.substr(0, prog_->str_chars());
   auto it = strnames_.find(n);
   if (it != strnames_.end())
     return it->second;

@@ -188,6 +188,8 @@ private:
   struct Table {
     std::vector<EcbRt> rt;
     std::vector<ProbeEcbs> by_probe;
+    // The probe names longer than strsize, cut (rt's pstr point here).
+    std::deque<std::string> cut_names;
   };
   std::shared_ptr<Table> table_owner_ GUARDED_BY(ecbs_mu_); // table_'s
   // What the firing path may still read once replaced: to opts_.retire,
