@@ -2306,8 +2306,12 @@ Result<void> Compiler::clause(size_t ci) {
   probes_ = &matched_[ci];
   for (const ProbeInfo &p : *probes_)
     cc.probes.push_back(p.id);
-  for (size_t i = 0; i < c.descs.size(); i++)
+  for (size_t i = 0; i < c.descs.size(); i++) {
     cc.descs += (i ? ", " : "") + c.descs[i];
+    cc.pdescs.push_back(ProbeDesc::parse(c.descs[i]));
+  }
+  for (size_t i = 0; i < ci; i++)
+    cc.first_stmt += (u32)ast_.clauses[i].descs.size();
   code_ = &cc.code;
   scratch_ = 0;
   sp_ = max_sp_ = 0;

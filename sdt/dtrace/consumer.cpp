@@ -96,6 +96,7 @@ struct EcbRt {
   const u8 *action_at;
   u32 epid;
   u32 clause;
+  u32 stmt; // EcbInfo::stmt
   u8 fast; // CompiledClause::Fast
   u8 fast_agg;
   const char *pstr[4]; // provider, module, function, name
@@ -754,6 +755,9 @@ Consumer::Consumer(std::unique_ptr<Program> prog, std::vector<EcbInfo> ecbs,
     spec_state_[i].store(SpecInactive);
   spec_bufs_.resize(nspec_);
   MutexLock g(ecbs_mu_);
+  for (EcbInfo &e : ecbs_)
+    if (e.clause < prog_->clauses.size())
+      e.stmt = prog_->clauses[e.clause].stmt_of(e.probe);
   publish_table();
 }
 
@@ -784,6 +788,7 @@ void Consumer::publish_table() {
     r.fast_agg = cc.fast_agg;
     r.epid = e->epid;
     r.clause = e->clause;
+    r.stmt = e->stmt;
     const std::string *names[4] = {&e->probe.provider, &e->probe.module,
                                    &e->probe.function, &e->probe.name};
     for (int k = 0; k < 4; k++) {
@@ -862,6 +867,7 @@ bool Consumer::add_probe(const ProbeInfo &p,
     EcbInfo e;
     e.epid = (u32)ecbs_.size() + 1;
     e.clause = (u32)c;
+    e.stmt = prog_->clauses[c].stmt_of(p);
     e.probe = p;
     e.full = p.full();
     ecbs_.push_back(std::move(e));
@@ -1420,15 +1426,14 @@ void Consumer::fault(const EcbRt &e, ThreadState *ts, u32 probe, int action,
   const Table *tbl = table_.load(std::memory_order_acquire);
   if (depth == 0 && error_id_ < tbl->by_probe.size() &&
       tbl->by_probe[error_id_].n) {
-    // As dtrace-utils' ERROR: the enabling, the clause, the pc, the
+    // As dtrace-utils' ERROR: the probe, the statement, the pc, the
     // fault and its address.
-    const uintptr_t args[6] = {0, (uintptr_t)e.epid, (uintptr_t)e.clause,
+    const uintptr_t args[6] = {0, (uintptr_t)probe, (uintptr_t)e.stmt,
                                (uintptr_t)pc, (uintptr_t)kind, (uintptr_t)addr};
     const ProbeEcbs &pe = tbl->by_probe[error_id_];
     for (u32 i = 0; i < pe.n; i++)
       run(pe.ecbs[i], ts, args, error_id_, depth + 1);
   }
-  (void)probe;
 }
 
 // A fault the engine stopped a program for is reported like the
@@ -2130,7 +2135,7 @@ void Consumer::process(const u8 *rec, u32 state, std::string &out) {
       what += strf(" (%lld)", (long long)ed.addr);
     flush(out);
     sink_.err(strf("dtrace: error in dt_clause_%u for probe ID %u (%s): %s %s",
-                   e ? e->clause : 0, e ? e->probe.id : 0,
+                   e ? e->stmt : 0, e ? e->probe.id : 0,
                    e ? e->full.c_str() : "?", what.c_str(), where.c_str()));
     return;
   }

@@ -35,6 +35,9 @@ namespace mk::dt {
 struct EcbInfo {
   u32 epid = 0;
   u32 clause = 0;
+  // DTrace's statement (dt_clause_N, ERROR's arg2): the consumer sets it
+  // (CompiledClause::stmt_of).
+  u32 stmt = 0;
   ProbeInfo probe;
   std::string full; // provider:module:function:name
 };

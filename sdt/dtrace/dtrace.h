@@ -644,6 +644,18 @@ struct CompiledClause {
   bool records = false; // writes a record when it fires
   std::vector<u32> probes; // matched probe ids
   std::string descs;       // "a:::b, c:::d" for -j
+  // Its probe descriptions, each one of DTrace's statements: first_stmt,
+  // first_stmt + 1 ... counted over the program's clauses in order.
+  std::vector<ProbeDesc> pdescs;
+  u32 first_stmt = 0;
+  // The statement a probe runs this clause as: its first description
+  // that matches the probe.
+  u32 stmt_of(const ProbeInfo &p) const {
+    for (size_t i = 0; i < pdescs.size(); i++)
+      if (pdescs[i].matches(p))
+        return first_stmt + (u32)i;
+    return first_stmt;
+  }
 };
 
 // A D variable, numbered per scope (what OP_LDVAR's c names).

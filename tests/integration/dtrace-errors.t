@@ -123,9 +123,15 @@ minikern> dtrace -q -n 'dtt:::value { printf("%d\n", 100 / arg0); }' -c 'dtprobe
 20
 dtrace: error in dt_clause_0 for probe ID {{[0-9]+}} (dtt:dtrace_probes:dtt_value:value): divide-by-zero at BPF pc {{[0-9]+}}
 5
-minikern> dtrace -q -n 'dtt:::value /(10 / arg0) > 1/ { printf("%d\n", arg0); } dtrace:::ERROR { printf("ERROR: enabled probe %d, clause %d, fault %d\n", arg1, arg2, arg4); }' -c 'dtprobe value 0 2'
+minikern> dtrace -q -n 'dtt:::value /(10 / arg0) > 1/ { printf("%d\n", arg0); } dtrace:::ERROR { printf("ERROR: probe %s, statement %d, fault %d\n", arg1 == id ? "same" : "other", arg2, arg4); }' -c 'dtprobe value 0 2'
 dtrace: error in dt_clause_0 for probe ID {{[0-9]+}} (dtt:dtrace_probes:dtt_value:value): divide-by-zero at BPF pc {{[0-9]+}}
-ERROR: enabled probe 1, clause 0, fault 4
+ERROR: probe other, statement 0, fault 4
+2
+minikern> dtrace -q -n 'BEGIN, dtt:::value /(10 / arg0) > 1/ { printf("%d\n", arg0); } dtrace:::ERROR { printf("ERROR: statement %d\n", arg2); }' -c 'dtprobe value 0 2'
+dtrace: error in dt_clause_0 for probe ID 1 (dtrace:::BEGIN): divide-by-zero at BPF pc {{[0-9]+}}
+ERROR: statement 0
+dtrace: error in dt_clause_1 for probe ID {{[0-9]+}} (dtt:dtrace_probes:dtt_value:value): divide-by-zero at BPF pc {{[0-9]+}}
+ERROR: statement 1
 2
 minikern> kldunload dtrace_probes
 minikern> dtrace -n 'BEGIN { x = 1; y = x % 0; }'

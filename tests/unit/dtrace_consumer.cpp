@@ -162,20 +162,22 @@ TEST_CASE("dtrace consumer: stringof() copies a string in, and faults softly") {
 TEST_CASE("dtrace consumer: divide-by-zero; ERROR clauses see the fault") {
   ConsumerOptions q;
   q.quiet = true;
-  Trace t("test:::tick /(100 / (arg0 - 1)) > 0/ { trace(arg0); } "
+  // Statements count probe descriptions, as DTrace's: the first clause is
+  // statements 0 (tock) and 1 (tick), the second statement 2.
+  Trace t("test:::tock, test:::tick /(100 / (arg0 - 1)) > 0/ { trace(arg0); } "
           "test:::tock { trace(10 / arg0); } "
-          "dtrace:::ERROR { printf(\"ERROR epid=%d clause=%d fault=%d\\n\", "
+          "dtrace:::ERROR { printf(\"ERROR probe=%d stmt=%d fault=%d\\n\", "
           "arg1, arg2, arg4); }",
-          {{P10}, {P11}, {probe(kError, "dtrace", "", "ERROR")}}, q);
+          {{P10, P11}, {P11}, {probe(kError, "dtrace", "", "ERROR")}}, q);
   t.fire(10, {1});
   t.fire(11, {0});
   t.c->drain();
-  CHECK(t.sink.stdout_ == "ERROR epid=1 clause=0 fault=4\n"
-                          "ERROR epid=2 clause=1 fault=4\n");
+  CHECK(t.sink.stdout_ == "ERROR probe=10 stmt=1 fault=4\n"
+                          "ERROR probe=11 stmt=2 fault=4\n");
   CHECK(no_pc(t.sink.stderr_) ==
-        "dtrace: error in dt_clause_0 for probe ID 10 (test:mod:func:tick): "
+        "dtrace: error in dt_clause_1 for probe ID 10 (test:mod:func:tick): "
         "divide-by-zero at BPF pc N\n"
-        "dtrace: error in dt_clause_1 for probe ID 11 (test:mod:other:tock): "
+        "dtrace: error in dt_clause_2 for probe ID 11 (test:mod:other:tock): "
         "divide-by-zero at BPF pc N\n");
 }
 
