@@ -2668,7 +2668,16 @@ Result<void> Compiler::clause(size_t ci) {
         if (!t)
           return t.take_error();
         narrow(*t);
-        keys.push_back(*t);
+        // An integer key of another integer type than the first use gave
+        // it becomes that type, as DTrace converts it.
+        Type kt = *t;
+        const size_t i = keys.size();
+        if (key_types_set_[id] && i < d.keys.size() && kt != d.keys[i] &&
+            is_int(kt) && is_int(d.keys[i])) {
+          narrow(d.keys[i]);
+          kt = d.keys[i];
+        }
+        keys.push_back(kt);
       }
       std::string at = "@" + s.agg;
       // The first use defines the keys; later ones must agree.

@@ -4,7 +4,8 @@
 # negative count or none, clear() (keys stay, values restart); the
 # aggsortkey/aggsortrev/aggsortpos/aggsortkeypos options from -x and
 # #pragma (integer keys sorted as unsigned numbers of their size and printed
-# by size, aggsortrev reversing the aggregations' order at the end too);
+# by size, aggsortrev reversing the aggregations' order at the end too; an
+# integer key converted to the type of the aggregation's first use);
 # and their errors.
 # status: 1
 minikern> kldload dtrace_probes
@@ -132,6 +133,12 @@ minikern> dtrace -q -x aggsortkey -n 'BEGIN { @c[(char)-3] = sum(1); @c[(char)4]
        -3                5
                 4                8
                -3                7
+minikern> dtrace -q -n 'BEGIN { @[(char)300, 2] = count(); @[300, 2] = count(); @[(int64_t)-1, 2] = count(); exit(0); }'
+
+ 255        2                1
+  44        2                2
+minikern> dtrace -q -n 'BEGIN { @["a", 1] = count(); @[1, 1] = count(); }'
+dtrace: invalid probe specifier BEGIN { @["a", 1] = count(); @[1, 1] = count(); }: @ is used with keys [string, int] and [int, int]
 minikern> dtrace -q -x aggsortrev -n 'BEGIN { @a = count(); @b = sum(5); @c = max(9); exit(0); }'
 
                 9
