@@ -1987,15 +1987,15 @@ bool Consumer::redirect(const std::string &path) {
 Result<void> Consumer::setopt(const std::string &name, const std::string &v,
                               bool has_value) {
   // The options the consumer reads while it prints; the others are fixed
-  // once tracing runs.
+  // once tracing runs.  The errors are DTrace's words (dt_setopt).
+  const char *kBadValue = "Invalid value for specified option";
   auto yes_no = [&](bool &b) -> Result<void> {
     if (!has_value || v == "yes" || v == "true" || v == "1")
       b = true;
     else if (v == "no" || v == "false" || v == "0")
       b = false;
     else
-      return error(strf("option %s: \"%s\" is not yes or no", name.c_str(),
-                        v.c_str()));
+      return error(kBadValue);
     return {};
   };
   Pragmas &p = prog_->pragmas;
@@ -2008,24 +2008,25 @@ Result<void> Consumer::setopt(const std::string &name, const std::string &v,
   if (name == "aggsortrev")
     return yes_no(p.aggsortrev);
   if (name == "aggsortpos" || name == "aggsortkeypos" || name == "printsize") {
-    auto r = set_option(p, name, v);
-    if (!r)
-      return r.take_error();
+    if (!set_option(p, name, v))
+      return error(kBadValue);
     return {};
   }
-  // Rates are accepted as the pragma accepts them: the consumer drains
+  // Rates are checked as the pragma checks them: the consumer drains
   // every 50 ms whatever they say.
   if (name == "switchrate" || name == "aggrate" || name == "statusrate" ||
-      name == "cleanrate")
+      name == "cleanrate") {
+    if (!parse_rate(has_value ? v : "1"))
+      return error(kBadValue);
     return {};
+  }
   static const char *const fixed[] = {"bufsize", "aggsize", "strsize", "nspec",
                                       "specsize", "bufpolicy", "dynvarsize",
                                       "destructive", "scratchsize"};
   for (const char *f : fixed)
     if (name == f)
-      return error(strf("option %s cannot change while tracing runs",
-                        name.c_str()));
-  return error(strf("unknown option \"%s\"", name.c_str()));
+      return error("Operation illegal when tracing is active");
+  return error("Invalid option name");
 }
 
 void Consumer::drain() {
@@ -2284,8 +2285,13 @@ void Consumer::process(const u8 *rec, u32 state, std::string &out) {
       const bool has_value = a.types.size() > 1;
       const std::string val = has_value ? value(Type::String).s : "";
       if (auto r = setopt(name, val, has_value); !r) {
+        // As dtrace-utils reports it, a blank line after.
         flush(out);
-        sink_.err("dtrace: setopt( ): " + r.error().message);
+        sink_.err(strf("dtrace: error in dt_clause_%u for probe ID %u (%s): "
+                       "couldn't set option \"%s\" to \"%s\": %s\n",
+                       e.stmt, e.probe.id, e.full.c_str(), name.c_str(),
+                       has_value ? val.c_str() : "1",
+                       r.error().message.c_str()));
       }
       break; // quiet from the next record: this one's line is begun
     }

@@ -423,6 +423,10 @@ Result<ProgramAst> parse(const std::string &text, const std::string &file = "",
 // A buffer size option's value (-b, -x bufsize=, #pragma D option
 // bufsize=): bytes, or with a k, m or g suffix, within 1 byte..1g (a buffer is a page at least).
 Result<u64> parse_size(const std::string &s);
+// A rate option's value (switchrate, aggrate, statusrate, cleanrate), as
+// DTrace reads it: a whole number, per second (hz, or no suffix), or a
+// period with ns, us, ms, s, m, h or d (or nsec ... day).  In nanoseconds.
+Result<u64> parse_rate(const std::string &s);
 
 // The strsize option's value (-x strsize=, #pragma D option strsize=): the
 // characters a string keeps, as DTrace counts them (the NUL not among

@@ -962,9 +962,15 @@ Result<void> Parser::pragma() {
     if (!v)
       return refused(kBadValue);
     pragmas_.strsize = *v;
-  } else if (opt == "switchrate" || opt == "dynvarsize" ||
-             opt == "aggrate" || opt == "statusrate" || opt == "cleanrate")
-    ; // accepted, fixed here: the consumer drains every 50 ms
+  } else if (opt == "switchrate" || opt == "aggrate" ||
+             opt == "statusrate" || opt == "cleanrate") {
+    // Checked, then fixed here: the consumer drains every 50 ms.
+    if (!parse_rate(val))
+      return refused(kBadValue);
+  } else if (opt == "dynvarsize") {
+    u64 ignored = 0;
+    MK_TRY(size_of(ignored));
+  }
   else if (opt == "bufpolicy") {
     if (val != "switch")
       return refused("only bufpolicy=switch is supported: buffers here are "
@@ -2902,6 +2908,33 @@ ExprPtr copy_expr(const Expr &e) {
   for (const ExprPtr &k : e.kids)
     c->kids.push_back(copy_expr(*k));
   return c;
+}
+
+Result<u64> parse_rate(const std::string &s) {
+  static const struct {
+    const char *name;
+    u64 ns; // 0: per second
+  } units[] = {{"ns", 1}, {"nsec", 1}, {"us", 1000}, {"usec", 1000},
+               {"ms", 1000000}, {"msec", 1000000}, {"s", 1000000000},
+               {"sec", 1000000000}, {"m", 60000000000ull},
+               {"min", 60000000000ull}, {"h", 3600000000000ull},
+               {"hour", 3600000000000ull}, {"d", 86400000000000ull},
+               {"day", 86400000000000ull}, {"hz", 0}, {"", 0}};
+  errno = 0;
+  char *end = nullptr;
+  const unsigned long long v = std::strtoull(s.c_str(), &end, 10);
+  if (s.empty() || !isdigit((unsigned char)s[0]) || errno == ERANGE)
+    return error("invalid rate '" + s + "'");
+  for (const auto &u : units)
+    if (strcasecmp(end, u.name) == 0) {
+      if (!u.ns)
+        return v ? 1000000000ull / v : 0;
+      if (v > UINT64_MAX / u.ns)
+        return error("invalid rate '" + s + "'");
+      return v * u.ns;
+    }
+  return error("invalid rate '" + s + "' (a number, per second, or with ns, "
+               "us, ms, s, m, h, d)");
 }
 
 Result<u64> parse_size(const std::string &s) {

@@ -513,6 +513,20 @@ TEST_CASE("dtrace parse: #pragma sizes are checked as -b checks them") {
   CHECK(*parse_size("1g") == 1ull << 30);
 }
 
+TEST_CASE("dtrace parse: rates are read as DTrace reads them") {
+  CHECK(*parse_rate("10hz") == 100000000);
+  CHECK(*parse_rate("4") == 250000000); // no suffix: per second
+  CHECK(*parse_rate("50ms") == 50000000);
+  CHECK(*parse_rate("10MSEC") == 10000000);
+  CHECK(*parse_rate("1nsec") == 1);
+  CHECK(*parse_rate("2min") == 120000000000ull);
+  CHECK(*parse_rate("1day") == 86400000000000ull);
+  CHECK(*parse_rate("0hz") == 0);
+  for (const char *bad : {"0.5hz", "", "hz", "-1s", "5fortnights", "1 s",
+                          "99999999999999999999", "300000d"})
+    CHECK_FALSE(parse_rate(bad));
+}
+
 TEST_CASE("dtrace compile: a clause deeper than the value stack is refused") {
   // Right-nested operators keep every left operand on the interpreter's
   // 32-entry stack; it is not checked at run time, so the compiler must.
