@@ -295,8 +295,10 @@ Result<Options> parse_options(const Args &a) {
           return error("-x " + name + ": unsupported option (quiet, bufsize, "
                        "aggsize, strsize, engine, aggsortkey, aggsortrev, "
                        "aggsortpos, aggsortkeypos, nspec, specsize, "
-                       "defaultargs, argref, destructive, errtags, cpp, define, undef, "
-                       "incdir, stdc, version)");
+                       "maxframes, scratchsize, printsize, rawbytes, "
+                       "switchrate, aggrate, statusrate, cleanrate, "
+                       "dynvarsize, defaultargs, argref, destructive, "
+                       "errtags, cpp, define, undef, incdir, stdc, version)");
         }
         break;
       }

@@ -357,7 +357,8 @@ std::optional<bool> bool_option(const std::string &v);
 
 // Set one of the options that both `#pragma D option` and `-x` name:
 // aggsortkey, aggsortrev, aggsortpos, aggsortkeypos, nspec, specsize,
-// scratchsize, printsize, maxframes.
+// scratchsize, printsize, maxframes; the rates and dynvarsize are checked
+// and have no effect here.
 // False if `name` is none of them; an error if its value is bad.
 Result<bool> set_option(Pragmas &p, const std::string &name,
                         const std::string &value);

@@ -962,14 +962,6 @@ Result<void> Parser::pragma() {
     if (!v)
       return refused(kBadValue);
     pragmas_.strsize = *v;
-  } else if (opt == "switchrate" || opt == "aggrate" ||
-             opt == "statusrate" || opt == "cleanrate") {
-    // Checked, then fixed here: the consumer drains every 50 ms.
-    if (!parse_rate(val))
-      return refused(kBadValue);
-  } else if (opt == "dynvarsize") {
-    u64 ignored = 0;
-    MK_TRY(size_of(ignored));
   }
   else if (opt == "bufpolicy") {
     if (val != "switch")
@@ -3237,6 +3229,19 @@ Result<bool> set_option(Pragmas &p, const std::string &name,
     if (!v)
       return error("invalid value for option specsize: " + v.error().message);
     p.specsize = *v;
+    return true;
+  }
+  // Checked, then fixed here: the consumer drains every 50 ms, and
+  // dynamic variables live in maps of their own size.
+  if (name == "switchrate" || name == "aggrate" || name == "statusrate" ||
+      name == "cleanrate") {
+    if (auto v = parse_rate(value); !v)
+      return v.take_error();
+    return true;
+  }
+  if (name == "dynvarsize") {
+    if (auto v = parse_size(value); !v)
+      return v.take_error();
     return true;
   }
   return false;

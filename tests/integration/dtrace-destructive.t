@@ -49,6 +49,12 @@ minikern> dtrace -n '#pragma D option aggrate=0.5hz'
 dtrace: invalid probe specifier #pragma D option aggrate=0.5hz: failed to set option 'aggrate' to '0.5hz': Invalid value for specified option
 minikern> dtrace -n '#pragma D option switchrate=5fortnights'
 dtrace: invalid probe specifier #pragma D option switchrate=5fortnights: failed to set option 'switchrate' to '5fortnights': Invalid value for specified option
+minikern> dtrace -x aggrate=10ms -x dynvarsize=1m -x statusrate=2 -q -n 'BEGIN { exit(0); }'
+
+minikern> dtrace -x aggrate=0.5hz -n 'BEGIN { exit(0); }'
+dtrace: failed to set -x aggrate: Invalid value for specified option
+minikern> dtrace -x dynvarsize=lots -n 'BEGIN { exit(0); }'
+dtrace: failed to set -x dynvarsize: Invalid value for specified option
 minikern> dtrace -w -q -n 'dtt:::tick { panic(); }' -c 'dtprobe tick 1'
 panic: dtrace: panic( ) called by a D clause of dtt:dtrace_probes:dtt_tick:tick
 called from: {{0x[0-9a-f]+}} dtrace_probes`dtt_tick+{{0x[0-9a-f]+}}
