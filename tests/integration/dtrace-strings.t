@@ -13,6 +13,8 @@ minikern> dtrace -q -n 'BEGIN { printf("%s|%s|%s\n", substr("minikern", 4), subs
 kern|mini|kern
 minikern> dtrace -q -n 'BEGIN { printf("[%s][%s][%s][%s][%s]\n", substr("abc", 5), substr("abc", -5, 3), substr("abcdef", 1, -2), substr("abc", -5, 4), substr("abc", 1, -9)); exit(0); }'
 [][a][bcd][ab][]
+minikern> dtrace -q -n 'BEGIN { printf("[%s][%s][%s]\n", substr("abcdefgh", 12345678), substr("abcdefgh", 256), substr("abcdefgh", -12345678, 12345672)); exit(0); }'
+[][][ab]
 minikern> dtrace -q -n 'BEGIN { printf("%d %d %d %d %d %d %d\n", index("hello", "l"), rindex("hello", "l"), index("hello", "l", 4), rindex("hello", "l", 2), index("abc", "", 9), rindex("abc", "c", -1), index("abc", "x")); exit(0); }'
 2 3 -1 2 3 -1 -1
 minikern> dtrace -q -n 'BEGIN { printf("[%s] [%s] [%s] [%s]\n", strchr("a/b/c", 47), strrchr("a/b/c", 47), strstr("hello", "ll"), strstr("abc", "x")); exit(0); }'

@@ -123,7 +123,14 @@ dt_substr(char *dst, const char *s, s64 index, s64 len)
 			index = 0;
 		}
 	}
-	if (index >= slen || index < 0)
+	/* An index past any string gives "" at once: tested against a
+	 * constant, so that the verifier, which cannot compare it with slen,
+	 * knows it in bounds below (substr(s, 12345678) was refused). */
+	if (index < 0 || index >= DT_STRSIZE) {
+		dst[0] = '\0';
+		return dst;
+	}
+	if (index >= slen)
 		len = 0;
 	else if (len < 0)
 		len += slen - index;
