@@ -566,7 +566,8 @@ Result<void> Lowering::insn(const dt::Insn &in, size_t pc) {
     return {};
   case OP_SPECULATE:
   case OP_SPECEND:
-    // 1 after a fault (an id beyond nspec): the clause ends there.
+    // 1: the clause ends there (after a fault, or a speculate( ) of no
+    // active speculation).
     pop(1);
     put(mov64i(2, in.op == OP_SPECULATE ? 2 : in.a));
     put(mov64i(3, site()));

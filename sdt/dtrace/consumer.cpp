@@ -590,9 +590,14 @@ struct BpfRuntime {
   static u64 spec(u64 id, u64 what, u64 site, u64, u64, RunCtx *rc) {
     BpfLane &l = lane(rc);
     u32 tag = 0;
-    if (!l.c->spec_op(id, (u32)what, tag)) {
+    switch (l.c->spec_op(id, (u32)what, tag)) {
+    case Consumer::SpecOp::kIllegal:
       fault(l, FLT_ILLOP, 0, site);
       return 1;
+    case Consumer::SpecOp::kEnd:
+      return 1;
+    case Consumer::SpecOp::kOk:
+      break;
     }
     if (what == 2) {
       l.spec = tag;
@@ -1334,21 +1339,23 @@ u32 Consumer::speculation() {
   return 0;
 }
 
-bool Consumer::spec_op(u64 id, u32 what, u32 &tag) {
+Consumer::SpecOp Consumer::spec_op(u64 id, u32 what, u32 &tag) {
   tag = kSpecDropped;
-  if (id == 0)
-    return true; // speculate(0) discards; commit(0), discard(0) do nothing
-  if (id > nspec_)
-    return false;
-  std::atomic<u32> &st = spec_state_[id - 1];
-  u32 want = SpecActive;
   if (what == 2) {
-    if (st.load(std::memory_order_acquire) == SpecActive)
-      tag = (u32)id;
-    return true;
+    if (id == 0 || id > nspec_ ||
+        spec_state_[id - 1].load(std::memory_order_acquire) != SpecActive)
+      return SpecOp::kEnd;
+    tag = (u32)id;
+    return SpecOp::kOk;
   }
-  st.compare_exchange_strong(want, what == 0 ? SpecCommitting : SpecDiscarding);
-  return true;
+  if (id == 0)
+    return SpecOp::kOk; // commit(0), discard(0) do nothing
+  if (id > nspec_)
+    return SpecOp::kIllegal;
+  u32 want = SpecActive;
+  spec_state_[id - 1].compare_exchange_strong(
+      want, what == 0 ? SpecCommitting : SpecDiscarding);
+  return SpecOp::kOk;
 }
 
 i64 *Consumer::agg_lookup(ThreadState *ts, u32 agg, const u8 *key, u32 len) {
@@ -1863,9 +1870,14 @@ op_specend: {
   const i64 id = st[--sp];
   const u32 what = in->op == OP_SPECULATE ? 2 : in->a;
   u32 tag = 0;
-  if (!spec_op((u64)id, what, tag)) {
+  switch (spec_op((u64)id, what, tag)) {
+  case SpecOp::kIllegal:
     fail(FLT_ILLOP, 0);
     return;
+  case SpecOp::kEnd:
+    return;
+  case SpecOp::kOk:
+    break;
   }
   if (what == 2) {
     spec = tag;

@@ -150,8 +150,11 @@ private:
   u32 speculation();
   // speculate( ) (what 2: `tag` is what the record's header gets),
   // commit( ) (0) or discard( ) (1) of speculation `id` at firing time.
-  // False: `id` is beyond nspec (an illegal operation).
-  bool spec_op(u64 id, u32 what, u32 &tag);
+  // kIllegal: commit or discard of an `id` beyond nspec; kEnd: speculate(
+  // ) of no active speculation (0, a bad id, one not claimed), which ends
+  // the clause without a word, as dtrace-utils' speculate does.
+  enum class SpecOp : u8 { kOk, kIllegal, kEnd };
+  SpecOp spec_op(u64 id, u32 what, u32 &tag);
   // `state`: the thread state (CPU buffer) the record came from.
   void process(const u8 *rec, u32 state, std::string &out);
   // A recorded stack as it prints.
