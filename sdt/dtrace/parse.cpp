@@ -2016,7 +2016,15 @@ Result<void> Parser::decl(ProgramAst &prog) {
         return e.take_error();
       if (library_name(name.sval))
         inlines_.erase(name.sval);
-      if (inlines_.count(name.sval) || declared_.count(key))
+      // Over another inline or one of D's functions: DTrace's words,
+      // what the name is and was.
+      const bool was_inline = inlines_.count(name.sval) > 0;
+      if (was_inline || (name.sval != "[]" && find_builtin(name.sval)))
+        return err(name.line, DTag::D_DECL_IDRED,
+                   "identifier redefined: " + name.sval +
+                       "\n\t current: inline definition\n\tprevious: " +
+                       (was_inline ? "scalar inline" : "function "));
+      if (declared_.count(key))
         return err(name.line, DTag::D_DECL_IDRED,
                    "identifier redeclared: " + name.sval);
       inlines_[name.sval] = {*t, std::move(*e)};

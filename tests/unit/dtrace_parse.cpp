@@ -259,6 +259,15 @@ TEST_CASE("dtrace parse: enumerations name int constants") {
   };
   CHECK(fails("enum a { X, Y };\nenum b { Y };\n") ==
         "failed to compile script e.d: line 2: identifier redeclared: Y");
+  // An inline over an inline or one of D's functions, in DTrace's words.
+  CHECK(fails("inline int foo = 1;\ninline int foo = 8;\n") ==
+        "failed to compile script e.d: line 2: identifier redefined: foo\n"
+        "\t current: inline definition\n\tprevious: scalar inline");
+  CHECK(fails("inline int rand = 7;\n") ==
+        "failed to compile script e.d: line 1: identifier redefined: rand\n"
+        "\t current: inline definition\n\tprevious: function ");
+  CHECK(fails("int z;\ninline int z = 7;\n") ==
+        "failed to compile script e.d: line 2: identifier redeclared: z");
   CHECK(fails("enum a { X = arg0 };\n") ==
         "failed to compile script e.d: line 1: enumerator 'X' must be "
         "assigned to an integral constant expression");
