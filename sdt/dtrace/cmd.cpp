@@ -120,6 +120,7 @@ struct Options {
   bool list = false, verbose = false, quiet = false, sites = false;
   bool jobs = false, zdefs = false, background = false, flow = false;
   bool errtags = false; // -x errtags: compile errors show DTrace's tags
+  bool empty = false;   // -x empty: a script may hold no clause
   std::vector<Spec> specs;
   bool has_cmd = false;
   std::string cmd;
@@ -222,7 +223,7 @@ Result<Options> parse_options(const Args &a) {
         // The options that are on or off: -x quiet, -x quiet=no.
         static const char *const flags[] = {"quiet", "rawbytes", "errtags",
                                             "argref", "defaultargs",
-                                            "destructive", "cpp"};
+                                            "destructive", "cpp", "empty"};
         bool on = true;
         if (!*known && std::find_if(std::begin(flags), std::end(flags),
                                     [&](const char *f) { return name == f; }) !=
@@ -241,6 +242,8 @@ Result<Options> parse_options(const Args &a) {
           o.has_xopts = true;
         } else if (name == "errtags") {
           o.errtags = on;
+        } else if (name == "empty") {
+          o.empty = on;
         } else if (name == "argref") {
           o.macros.argref = on;
         } else if (name == "defaultargs") {
@@ -298,7 +301,8 @@ Result<Options> parse_options(const Args &a) {
                        "maxframes, scratchsize, printsize, rawbytes, "
                        "switchrate, aggrate, statusrate, cleanrate, "
                        "dynvarsize, defaultargs, argref, destructive, "
-                       "errtags, cpp, define, undef, incdir, stdc, version)");
+                       "errtags, empty, cpp, define, undef, incdir, stdc, "
+                       "version)");
         }
         break;
       }
@@ -515,7 +519,7 @@ Result<ProgramAst> gather(Kernel &k, const Options &o, std::vector<Source> &src)
         macros.args.push_back(s.arg);
       else
         macros.args.insert(macros.args.begin(), s.arg);
-      auto r = parse(text, s.arg, macros, o.errtags);
+      auto r = parse(text, s.arg, macros, o.errtags, o.empty);
       if (!r)
         return r.take_error();
       p = std::move(*r);
@@ -907,8 +911,17 @@ int Dtrace::enable(const Options &o) {
   auto ast = gather(k_, o, src);
   if (!ast)
     return fail(ast.error().message);
-  if (ast->clauses.empty())
-    return fail("no probes specified");
+  if (ast->clauses.empty()) {
+    // -x empty lets a script hold nothing: it compiles, and then, as in
+    // DTrace, matches nothing.
+    if (!o.empty)
+      return fail("no probes specified");
+    if (!o.quiet)
+      for (const Source &s : src)
+        notice(strf("dtrace: %s '%s' matched 0 probes", s.what.c_str(),
+                    s.name.c_str()));
+    return fail("no probes matched");
+  }
   // A script's #pragma D option strsize= is read after -x, as DTrace
   // reads it, so it wins.
   if (!ast->pragmas.strsize)

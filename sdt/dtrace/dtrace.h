@@ -416,10 +416,11 @@ struct MacroArgs {
 };
 
 // Parse D source.  `file` names a script for messages ("" for -n text);
-// `errtags` shows each error's tag (-x errtags).  Messages are without
-// the "dtrace: " prefix.
+// `errtags` shows each error's tag (-x errtags); `empty_ok` lets a script
+// hold nothing (-x empty).  Messages are without the "dtrace: " prefix.
 Result<ProgramAst> parse(const std::string &text, const std::string &file = "",
-                         const MacroArgs &macros = {}, bool errtags = false);
+                         const MacroArgs &macros = {}, bool errtags = false,
+                         bool empty_ok = false);
 
 // A buffer size option's value (-b, -x bufsize=, #pragma D option
 // bufsize=): bytes, or with a k, m or g suffix, within 1 byte..1g (a buffer is a page at least).

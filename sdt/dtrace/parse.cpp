@@ -182,6 +182,7 @@ public:
   Result<ProgramAst> run();
   // Take the declarations of `lib` (a parsed kLibraryD) as the library's.
   void adopt_library(Parser &lib, ProgramAst &&parsed);
+  void allow_empty(bool on) { empty_ok_ = on; }
 
 private:
   // The library's names (struct tags as "struct x", typedefs, inlines):
@@ -359,6 +360,7 @@ private:
   int parens_ = 0, brackets_ = 0;
   int pred_depth_ = 0;   // parens_ + brackets_ where the predicate began
   bool in_pred_ = false; // a '/' at that depth closes the predicate
+  bool empty_ok_ = false; // -x empty: a script may hold nothing
   Pragmas pragmas_;
 
   // Bounds on recursion: `nest_` counts the recursive descents in
@@ -2879,7 +2881,7 @@ Result<ProgramAst> Parser::run() {
   const size_t own = sous_.size() + typedefs_.size() + inlines_.size() -
                     library_.size();
   if (prog.clauses.empty() && prog.decls.empty() && own == 0 &&
-      !origin_->file.empty())
+      !origin_->file.empty() && !empty_ok_)
     return err(line_, DTag::D_EMPTY, "empty D program translation unit");
   prog.macros_used = macros_used_;
   for (const auto &[t, seq] : global_reads_)
@@ -3153,7 +3155,7 @@ Result<ExprPtr> Parser::inet_call(const Token &t) {
 }
 
 Result<ProgramAst> parse(const std::string &text, const std::string &file,
-                         const MacroArgs &macros, bool errtags) {
+                         const MacroArgs &macros, bool errtags, bool empty_ok) {
   static const MacroArgs kNoMacros;
   static const std::string kLibraryText = kLibraryD;
   Parser lib(kLibraryText, "", kNoMacros, false);
@@ -3161,6 +3163,7 @@ Result<ProgramAst> parse(const std::string &text, const std::string &file,
   if (!parsed) // kLibraryD is the kernel's own text
     return error("the D library: " + parsed.error().message);
   Parser p(text, file, macros, errtags);
+  p.allow_empty(empty_ok);
   p.adopt_library(lib, std::move(*parsed));
   return p.run();
 }

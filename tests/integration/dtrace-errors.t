@@ -8,6 +8,7 @@
 # faults (a bad pointer, a division by zero) as DTrace reports them,
 # without stopping the trace.
 # status: 1
+# setup: printf '/* nothing but a comment */\n' > empty.d
 minikern> dtrace
 dtrace: usage: dtrace [-CeFlqSvwZ] [-b size] [-x opt[=val]] [-D name[=def]] [-U name] [-I dir] [-n desc] [-s file [arg ...]] [-P prov] [-m mod] [-f func] [-i id] [-c cmd] [&] | -j | -o id | -k id
 minikern> dtrace -y
@@ -189,3 +190,8 @@ dtrace: invalid probe specifier int a[4]; BEGIN /a/ { exit(0); }: predicate resu
 
 minikern> dtrace -q -n 'extern int e[]; BEGIN { exit(0); }'
 
+minikern> dtrace -s $TMP/empty.d
+dtrace: failed to compile script $TMP/empty.d: line 2: empty D program translation unit
+minikern> dtrace -x empty -s $TMP/empty.d
+dtrace: script '$TMP/empty.d' matched 0 probes
+dtrace: no probes matched
