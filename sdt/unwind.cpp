@@ -273,8 +273,16 @@ const u8 *cie_of(const u8 *start, const u8 *body, u32 id) {
   return (const u8 *)((uintptr_t)body - id);
 }
 
+// The CIE an FDE names, kept from the FDE before: a compiler writes one
+// CIE for a whole section's FDEs, which the load-time check would
+// otherwise parse once per function.
+struct CieCache {
+  const u8 *at = nullptr;
+  Cie cie;
+};
+
 const char *parse_fde(const u8 *start, const u8 *p, const u8 *limit,
-                      Fde &f) {
+                      Fde &f, CieCache *cache = nullptr) {
   const u8 *body, *end;
   if (const char *why = record_at(p, limit, body, end))
     return why;
@@ -285,8 +293,14 @@ const char *parse_fde(const u8 *start, const u8 *p, const u8 *limit,
   f.cie_at = cie_of(start, body, id);
   if (!f.cie_at)
     return "CIE pointer outside the section";
-  if (const char *why = parse_cie(f.cie_at, limit, f.cie))
-    return why;
+  if (cache && cache->at == f.cie_at) {
+    f.cie = cache->cie;
+  } else {
+    if (const char *why = parse_cie(f.cie_at, limit, f.cie))
+      return why;
+    if (cache)
+      *cache = CieCache{f.cie_at, f.cie};
+  }
   u64 range;
   if (!encoded(r, f.cie.fde_enc, 0, f.lo) ||
       !encoded(r, f.cie.fde_enc & 0x0f, 0, range))
@@ -564,6 +578,7 @@ Result<void> check_eh_frame(const u8 *at, u64 size,
   };
   // Where each CIE starts: an FDE's CIE pointer must name one of these.
   std::vector<const u8 *> cies;
+  CieCache cie_cache;
   for (const u8 *p = at; p < limit;) {
     const u8 *body, *end;
     if (const char *why = record_at(p, limit, body, end)) {
@@ -592,7 +607,7 @@ Result<void> check_eh_frame(const u8 *at, u64 size,
                           "at 0x%llx, which is not a CIE",
                           off(p), id, off(cie)));
       Fde f;
-      if (!(why = parse_fde(at, p, limit, f))) {
+      if (!(why = parse_fde(at, p, limit, f, &cie_cache))) {
         // Its code lies inside one of the module's code sections.
         const bool inside =
             f.hi == f.lo ||
