@@ -2422,6 +2422,11 @@ Result<void> Compiler::clause(size_t ci) {
       if (s.kind == Stmt::Printf && s.fmt.empty())
         return sem(DTag::D_PRINTF_FMT_EMPTY, s.line,
                    "printf( ) format string is empty");
+      // A directory: refused before tracing starts, as DTrace refuses
+      // it (its own sentinel for freopen("")).
+      if (s.kind == Stmt::Freopen && s.fmt == ".")
+        return sem(DTag::D_FREOPEN_INVALID, s.line,
+                   "freopen( ) argument #1 cannot be \".\"");
       auto f = parse_format(s.fmt);
       if (!f)
         return sem(DTag::D_SYNTAX, s.line, f.error().message);

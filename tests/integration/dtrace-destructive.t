@@ -55,6 +55,8 @@ minikern> dtrace -x aggrate=0.5hz -n 'BEGIN { exit(0); }'
 dtrace: failed to set -x aggrate: Invalid value for specified option
 minikern> dtrace -x dynvarsize=lots -n 'BEGIN { exit(0); }'
 dtrace: failed to set -x dynvarsize: Invalid value for specified option
+minikern> dtrace -w -q -n 'BEGIN { freopen("."); exit(0); }'
+dtrace: invalid probe specifier BEGIN { freopen("."); exit(0); }: freopen( ) argument #1 cannot be "."
 minikern> dtrace -w -q -n 'dtt:::tick { panic(); }' -c 'dtprobe tick 1'
 panic: dtrace: panic( ) called by a D clause of dtt:dtrace_probes:dtt_tick:tick
 called from: {{0x[0-9a-f]+}} dtrace_probes`dtt_tick+{{0x[0-9a-f]+}}
