@@ -548,6 +548,16 @@ long double sort_value(const AggDef &a, const std::vector<i64> &v) {
   }
 }
 
+// An integer value's bytes at its size, as an unsigned number.
+u64 sized_bits(const Value &v) {
+  switch (v.type) {
+  case Type::Int8: case Type::UInt8: return (u8)v.i;
+  case Type::Int16: case Type::UInt16: return (u16)v.i;
+  case Type::Int32: case Type::UInt32: return (u32)v.i;
+  default: return (u64)v.i;
+  }
+}
+
 // Integer keys compare as unsigned numbers of their size (-1 after 2), as
 // DTrace compares a key's bytes.
 int compare_key(const Value &a, const Value &b) {
@@ -555,15 +565,7 @@ int compare_key(const Value &a, const Value &b) {
     int c = a.s.compare(b.s);
     return c < 0 ? -1 : c > 0;
   }
-  auto bits = [](const Value &v) -> u64 {
-    switch (v.type) {
-    case Type::Int8: case Type::UInt8: return (u8)v.i;
-    case Type::Int16: case Type::UInt16: return (u16)v.i;
-    case Type::Int32: case Type::UInt32: return (u32)v.i;
-    default: return (u64)v.i;
-    }
-  };
-  const u64 x = bits(a), y = bits(b);
+  const u64 x = sized_bits(a), y = sized_bits(b);
   return x < y ? -1 : x > y;
 }
 
@@ -682,15 +684,12 @@ std::string key_text(const Value &k) {
     return k.s; // its lines, as DTrace prints a stack key
   if (k.type == Type::String)
     return vfmt("  %-50s", k.s.c_str());
+  const u64 b = sized_bits(k);
   switch (k.type) {
-  case Type::Int8: case Type::UInt8:
-    return vfmt(" %3d", (int)(u8)k.i);
-  case Type::Int16: case Type::UInt16:
-    return vfmt(" %5d", (int)(u16)k.i);
-  case Type::Int32: case Type::UInt32:
-    return vfmt(" %8d", (int)(u32)k.i);
-  default:
-    return vfmt(" %16lld", (long long)k.i);
+  case Type::Int8: case Type::UInt8: return vfmt(" %3d", (int)b);
+  case Type::Int16: case Type::UInt16: return vfmt(" %5d", (int)b);
+  case Type::Int32: case Type::UInt32: return vfmt(" %8d", (int)(u32)b);
+  default: return vfmt(" %16lld", (long long)b);
   }
 }
 
