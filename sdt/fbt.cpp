@@ -49,10 +49,14 @@ struct alignas(64) FbtFunc {
   mutable std::atomic<u8> ret_x87{0};
   u32 batch = 0; // the last enable/disable batch that took it (FbtProvider)
   u64 site = 0;  // its entry site
-  u64 stub = 0;
+  // Itself, for the entry code to tell an FbtFunc from whatever a jump
+  // into a patched entry (past its stub's load) left in the register; none
+  // once freed.
+  const FbtFunc *self = this;
   u8 disabled[8] = {};
   int refs = 0; // probes that include it (its entry's and return's)
   struct Block *block = nullptr;
+  u64 stub = 0;
   // Whether a call's return is taken over: its return probe is enabled
   // in call mode.
   bool takes_returns() const { return ret_mode == Call; }
@@ -65,6 +69,12 @@ struct alignas(64) FbtFunc {
   };
   std::vector<Ret> rets; // its `ret`s, once breakpoint mode wanted them
   std::string function;
+
+  FbtFunc() = default;
+  FbtFunc(const FbtFunc &) = delete;
+  FbtFunc &operator=(const FbtFunc &) = delete;
+  // An atomic store: a plain one to an object about to die may be dropped.
+  ~FbtFunc() { __atomic_store_n(&self, nullptr, __ATOMIC_RELAXED); }
 };
 
 // The functions one add_sites() made, allocated together (enabling every
@@ -171,6 +181,7 @@ extern "C" void mk_fbt_mcount();
 #define MK_FBT_F_LEN 18     // FbtFunc::len
 #define MK_FBT_F_RET_X87 24 // FbtFunc::ret_x87
 #define MK_FBT_F_SITE 32    // FbtFunc::site
+#define MK_FBT_F_SELF 40    // FbtFunc::self
 #define MK_FBT_HL_N 16      // HandlerList::n
 #define MK_FBT_HL_FN 24     // HandlerList::h[0].fn
 #define MK_FBT_HL_MFN 32    // HandlerList::h[0].mfn
@@ -180,7 +191,7 @@ extern "C" void mk_fbt_mcount();
 #define MK_FBT_EQU(name) ".equ " #name ", " MK_FBT_STR(name) "\n"
 asm(MK_FBT_EQU(MK_FBT_F_ENTRY) MK_FBT_EQU(MK_FBT_F_RET) MK_FBT_EQU(MK_FBT_F_HIJACK)
     MK_FBT_EQU(MK_FBT_F_STYLE) MK_FBT_EQU(MK_FBT_F_LEN) MK_FBT_EQU(MK_FBT_F_SITE)
-    MK_FBT_EQU(MK_FBT_F_RET_X87)
+    MK_FBT_EQU(MK_FBT_F_RET_X87) MK_FBT_EQU(MK_FBT_F_SELF)
     MK_FBT_EQU(MK_FBT_HL_N) MK_FBT_EQU(MK_FBT_HL_FN) MK_FBT_EQU(MK_FBT_HL_MFN)
     MK_FBT_EQU(MK_FBT_HL_CTX) MK_FBT_EQU(MK_FBT_SLOT_ID));
 
@@ -445,6 +456,8 @@ mk_fbt_entry_common:
   movaps %xmm7, 176(%rsp)
   test $63, %r11          # no FbtFunc (a jump into a patched entry):
   jnz 9f                  # mk_fbt_enter() reports it
+  cmp %r11, MK_FBT_F_SELF(%r11)
+  jne 9f
   fbt_fast_check 9f
   # The fast path; 8(%rbp) holds the FbtFunc until the end.
   mov %rbp, 200(%rsp)
@@ -694,6 +707,7 @@ static_assert(offsetof(FbtFunc, entry) == MK_FBT_F_ENTRY &&
                   offsetof(FbtFunc, len) == MK_FBT_F_LEN &&
                   offsetof(FbtFunc, site) == MK_FBT_F_SITE &&
                   offsetof(FbtFunc, ret_x87) == MK_FBT_F_RET_X87 &&
+                  offsetof(FbtFunc, self) == MK_FBT_F_SELF &&
                   sizeof(std::atomic<u8>) == 1 &&
                   (int)EntryStyle::AtEntry == 0 && sizeof(std::atomic<bool>) == 1,
               "the trampolines' offsets into FbtFunc");
@@ -838,8 +852,8 @@ MK_NOTRACE MK_READS_RAW_STACK ProbeFrame return_frame(const uintptr_t *frame) {
 } // namespace
 
 // The entry code was reached with something other than an FbtFunc (an
-// FbtFunc is 64-byte aligned): module code jumped into a traced
-// function's patched entry, not to its start.  Say so with write(2) only,
+// FbtFunc is 64-byte aligned and points at itself): module code jumped
+// into a traced function's patched entry, not to its start.  Say so with write(2) only,
 // then stop; the panic's backtrace goes on from the entry code to the
 // module code that jumped.
 [[noreturn]] static MK_NOTRACE void wild_entry(const void *f) {
@@ -856,8 +870,15 @@ MK_NOTRACE MK_READS_RAW_STACK ProbeFrame return_frame(const uintptr_t *frame) {
   abort();
 }
 
+// Whatever the value, only its own read: an address the sanitizers call
+// a redzone (a stack's, say) is no report of the kernel's, and one not
+// mapped is a fault in the entry code, which panics.
 static inline MK_NOTRACE void check_func(const FbtFunc *f) {
   if (__builtin_expect((uintptr_t)f % alignof(FbtFunc) != 0, 0))
+    wild_entry(f);
+  const void *self;
+  asm volatile("mov %1, %0" : "=r"(self) : "m"(f->self));
+  if (__builtin_expect(self != f, 0))
     wild_entry(f);
 }
 

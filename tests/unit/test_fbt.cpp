@@ -7,6 +7,7 @@
 #include "kernel_support.h"
 #include "support.h"
 
+#include "../../kernel/kern_panic.h"
 #include "../../kernel/kernel.h"
 #include "../../sdt/profile.h"
 #include "../../sdt/registry.h"
@@ -17,10 +18,13 @@
 
 #include <atomic>
 #include <csignal>
+#include <cstring>
+#include <fcntl.h>
 #include <cstdio>
 #include <fstream>
 #include <map>
 #include <pthread.h>
+#include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
 
@@ -241,6 +245,71 @@ TEST_CASE("fbt: a C++ function's probe name is its own, not its return type") {
     CHECK(mk::pretty_function(mangled) == want);
   }
 }
+
+#if defined(__x86_64__)
+TEST_CASE("fbt: a jump into a patched entry past its stub's load is a "
+          "panic naming it") {
+  // A stub loads the function's FbtFunc into %r11, then jumps to the
+  // entry code.  Module code that reaches the stub's jump another way
+  // (a wild jump; a return through a stack it moved) brings whatever
+  // %r11 holds: a misaligned value, or an aligned address that is no
+  // FbtFunc, which the entry code must not read as one.
+  alignas(64) static u64 not_a_func[16] = {};
+  for (const uintptr_t r11 : {(uintptr_t)not_a_func + 8, (uintptr_t)not_a_func}) {
+    CAPTURE(r11 % 64);
+    ModuleDir dir;
+    dir.write("fm.ko", EntryObject("__fentry__", kCall, add_one()).b);
+    const std::string err_path = dir.path() + "/stderr";
+    std::fflush(stdout);
+    std::fflush(stderr);
+    const pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      dup2(err, 2);
+      dup2(open("/dev/null", O_WRONLY), 1);
+      mk::Kernel k(kernel_options(dir.path()));
+      if (!k.boot())
+        _exit(98);
+      auto file = k.linker().load("fm");
+      if (!file)
+        _exit(97);
+      Seen seen;
+      if (!k.probes().enable(ids_of(k, "fbt:fm:f:entry"), record, &seen))
+        _exit(96);
+      // The site is now `jmp stub`; the stub: movabs $func, %r11 (10
+      // bytes), then its jmp.
+      const u8 *site = (const u8 *)(*file)->address;
+      if (site[0] != 0xe9)
+        _exit(95);
+      i32 rel;
+      std::memcpy(&rel, site + 1, 4);
+      const uintptr_t stub_jmp = (uintptr_t)site + 5 + rel + 10;
+      asm volatile("mov %0, %%r11\n\tcall *%1"
+                   :
+                   : "r"(r11), "r"(stub_jmp)
+                   : "r11", "rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9",
+                     "r10", "memory");
+      _exit(99); // the entry code was to stop the kernel
+    }
+    int st = 0;
+    REQUIRE(waitpid(pid, &st, 0) == pid);
+    std::ifstream in(err_path);
+    const std::string err((std::istreambuf_iterator<char>(in)),
+                          std::istreambuf_iterator<char>());
+    INFO(err);
+    REQUIRE(WIFEXITED(st));
+    CHECK(WEXITSTATUS(st) == mk::kPanicStatus);
+    char want[128];
+    std::snprintf(want, sizeof want,
+                  "fbt: the entry trampoline was reached without a function "
+                  "(0x%016lx): a jump into a patched entry\n",
+                  (unsigned long)r11);
+    CHECK(err.find(want) != std::string::npos);
+    CHECK(err.find("panic: kernel stopped (exit status 3)") != std::string::npos);
+  }
+}
+#endif
 
 TEST_CASE("fbt: a module's function: entry arguments, return value, once each") {
   ModuleDir dir;
