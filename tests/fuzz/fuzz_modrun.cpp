@@ -36,6 +36,7 @@
 // MK_FUZZ_VERBOSE=1 keeps the kernels' console and the child's stderr.
 #include "fuzz_kernel.h"
 
+#include "../../kernel/export.h"
 #include "../../kernel/kern_panic.h"
 #include "../../linker/object.h"
 #include "../../sdt/unwind.h"
@@ -50,14 +51,18 @@
 #include <fcntl.h>
 #include <fstream>
 #include <memory>
+#include <set>
 #include <signal.h>
 #include <sstream>
 #include <string>
+#include <pthread.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <urcu/urcu-memb.h>
+#include <vector>
 
 using namespace mk;
 
@@ -280,6 +285,59 @@ std::vector<std::string> invocations(const Shell::Command &c) {
   _exit(0);
 }
 
+// Whether the report's stack shows a kernel function directly under the
+// gate that called module code (mk_module_call) which module code may
+// not call: neither an export nor the fbt entry and return code its
+// patched sites lead to.  Module code got there by a wild jump or a
+// return through a stack it moved (`mov %al, %spl` in an epilogue returns
+// to whatever stale address lies below), not by a call; the sanitizer's
+// unwinder, reading that function's call-frame information, goes from it
+// straight to the gate.
+bool entered_by_module(Kernel &k, const std::string &err) {
+  static const std::set<u64> entries = [] {
+    std::set<u64> out;
+    const kernel_export *const *e;
+    SET_FOREACH(e, kernel_export_set)
+      out.insert((u64)(uintptr_t)(*e)->ke_addr);
+    const linux_export *const *l;
+    SET_FOREACH(l, linux_export_set)
+      if (!((*l)->le_flags & LE_PERCPU))
+        out.insert((u64)(uintptr_t)(*l)->le_addr);
+    return out;
+  }();
+  // The frames: "    #N 0xPC in FUNCTION FILE:LINE", inlined ones
+  // sharing their function's PC.
+  std::vector<std::pair<u64, std::string>> frames;
+  std::istringstream in(err);
+  for (std::string line; std::getline(in, line);) {
+    size_t at = line.find_first_not_of(' ');
+    if (at == std::string::npos || line[at] != '#')
+      continue;
+    at = line.find(" 0x", at);
+    if (at == std::string::npos)
+      continue;
+    frames.emplace_back(std::strtoull(line.c_str() + at + 3, nullptr, 16), line);
+  }
+  for (size_t g = 1; g < frames.size(); g++) {
+    const std::string &text = frames[g].second;
+    if (text.find(" in mk_module_call") == std::string::npos &&
+        text.find(" mk::module_call<") == std::string::npos)
+      continue;
+    size_t j = g;
+    while (j > 0 && frames[j - 1].first == frames[g].first)
+      j--;
+    if (j == 0)
+      return false;
+    const u64 pc = frames[j - 1].first;
+    const auto f = k.probes().code().function_at(pc);
+    if (!f || entries.count(f->addr))
+      return false;
+    const std::string name = k.probes().code().function_name(pc);
+    return name.rfind("mk_fbt_", 0) != 0;
+  }
+  return false;
+}
+
 // Whether a sanitizer's report is about what a module did or asked of
 // the kernel: module code on its stack (a frame in the arena, which the
 // sanitizer names by its mapping, "/memfd:minikern-arena", or not at
@@ -292,15 +350,18 @@ std::vector<std::string> invocations(const Shell::Command &c) {
 // overflow at an address inside a live allocation: the shadow says
 // redzone where the allocator says in use, and only code the sanitizer
 // does not instrument writes the shadow (module code, or the runtime
-// itself run with the direction flag a module's `std` left set).
-bool module_asked(const std::string &err) {
+// itself run with the direction flag a module's `std` left set).  And a
+// report in a kernel function that module code entered other than by a
+// call (entered_by_module()).
+bool module_asked(Kernel &k, const std::string &err) {
   const bool asan = err.find("ERROR: AddressSanitizer") != std::string::npos;
   const size_t ub = err.find("runtime error:");
   if (!asan && ub == std::string::npos)
     return false;
   if (err.find("(/memfd:minikern-arena") != std::string::npos ||
       err.find("(<unknown module>)") != std::string::npos ||
-      err.find("is inside this variable") != std::string::npos)
+      err.find("is inside this variable") != std::string::npos ||
+      entered_by_module(k, err))
     return true;
   if (err.find("AddressSanitizer: heap-buffer-overflow") != std::string::npos &&
       err.find(" bytes inside of ") != std::string::npos)
@@ -354,6 +415,34 @@ bool sets_direction_flag(const uint8_t *data, size_t size) {
   return found;
 }
 
+// child() on a thread whose stack is page-aligned memory of its own: its
+// stack pointer then has the same low bits in every run.  Module code
+// that moves its stack pointer by those bits (`mov %al, %spl` in an
+// epilogue) returns through whatever stale word lies there; with the
+// bits left to where the address space's layout put the process's stack,
+// one input went one of 16 ways from run to run, and an input found once
+// could not be replayed.
+[[noreturn]] void child_on_own_stack(Fuzz &f, int panic_at) {
+  constexpr size_t kStack = 8u << 20;
+  void *stack = mmap(nullptr, kStack, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  pthread_attr_t attr;
+  pthread_t t;
+  struct Args {
+    Fuzz *f;
+    int panic_at;
+  } args{&f, panic_at};
+  if (stack == MAP_FAILED || pthread_attr_init(&attr) ||
+      pthread_attr_setstack(&attr, stack, kStack) ||
+      pthread_create(&t, &attr, [](void *a) -> void * {
+        auto *p = static_cast<Args *>(a);
+        child(*p->f, p->panic_at);
+      }, &args))
+    child(f, panic_at); // as it is, rather than not at all
+  pthread_join(t, nullptr);
+  _exit(0);
+}
+
 // read() or write() of all `n` bytes, again after a signal (libFuzzer's
 // timer interrupts a wait).
 bool io(bool reading, int fd, void *buf, size_t n) {
@@ -383,7 +472,7 @@ struct Reply {
     r.pid = pid;
     if (pid == 0) {
       prctl(PR_SET_PDEATHSIG, SIGKILL); // no orphan if the server goes
-      child(f, panic_at);
+      child_on_own_stack(f, panic_at);
     }
     bool done = pid < 0;
     for (int ms = 0; !done && ms < kChildSeconds * 1000; ms += 2) {
@@ -476,7 +565,7 @@ void run_child(Fuzz &f, u8 panic_at) {
     const std::string all = err + san;
     return all.size() > 3000 ? all.substr(all.size() - 3000) : all;
   };
-  if (module_asked(san)) {
+  if (module_asked(*f.k, san)) {
     f.sanitizer_stops++;
     return;
   }
