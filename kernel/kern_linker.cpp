@@ -1080,9 +1080,24 @@ void KernelLinker::forget(LinkerFile *f) {
 }
 
 void KernelLinker::unload_all() {
-  // Newest first, so dependents go before what they depend on.
+  // Newest first, so dependents go before what they depend on; but a file
+  // whose modules someone holds waits for the holders, which may be older
+  // (a Linux module's crypto tfm holds the module that provides its
+  // algorithm, loaded after it).  Only a file that every other one waits
+  // for (a hold nobody gives back) goes as it is.
+  auto free_to_go = [&](LinkerFile *f) {
+    for (auto &m : f->modules)
+      if (m->holds.load())
+        return false;
+    return dependents(f).empty();
+  };
   while (files_.size() > 1) {
     LinkerFile *f = files_.back().get();
+    for (size_t i = files_.size() - 1; i > 0; i--)
+      if (free_to_go(files_[i].get())) {
+        f = files_[i].get();
+        break;
+      }
     for (auto &m : f->modules)
       if (m->loaded && m->data && m->data->evhand && k_.opts().run_module_code)
         module_call(m->data->evhand, (module_t)m.get(), MOD_SHUTDOWN,
