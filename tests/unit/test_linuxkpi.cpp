@@ -988,6 +988,16 @@ TEST_CASE(
   alignas(8) u8 shashes[2][480] = {};
   std::strcpy((char *)shashes[0] + 96 + 56, "sha384");
   std::strcpy((char *)shashes[1] + 96 + 56, "sha384"); // a duplicate
+  for (auto &sh : shashes) { // init, update, final: any function will do
+    void *fn = (void *)&std::abort;
+    for (int i = 0; i < 3; i++)
+      std::memcpy(sh + 8 * i, &fn, 8);
+  }
+  CHECK(lx<int(void *)>("crypto_register_shash")(shashes[1]) == 0);
+  lx<void(void *)>("crypto_unregister_shash")(shashes[1]);
+  u8 none[480] = {}; // no update function: refused
+  std::strcpy((char *)none + 96 + 56, "none");
+  CHECK(lx<int(void *)>("crypto_register_shash")(none) == -22);
   CHECK(lx<int(void *, int)>("crypto_register_shashes")(shashes, 2) == -17);
   CHECK(lx<int(void *, int)>("crypto_register_shashes")(shashes, 1) == 0);
   lx<void(void *, int)>("crypto_unregister_shashes")(shashes, 1);
@@ -1000,5 +1010,123 @@ TEST_CASE(
   CHECK(lx<int(void *)>("textsearch_register")(&ops) == -17);
   CHECK(lx<int(void *)>("textsearch_unregister")(&ops) == 0);
   CHECK(lx<int(void *)>("textsearch_unregister")(&ops) == -2);
+}
+
+namespace {
+// A provider of "sum8" (the sum of the bytes, in a u64 in its desc),
+// with Linux 6.1's struct shash_alg layout: the crypto API's front end
+// must call it as Linux's does.
+struct FakeShash {
+  int (*init)(void *), (*update)(void *, const u8 *, unsigned),
+      (*final)(void *, u8 *);
+  void *finup = nullptr, *digest = nullptr, *export_ = nullptr,
+       *import_ = nullptr;
+  int (*setkey)(void *, const u8 *, unsigned) = nullptr;
+  int (*init_tfm)(void *) = nullptr;
+  void (*exit_tfm)(void *) = nullptr;
+  unsigned descsize = 8;
+  unsigned digestsize alignas(8) = 8;
+  unsigned statesize = 0;
+  u8 base[384] = {};
+};
+static_assert(offsetof(FakeShash, base) == 96 && sizeof(FakeShash) == 480);
+int g_misaligned = 0, g_exits = 0, g_notified = 0;
+u64 &sum_of(void *desc) { return *(u64 *)((u8 *)desc + 8); }
+int sum_init(void *desc) { return sum_of(desc) = 0; }
+int sum_update(void *desc, const u8 *p, unsigned n) {
+  g_misaligned += (uintptr_t)p % 4 != 0; // its alignmask is 3
+  while (n--)
+    sum_of(desc) += *p++;
+  return 0;
+}
+int sum_final(void *desc, u8 *out) {
+  g_misaligned += (uintptr_t)out % 4 != 0;
+  std::memcpy(out, &sum_of(desc), 8);
+  return 0;
+}
+int sum_setkey(void *, const u8 *, unsigned len) { return len == 4 ? 0 : -22; }
+void sum_exit(void *) { g_exits++; }
+struct Notifier {
+  int (*call)(Notifier *, unsigned long, void *);
+  Notifier *next;
+  int priority;
+};
+int on_crypto(Notifier *, unsigned long msg, void *alg) {
+  if (msg == 2 && std::string((char *)alg + 56) == "sum8") // ALG_LOADED
+    g_notified++;
+  return 0;
+}
+} // namespace
+
+TEST_CASE("linuxkpi: the crypto API's shash front end runs the provider "
+          "a tfm names, aligned as it asks") {
+  Booted b;
+  FakeShash lo, hi;
+  for (FakeShash *a : {&lo, &hi}) {
+    a->init = sum_init, a->update = sum_update, a->final = sum_final;
+    a->exit_tfm = sum_exit;
+    std::strcpy((char *)a->base + 56, "sum8");
+    *(u32 *)(a->base + 44) = 3; // cra_alignmask
+  }
+  std::strcpy((char *)lo.base + 184, "sum8-generic");
+  std::strcpy((char *)hi.base + 184, "sum8-fast");
+  *(int *)(lo.base + 48) = 100, *(int *)(hi.base + 48) = 200; // priority
+  hi.setkey = sum_setkey;
+  Notifier nb{on_crypto, nullptr, 0};
+  CHECK(lx<int(void *)>("crypto_register_notifier")(&nb) == 0);
+  auto reg = lx<int(void *)>("crypto_register_shash");
+  auto unreg = lx<void(void *)>("crypto_unregister_shash");
+  REQUIRE(reg(&lo) == 0);
+  REQUIRE(reg(&hi) == 0);
+  CHECK(g_notified == 2);
+  CHECK(lx<int(void *)>("crypto_unregister_notifier")(&nb) == 0);
+  CHECK(lx<int(void *)>("crypto_unregister_notifier")(&nb) == -2);
+  CHECK((lo.finup && lo.digest && lo.export_ && lo.import_ && lo.setkey));
+  CHECK(lo.statesize == 8);
+
+  auto alloc = lx<void *(const char *, u32, u32)>("crypto_alloc_shash");
+  auto destroy = lx<void(void *, void *)>("crypto_destroy_tfm");
+  auto tfm_digest = lx<int(void *, const u8 *, unsigned, u8 *)>(
+      "crypto_shash_tfm_digest");
+  auto setkey = lx<int(void *, const u8 *, unsigned)>("crypto_shash_setkey");
+  CHECK((intptr_t)alloc("sum9", 0, 0) == -2);
+  CHECK(lx<int(const char *, u32, u32)>("crypto_has_shash")("sum8", 0, 0) == 1);
+
+  // By algorithm name: the highest priority, which needs a key first.
+  void *fast = alloc("sum8", 0, 0);
+  REQUIRE((uintptr_t)fast < (uintptr_t)-4095);
+  CHECK(*(u8 **)((u8 *)fast + 8 + 24) == hi.base); // tfm->__crt_alg
+  alignas(8) u8 data[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+  alignas(8) u8 out[16] = {};
+  CHECK(tfm_digest(fast, data, 10, out) == -126); // -ENOKEY
+  CHECK(setkey(fast, data + 1, 3) == -22);
+  CHECK(setkey(fast, data + 1, 4) == 0);
+  g_misaligned = 0;
+  CHECK(tfm_digest(fast, data + 1, 9, out + 1) == 0); // both misaligned
+  CHECK(g_misaligned == 0);
+  u64 sum;
+  std::memcpy(&sum, out + 1, 8);
+  CHECK(sum == 54);
+
+  // By driver name: that one; in pieces through a desc of its own.
+  void *slow = alloc("sum8-generic", 0, 0);
+  REQUIRE((uintptr_t)slow < (uintptr_t)-4095);
+  CHECK(*(u8 **)((u8 *)slow + 8 + 24) == lo.base);
+  alignas(8) u8 desc[16] = {};
+  std::memcpy(desc, &slow, 8);
+  CHECK(sum_init(desc) == 0);
+  auto update = lx<int(void *, const u8 *, unsigned)>("crypto_shash_update");
+  auto finup = lx<int(void *, const u8 *, unsigned, u8 *)>("crypto_shash_finup");
+  CHECK(update(desc, data + 3, 2) == 0); // 4 + 5
+  CHECK(finup(desc, data, 1, out) == 0); // + 1
+  std::memcpy(&sum, out, 8);
+  CHECK(sum == 10);
+  CHECK(g_misaligned == 0);
+  destroy(slow, (u8 *)slow + 8);
+  destroy(fast, (u8 *)fast + 8);
+  CHECK(g_exits == 2);
+  unreg(&hi);
+  unreg(&lo);
+  CHECK((intptr_t)alloc("sum8", 0, 0) == -2);
 }
 #endif
