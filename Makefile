@@ -12,6 +12,10 @@
 ARCH ?= x86_64
 VERSION := 0.1.0
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+# The sanitizer build's tree (scripts/san-tree) says so in a file of its
+# own, so that any make there (a suite's own, tests/reloc/run's) builds
+# what it rebuilds with the sanitizers too.
+-include $(TOP)/build/san-tree.mk
 
 # The probe site style of <sys/sdt.h>: illumos call sites (the default) or
 # FreeBSD's asm-goto sites.  The kernel image's objects differ between the
