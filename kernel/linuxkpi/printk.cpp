@@ -554,6 +554,54 @@ int lkpi_sprintf(char *buf, const char *fmt, ...) {
   return n;
 }
 
+// seq_file's output side (fs/seq_file.c), into the buffer the seq_file's
+// reader gave it: what does not fit marks it full (seq_set_overflow(),
+// count = size), which tells the reader to retry with a larger one.
+// Only the first fields of 6.1's struct seq_file are read.
+struct seq_file {
+  char *buf;
+  size_t size, from, count;
+};
+static void seq_set_overflow(seq_file *m) { m->count = m->size; }
+void seq_vprintf(seq_file *m, const char *fmt, va_list ap) {
+  if (m->count < m->size) {
+    const int n = lkpi_vsnprintf(m->buf + m->count, m->size - m->count, fmt, ap);
+    if (m->count + n < m->size) {
+      m->count += n;
+      return;
+    }
+  }
+  seq_set_overflow(m);
+}
+void seq_printf(seq_file *m, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  seq_vprintf(m, fmt, ap);
+  va_end(ap);
+}
+void seq_putc(seq_file *m, char c) {
+  if (m->count < m->size)
+    m->buf[m->count++] = c;
+}
+void seq_puts(seq_file *m, const char *s) {
+  const size_t n = std::strlen(s);
+  if (m->count + n >= m->size) {
+    seq_set_overflow(m);
+    return;
+  }
+  std::memcpy(m->buf + m->count, s, n);
+  m->count += n;
+}
+int seq_write(seq_file *m, const void *data, size_t n) {
+  if (m->count + n < m->size) {
+    std::memcpy(m->buf + m->count, data, n);
+    m->count += n;
+    return 0;
+  }
+  seq_set_overflow(m);
+  return -1;
+}
+
 namespace {
 char *vasprintf_for(unsigned gfp, const char *fmt, va_list ap, u64 caller) {
   const std::string s = vformat(fmt, ap);
@@ -672,5 +720,10 @@ LINUX_EXPORT(scnprintf);
 LINUX_EXPORT(vscnprintf);
 LINUX_EXPORT(kasprintf);
 LINUX_EXPORT(kvasprintf);
+LINUX_EXPORT(seq_vprintf);
+LINUX_EXPORT(seq_printf);
+LINUX_EXPORT(seq_putc);
+LINUX_EXPORT(seq_puts);
+LINUX_EXPORT(seq_write);
 
 } // namespace lkpi

@@ -968,6 +968,34 @@ TEST_CASE("linuxkpi: every export is GPL-only exactly when Linux 6.1's is") {
   CHECK(n > 300);
 }
 
+TEST_CASE("linuxkpi: seq_file output fills the reader's buffer, then marks "
+          "it full") {
+  struct {
+    char *buf;
+    size_t size, from, count;
+    u8 rest[128];
+  } m{};
+  char buf[16];
+  m.buf = buf, m.size = sizeof buf;
+  lx<void(void *, const char *, ...)>("seq_printf")(&m, "%s=%d", "hits", 42);
+  lx<void(void *, char)>("seq_putc")(&m, ',');
+  lx<void(void *, const char *)>("seq_puts")(&m, "ok");
+  CHECK(m.count == 10);
+  CHECK(std::string(buf, m.count) == "hits=42,ok");
+  CHECK(lx<int(void *, const void *, size_t)>("seq_write")(&m, "abcde", 5) == 0);
+  CHECK(m.count == 15);
+  // 15 of 16 bytes: one more character fits; anything longer overflows.
+  lx<void(void *, const char *, ...)>("seq_printf")(&m, "%d", 12);
+  CHECK(m.count == m.size);
+  m.count = 15;
+  CHECK(lx<int(void *, const void *, size_t)>("seq_write")(&m, "x", 1) == -1);
+  CHECK(m.count == m.size);
+  m.count = 15;
+  lx<void(void *, char)>("seq_putc")(&m, '!');
+  CHECK(m.count == 16);
+  CHECK(buf[15] == '!');
+}
+
 // ---- registration tables
 // -------------------------------------------------------------
 
