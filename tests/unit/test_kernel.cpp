@@ -92,6 +92,32 @@ TEST_CASE("kernel: exports first, then a dependency's globals") {
   CHECK(slot(*f, 1) == libf->address + kPtr);
 }
 
+TEST_CASE("kernel: at shutdown a held module goes after the older one "
+          "that holds it") {
+  // As a Linux module's crypto tfm holds the provider it found after
+  // both were loaded: newest first would free the provider while its
+  // holder's unload still has to give it back.
+  ModuleDir dir;
+  dir.write("holder.ko", DataModule(1).b);
+  dir.write("held.ko", DataModule(1).b);
+  std::string log;
+  {
+    mk::Kernel k(kernel_options(dir.path()));
+    REQUIRE(k.boot());
+    REQUIRE_OK(k.linker().load("holder"));
+    auto held = k.linker().load("held");
+    REQUIRE_OK(held);
+    (*held)->modules.front()->holds++;
+    k.shutdown();
+    log = k.console().dmesg();
+  }
+  const size_t holder = log.find("holder.ko: unloaded"),
+               held = log.find("held.ko: unloaded");
+  REQUIRE(holder != std::string::npos);
+  REQUIRE(held != std::string::npos);
+  CHECK(holder < held);
+}
+
 TEST_CASE("kernel: a module's own definition beats a kernel export") {
   ModuleDir dir;
   DataModule own(2);
