@@ -485,6 +485,27 @@ Result<void> KernelLinker::load_dependencies(Load &l,
                                              std::vector<std::string> &chain) {
   LinkerFile &f = *l.f;
   if (f.linux_mod) {
+    // softdep=pre: what modprobe loads first without binding to it (an
+    // algorithm's provider, which the module asks the crypto API for by
+    // name): each module that the name names, or that carries it as an
+    // alias, in the module path.  A failure is said and does not stop the
+    // load, which may go on without it (libcrc32c's init then fails).
+    for (const std::string &d : f.linux_mod->softdep_pre) {
+      std::vector<std::string> files;
+      if (auto p = linux_.find_file(d))
+        files.push_back(*p);
+      else
+        files = linux_.find_alias(d);
+      for (const std::string &p : files) {
+        const std::string base = basename_of(p);
+        if (find(strip_ko(base)) ||
+            std::find(chain.begin(), chain.end(), base) != chain.end())
+          continue; // loaded, or being loaded: a softdep is no loop
+        if (auto dep = load_file(p, chain, nullptr); !dep)
+          k_.printf("%s: softdep %s: %s\n", f.linux_mod->name.c_str(),
+                    d.c_str(), dep.error().message.c_str());
+      }
+    }
     // depends=: every module whose exports this one binds, loaded first.
     for (const std::string &d : f.linux_mod->depends) {
       if (LinkerFile *have = find(d); have && have->linux_mod)

@@ -22,12 +22,14 @@
 #include <cstring>
 #include <dirent.h>
 #include <elf.h>
+#include <fcntl.h>
 #include <fstream>
 #include <glob.h>
 #if defined(__x86_64__)
 #include <cpuid.h>
 #endif
 #include <sys/stat.h>
+#include <sstream>
 #include <tuple>
 #include <ucontext.h>
 #include <unistd.h>
@@ -908,6 +910,16 @@ LinuxModules::check(const ObjectFile &obj, const std::string &fname) {
       have_vermagic = true;
     } else if (k == "depends")
       m->depends = split_commas(v);
+    else if (k == "softdep") {
+      // "pre: a b post: c": modprobe loads the pre ones first.
+      bool pre = false;
+      std::istringstream in(v);
+      for (std::string w; in >> w;)
+        if (w == "pre:" || w == "post:")
+          pre = w == "pre:";
+        else if (pre)
+          m->softdep_pre.push_back(w);
+    }
     else if (k == "import_ns")
       m->imports.push_back(v);
   }
@@ -1430,25 +1442,24 @@ void LinuxModules::free_init(LinuxModule &m, const LinkerFile *f) {
   m.init = 0;
 }
 
-std::optional<std::string>
-LinuxModules::find_file(const std::string &name) const {
-  const std::string want = linux_module_name(name);
-  std::vector<std::string> dirs(k_.opts().module_path.begin(),
-                                k_.opts().module_path.end());
+namespace {
+// Each .ko file under the module path's directories, breadth first (a
+// directory's files before its subdirectories'), until `fn` says stop.
+template <class F> void for_each_ko(const std::vector<std::string> &path, F fn) {
+  std::vector<std::string> dirs(path.begin(), path.end());
   for (size_t i = 0; i < dirs.size(); i++) {
     DIR *d = opendir(dirs[i].c_str());
     if (!d)
       continue;
     std::vector<std::string> sub;
-    std::optional<std::string> hit;
+    bool stop = false;
     while (dirent *e = readdir(d)) {
       const std::string n = e->d_name;
       if (n == "." || n == "..")
         continue;
       const std::string p = dirs[i] + "/" + n;
       if (n.size() > 3 && n.compare(n.size() - 3, 3, ".ko") == 0) {
-        if (linux_module_name(n.substr(0, n.size() - 3)) == want)
-          hit = p;
+        stop = stop || fn(n.substr(0, n.size() - 3), p);
         continue;
       }
       struct stat st;
@@ -1456,12 +1467,83 @@ LinuxModules::find_file(const std::string &name) const {
         sub.push_back(p);
     }
     closedir(d);
-    if (hit)
-      return hit;
+    if (stop)
+      return;
     std::sort(sub.begin(), sub.end());
     dirs.insert(dirs.end(), sub.begin(), sub.end());
   }
-  return std::nullopt;
+}
+
+// A file's .modinfo, read with its ELF64 section headers alone (not the
+// whole file); empty if it has none or is not such a file.
+std::string modinfo_of(const std::string &path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return {};
+  std::string out;
+  Elf64_Ehdr eh;
+  auto at = [&](void *buf, size_t n, u64 off) {
+    return ::pread(fd, buf, n, (off_t)off) == (ssize_t)n;
+  };
+  if (at(&eh, sizeof eh, 0) && std::memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
+      eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_shentsize == sizeof(Elf64_Shdr) &&
+      eh.e_shnum && eh.e_shnum < 65280 && eh.e_shstrndx < eh.e_shnum) {
+    std::vector<Elf64_Shdr> sh(eh.e_shnum);
+    if (at(sh.data(), sh.size() * sizeof(Elf64_Shdr), eh.e_shoff)) {
+      const Elf64_Shdr &names = sh[eh.e_shstrndx];
+      std::string strtab(std::min<u64>(names.sh_size, 1 << 20), '\0');
+      if (at(strtab.data(), strtab.size(), names.sh_offset))
+        for (const Elf64_Shdr &s : sh)
+          if (s.sh_name < strtab.size() &&
+              std::strcmp(strtab.c_str() + s.sh_name, ".modinfo") == 0 &&
+              s.sh_type == SHT_PROGBITS && s.sh_size < (1 << 20)) {
+            out.resize(s.sh_size);
+            if (!at(out.data(), out.size(), s.sh_offset))
+              out.clear();
+            break;
+          }
+    }
+  }
+  ::close(fd);
+  return out;
+}
+} // namespace
+
+std::optional<std::string>
+LinuxModules::find_file(const std::string &name) const {
+  const std::string want = linux_module_name(name);
+  std::optional<std::string> hit;
+  for_each_ko(k_.opts().module_path,
+              [&](const std::string &n, const std::string &p) {
+                if (!hit && linux_module_name(n) == want)
+                  hit = p;
+                return hit.has_value();
+              });
+  return hit;
+}
+
+std::vector<std::string> LinuxModules::find_alias(const std::string &alias) const {
+  MutexLock g(alias_mu_);
+  if (!aliases_) {
+    aliases_.emplace();
+    for_each_ko(k_.opts().module_path,
+                [&](const std::string &, const std::string &p) {
+                  const std::string info = modinfo_of(p);
+                  for (size_t i = 0; i < info.size();) {
+                    size_t end = info.find('\0', i);
+                    if (end == std::string::npos)
+                      end = info.size();
+                    const std::string_view e(info.data() + i, end - i);
+                    if (e.substr(0, 6) == "alias=" &&
+                        e.find_first_of("*?[") == std::string_view::npos)
+                      (*aliases_)[std::string(e.substr(6))].push_back(p);
+                    i = end + 1;
+                  }
+                  return false;
+                });
+  }
+  auto it = aliases_->find(alias);
+  return it == aliases_->end() ? std::vector<std::string>{} : it->second;
 }
 
 } // namespace mk

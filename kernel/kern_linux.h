@@ -54,6 +54,7 @@ struct LinuxModule {
   std::string name; // the module's name ("crc_itu_t")
   std::string license;
   std::vector<std::string> depends;    // modinfo depends=
+  std::vector<std::string> softdep_pre; // modinfo softdep=pre: NAME ...
   std::vector<std::string> imports;    // modinfo import_ns=
   std::unordered_map<std::string, u32> versions; // __versions
   std::unordered_map<std::string, LinuxSymbol> exports;
@@ -234,6 +235,11 @@ public:
   // The file of the Linux module named `name` ('-' and '_' alike) in the
   // module path, searched recursively (Linux's tree: kernel/lib/...).
   std::optional<std::string> find_file(const std::string &name) const;
+  // The files of the Linux modules that `alias` names (their .modinfo
+  // alias= entries, exact ones; Linux's depmod writes modules.alias, which
+  // the package does not ship), read from the whole module path the first
+  // time one is asked for.
+  std::vector<std::string> find_alias(const std::string &alias) const;
   // The vermagic this kernel takes (after the release).
   static const char *vermagic_flags();
 
@@ -245,6 +251,9 @@ private:
   std::vector<LinkerFile *> loaded_;                 // in load order
   JumpLabels jumps_;
   StaticCalls calls_;
+  mutable Mutex alias_mu_;
+  mutable std::optional<std::unordered_map<std::string, std::vector<std::string>>>
+      aliases_ GUARDED_BY(alias_mu_);
 };
 
 // Whether Linux code may take CPU feature `feature` (X86_FEATURE_*:

@@ -1,43 +1,41 @@
-# The crypto API's hash front end: Debian's libcrc32c, crc-t10dif and
-# crc64-rocksoft find the algorithms the *_generic modules register
-# (crypto_alloc_shash), and lkhash (tests/linux/lkhash) gets the standard
-# check values through them and sha512 through the API itself.  A tfm
-# holds its provider's module; crc-t10dif, loaded before its provider,
-# uses its table until the crypto notifier says crct10dif is loaded.
+# The crypto API's hash front end, with Debian's modules as they are.
+# modprobe loads a module's softdep=pre modules first, by name or by
+# their alias= (libcrc32c's "crc32c" is crc32c_generic and crc32c-intel,
+# the SSE4.2 one, which x86_match_cpu() and kernel_fpu_begin_mask() let
+# run); the consumer's crypto_alloc_shash() takes the highest priority,
+# and its tfm holds that module.  lkhash (tests/linux/lkhash) gets the
+# standard check values through libcrc32c, crc-t10dif and crc64-rocksoft,
+# and sha512 through the API itself.
 # arch: x86_64
 # status: 1
 # args: -m $LINUX -m $LINUXTEST
 minikern> modprobe libcrc32c
-libcrc32c.ko: module verification failed: no trusted key to check its signature - tainting kernel
-modprobe: libcrc32c: init_module failed: No such file or directory (-2)
-minikern> modprobe crc-t10dif
-minikern> modprobe crct10dif_generic
-minikern> sleep 200
-minikern> rmmod crct10dif_generic
-rmmod: crct10dif_generic.ko: module crct10dif_generic is busy (1 reference held)
-minikern> modprobe crc32c_generic
-minikern> modprobe crc64_rocksoft_generic
+crc32c_generic.ko: module verification failed: no trusted key to check its signature - tainting kernel
+minikern> lsmod
+Module                  Size  Used by
+libcrc32c {{ *\d+}}  0
+crc32c_intel {{ *\d+}}  1
+crc32c_generic {{ *\d+}}  0
+minikern> rmmod crc32c_intel
+rmmod: crc32c-intel.ko: module crc32c_intel is busy (1 reference held)
+minikern> # Without sha512, lkhash's init fails after its CRCs; crc32c ran on SSE4.2.
+minikern> dtrace -q -n 'fbt:crc32c_intel::entry { @[probefunc] = count(); }' -c 'modprobe lkhash'
+lkhash: crc32c e3069283 crc-t10dif d0db crc64-rocksoft ae8b14860a799888
+modprobe: lkhash: init_module failed: No such file or directory (-2)
+
+  crc32c_pcl_intel_update {{ +1}}
 minikern> modprobe sha512_generic
 minikern> modprobe lkhash
 lkhash: crc32c e3069283 crc-t10dif d0db crc64-rocksoft ae8b14860a799888
 lkhash: sha512-generic(abc) ddaf35a193617aba..., 64 bytes, in pieces the same
+minikern> modprobe -r lkhash libcrc32c
+minikern> # What softdeps loaded stays; nothing holds it any more.
 minikern> lsmod
 Module                  Size  Used by
-lkhash {{ *\d+}}  0
-libcrc32c {{ *\d+}}  1 lkhash
-crc64_rocksoft {{ *\d+}}  1 lkhash
 sha512_generic {{ *\d+}}  0
-crc64_rocksoft_generic {{ *\d+}}  1
-crc64 {{ *\d+}}  2 crc64_rocksoft_generic,crc64_rocksoft
-crc32c_generic {{ *\d+}}  1
-crct10dif_generic {{ *\d+}}  1
-crc_t10dif {{ *\d+}}  1 lkhash
-crct10dif_common {{ *\d+}}  2 crc_t10dif,crct10dif_generic
-minikern> modprobe -r lkhash crc_t10dif
-minikern> modprobe -r sha512_generic crc64_rocksoft_generic crc32c_generic crct10dif_generic
-minikern> lsmod
-Module                  Size  Used by
-minikern> # At shutdown too a provider waits for the older module that holds it.
-minikern> modprobe crc-t10dif
-minikern> modprobe crct10dif_generic
-minikern> sleep 200
+crct10dif_pclmul {{ *\d+}}  0
+crct10dif_generic {{ *\d+}}  0
+crct10dif_common {{ *\d+}}  2 crct10dif_generic,crct10dif_pclmul
+crc64 {{ *\d+}}  0
+crc32c_intel {{ *\d+}}  0
+crc32c_generic {{ *\d+}}  0
