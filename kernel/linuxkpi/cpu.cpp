@@ -14,6 +14,7 @@
 
 #include "../kern_linux.h"
 
+#include <algorithm>
 #include <cpuid.h>
 #include <cstring>
 
@@ -159,7 +160,33 @@ void kernel_fpu_end() {
   asm volatile("fldcw %0" : : "m"(s.fcw));
 }
 
+// Whether the system saves the register states `needed` asks for
+// (XCR0, as Linux's fpu_kernel_cfg.max_features), and the name of the
+// highest missing one (or of the highest asked for) in *name.
+int cpu_has_xfeatures(u64 needed, const char **name) {
+  static const char *const names[] = {
+      "x87 floating point registers", "SSE registers", "AVX registers",
+      "MPX bounds registers", "MPX CSR", "AVX-512 opmask",
+      "AVX-512 Hi256", "AVX-512 ZMM_Hi256", "Processor Trace (unused)",
+      "Protection Keys User registers", "PASID state",
+      "unknown xstate feature"};
+  u64 xcr0 = 3; // x87 and SSE, without XSAVE
+  if (cpu_has(4 * 32 + 27)) { // OSXSAVE
+    u32 lo, hi;
+    asm volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    xcr0 = ((u64)hi << 32) | lo;
+  }
+  const u64 missing = needed & ~xcr0;
+  if (name) {
+    const u64 print = missing ? missing : needed;
+    const int top = print ? 63 - __builtin_clzll(print) : 0;
+    *name = names[std::min<int>(top, (int)(sizeof names / sizeof *names) - 1)];
+  }
+  return missing ? 0 : 1;
+}
+
 LINUX_EXPORT(boot_cpu_data);
+LINUX_EXPORT_GPL(cpu_has_xfeatures);
 LINUX_EXPORT(x86_match_cpu);
 LINUX_EXPORT(irq_fpu_usable);
 LINUX_EXPORT_GPL(kernel_fpu_begin_mask);

@@ -5,7 +5,8 @@
 # run); the consumer's crypto_alloc_shash() takes the highest priority,
 # and its tfm holds that module.  lkhash (tests/linux/lkhash) gets the
 # standard check values through libcrc32c, crc-t10dif and crc64-rocksoft,
-# and sha512 through the API itself.
+# and sha512 through the API itself: sha512-ssse3's best variant for
+# this CPU (SSSE3, AVX or AVX2), above sha512_generic.
 # arch: x86_64
 # status: 1
 # args: -m $LINUX -m $LINUXTEST
@@ -24,15 +25,16 @@ lkhash: crc32c e3069283 crc-t10dif d0db crc64-rocksoft ae8b14860a799888
 modprobe: lkhash: init_module failed: No such file or directory (-2)
 
   crc32c_pcl_intel_update {{ +1}}
-minikern> modprobe sha512_generic
+minikern> modprobe sha512-ssse3
 minikern> modprobe lkhash
 lkhash: crc32c e3069283 crc-t10dif d0db crc64-rocksoft ae8b14860a799888
-lkhash: sha512-generic(abc) ddaf35a193617aba..., 64 bytes, in pieces the same
+lkhash: sha512-{{(ssse3|avx|avx2)}}(abc) ddaf35a193617aba..., 64 bytes, in pieces the same
 minikern> modprobe -r lkhash libcrc32c
 minikern> # What softdeps loaded stays; nothing holds it any more.
 minikern> lsmod
 Module                  Size  Used by
-sha512_generic {{ *\d+}}  0
+sha512_ssse3 {{ *\d+}}  0
+sha512_generic {{ *\d+}}  1 sha512_ssse3
 crct10dif_pclmul {{ *\d+}}  0
 crct10dif_generic {{ *\d+}}  0
 crct10dif_common {{ *\d+}}  2 crct10dif_generic,crct10dif_pclmul
