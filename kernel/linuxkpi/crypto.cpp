@@ -433,6 +433,223 @@ int crypto_shash_setkey(crypto_shash *tfm, const u8 *key, unsigned keylen) {
   return 0;
 }
 
+// ---- SHA-1 and SHA-256 as Debian builds them into vmlinux
+// (lib/crypto/sha1.c, lib/crypto/sha256.c, crypto/sha1_generic.c,
+// crypto/sha256_generic.c): the block functions, the library calls, the
+// shash update and finup the arch modules fall back on, and the generic
+// algorithms registered at boot as vmlinux registers its built-in ones.
+
+namespace {
+constexpr unsigned kShaBlock = 64;
+// struct sha1_state and struct sha256_state (include/crypto/sha*.h).
+template <unsigned N> struct ShaState {
+  u32 state[N];
+  u64 count;
+  u8 buf[kShaBlock];
+};
+using Sha1State = ShaState<5>;
+using Sha256State = ShaState<8>;
+static_assert(sizeof(Sha1State) == 96 && offsetof(Sha1State, count) == 24 &&
+              sizeof(Sha256State) == 104);
+
+u32 rol(u32 x, int n) { return (x << n) | (x >> (32 - n)); }
+u32 ror(u32 x, int n) { return (x >> n) | (x << (32 - n)); }
+u32 be32(const u8 *p) { return (u32)p[0] << 24 | (u32)p[1] << 16 | (u32)p[2] << 8 | p[3]; }
+
+void sha1_block(u32 *h, const u8 *p, u32 *w) {
+  for (int i = 0; i < 16; i++)
+    w[i] = be32(p + 4 * i);
+  u32 a = h[0], b = h[1], c = h[2], d = h[3], e = h[4];
+  for (int i = 0; i < 80; i++) {
+    if (i >= 16)
+      w[i % 16] = rol(w[(i + 13) % 16] ^ w[(i + 8) % 16] ^ w[(i + 2) % 16] ^ w[i % 16], 1);
+    const u32 f = i < 20 ? (b & c) | (~b & d) : i < 40 ? b ^ c ^ d
+                : i < 60 ? (b & c) | (b & d) | (c & d) : b ^ c ^ d;
+    const u32 k = i < 20 ? 0x5a827999 : i < 40 ? 0x6ed9eba1 : i < 60 ? 0x8f1bbcdc : 0xca62c1d6;
+    const u32 t = rol(a, 5) + f + e + k + w[i % 16];
+    e = d, d = c, c = rol(b, 30), b = a, a = t;
+  }
+  h[0] += a, h[1] += b, h[2] += c, h[3] += d, h[4] += e;
+}
+
+void sha256_block(u32 *h, const u8 *p) {
+  static const u32 k[64] = {
+      0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+      0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+      0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+      0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+      0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+      0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+      0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+      0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
+  u32 w[64];
+  for (int i = 0; i < 16; i++)
+    w[i] = be32(p + 4 * i);
+  for (int i = 16; i < 64; i++)
+    w[i] = w[i - 16] + (ror(w[i - 15], 7) ^ ror(w[i - 15], 18) ^ (w[i - 15] >> 3)) +
+           w[i - 7] + (ror(w[i - 2], 17) ^ ror(w[i - 2], 19) ^ (w[i - 2] >> 10));
+  u32 a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], hh = h[7];
+  for (int i = 0; i < 64; i++) {
+    const u32 t1 = hh + (ror(e, 6) ^ ror(e, 11) ^ ror(e, 25)) + ((e & f) ^ (~e & g)) + k[i] + w[i];
+    const u32 t2 = (ror(a, 2) ^ ror(a, 13) ^ ror(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+    hh = g, g = f, f = e, e = d + t1, d = c, c = b, b = a, a = t1 + t2;
+  }
+  h[0] += a, h[1] += b, h[2] += c, h[3] += d, h[4] += e, h[5] += f, h[6] += g, h[7] += hh;
+}
+
+template <unsigned N> void blocks(ShaState<N> *s, const u8 *p, unsigned n) {
+  for (; n; n--, p += kShaBlock)
+    if constexpr (N == 5) {
+      u32 w[16];
+      sha1_block(s->state, p, w);
+    } else {
+      sha256_block(s->state, p);
+    }
+}
+
+// sha1_base_do_update() and the rest of include/crypto/sha*_base.h.
+template <unsigned N> void sha_update(ShaState<N> *s, const u8 *data, unsigned len) {
+  unsigned partial = s->count % kShaBlock;
+  s->count += len;
+  if (partial + len >= kShaBlock) {
+    if (partial) {
+      const unsigned p = kShaBlock - partial;
+      std::memcpy(s->buf + partial, data, p);
+      data += p, len -= p;
+      blocks(s, s->buf, 1);
+    }
+    blocks(s, data, len / kShaBlock);
+    data += len / kShaBlock * kShaBlock;
+    len %= kShaBlock;
+    partial = 0;
+  }
+  if (len)
+    std::memcpy(s->buf + partial, data, len);
+}
+template <unsigned N> void sha_final(ShaState<N> *s, u8 *out, unsigned digest) {
+  const unsigned at = kShaBlock - 8;
+  unsigned partial = s->count % kShaBlock;
+  s->buf[partial++] = 0x80;
+  if (partial > at) {
+    std::memset(s->buf + partial, 0, kShaBlock - partial);
+    partial = 0;
+    blocks(s, s->buf, 1);
+  }
+  std::memset(s->buf + partial, 0, at - partial);
+  const u64 bits = s->count << 3;
+  for (int i = 0; i < 8; i++)
+    s->buf[at + i] = (u8)(bits >> (56 - 8 * i));
+  blocks(s, s->buf, 1);
+  for (unsigned i = 0; i < digest / 4; i++)
+    for (int j = 0; j < 4; j++)
+      out[4 * i + j] = (u8)(s->state[i] >> (24 - 8 * j));
+  std::memset((void *)s, 0, sizeof *s);
+}
+
+constexpr u32 kSha1Init[5] = {0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0xc3d2e1f0};
+constexpr u32 kSha256Init[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                                0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+constexpr u32 kSha224Init[8] = {0xc1059ed8, 0x367cd507, 0x3070dd17, 0xf70e5939,
+                                0xffc00b31, 0x68581511, 0x64f98fa7, 0xbefa4fa4};
+
+template <class S> S *ctx_of(shash_desc *desc) { return (S *)(desc + 1); }
+unsigned digest_of(shash_desc *desc) { return shash_of(desc->tfm)->digestsize; }
+} // namespace
+
+void sha1_init(u32 *h) { std::memcpy(h, kSha1Init, sizeof kSha1Init); }
+void sha1_transform(u32 *digest, const char *data, u32 *w) {
+  sha1_block(digest, (const u8 *)data, w);
+}
+void sha256_update(Sha256State *s, const u8 *data, unsigned len) { sha_update(s, data, len); }
+void sha256_final(Sha256State *s, u8 *out) { sha_final(s, out, 32); }
+void sha256(const u8 *data, unsigned len, u8 *out) {
+  Sha256State s{};
+  std::memcpy(s.state, kSha256Init, sizeof kSha256Init);
+  sha_update(&s, data, len);
+  sha_final(&s, out, 32);
+}
+
+namespace {
+// The shash forms, over the state in the desc; the digest is the tfm's
+// (sha224 and sha256 share these).
+template <class S> int shash_update(shash_desc *desc, const u8 *data, unsigned len) {
+  sha_update(ctx_of<S>(desc), data, len);
+  return 0;
+}
+template <class S>
+int shash_finup(shash_desc *desc, const u8 *data, unsigned len, u8 *out) {
+  if (len)
+    sha_update(ctx_of<S>(desc), data, len);
+  sha_final(ctx_of<S>(desc), out, digest_of(desc));
+  return 0;
+}
+} // namespace
+
+int crypto_sha1_update(shash_desc *desc, const u8 *data, unsigned len) {
+  return shash_update<Sha1State>(desc, data, len);
+}
+int crypto_sha1_finup(shash_desc *desc, const u8 *data, unsigned len, u8 *out) {
+  return shash_finup<Sha1State>(desc, data, len, out);
+}
+int crypto_sha256_update(shash_desc *desc, const u8 *data, unsigned len) {
+  return shash_update<Sha256State>(desc, data, len);
+}
+int crypto_sha256_finup(shash_desc *desc, const u8 *data, unsigned len, u8 *out) {
+  return shash_finup<Sha256State>(desc, data, len, out);
+}
+
+namespace {
+int sha1_generic_init(shash_desc *desc) {
+  *ctx_of<Sha1State>(desc) = {};
+  sha1_init(ctx_of<Sha1State>(desc)->state);
+  return 0;
+}
+int sha256_generic_init(shash_desc *desc) {
+  *ctx_of<Sha256State>(desc) = {};
+  std::memcpy(ctx_of<Sha256State>(desc)->state, kSha256Init, sizeof kSha256Init);
+  return 0;
+}
+int sha224_generic_init(shash_desc *desc) {
+  *ctx_of<Sha256State>(desc) = {};
+  std::memcpy(ctx_of<Sha256State>(desc)->state, kSha224Init, sizeof kSha224Init);
+  return 0;
+}
+int sha1_generic_final(shash_desc *desc, u8 *out) { return crypto_sha1_finup(desc, nullptr, 0, out); }
+int sha256_generic_final(shash_desc *desc, u8 *out) { return crypto_sha256_finup(desc, nullptr, 0, out); }
+
+// vmlinux's built-in algorithms, registered before any module loads.
+struct BuiltinShas {
+  shash_alg algs[3] = {};
+  BuiltinShas() {
+    struct Def {
+      const char *name, *driver;
+      int (*init)(shash_desc *);
+      int (*update)(shash_desc *, const u8 *, unsigned);
+      int (*final)(shash_desc *, u8 *);
+      int (*finup)(shash_desc *, const u8 *, unsigned, u8 *);
+      unsigned descsize, digest;
+    } defs[3] = {
+        {"sha1", "sha1-generic", sha1_generic_init, crypto_sha1_update,
+         sha1_generic_final, crypto_sha1_finup, sizeof(Sha1State), 20},
+        {"sha224", "sha224-generic", sha224_generic_init, crypto_sha256_update,
+         sha256_generic_final, crypto_sha256_finup, sizeof(Sha256State), 28},
+        {"sha256", "sha256-generic", sha256_generic_init, crypto_sha256_update,
+         sha256_generic_final, crypto_sha256_finup, sizeof(Sha256State), 32}};
+    for (int i = 0; i < 3; i++) {
+      shash_alg &a = algs[i];
+      a.init = defs[i].init, a.update = defs[i].update, a.final = defs[i].final;
+      a.finup = defs[i].finup;
+      a.descsize = defs[i].descsize, a.digestsize = defs[i].digest;
+      std::strcpy((char *)a.base + kCraName, defs[i].name);
+      std::strcpy((char *)a.base + kCraDriverName, defs[i].driver);
+      field<int>(a.base, kCraPriority) = 100;
+      field<u32>(a.base, 36) = kShaBlock; // cra_blocksize
+      crypto_register_shash((u8 *)&a);
+    }
+  }
+} g_builtin_shas;
+} // namespace
+
 // struct ts_ops: its name is the first field.
 int textsearch_register(void *ops) {
   const std::string name = *(const char **)ops;
@@ -467,6 +684,15 @@ LINUX_EXPORT_GPL(crypto_shash_finup);
 LINUX_EXPORT_GPL(crypto_shash_digest);
 LINUX_EXPORT_GPL(crypto_shash_tfm_digest);
 LINUX_EXPORT_GPL(crypto_shash_setkey);
+LINUX_EXPORT(sha1_init);
+LINUX_EXPORT(sha1_transform);
+LINUX_EXPORT(sha256_update);
+LINUX_EXPORT(sha256_final);
+LINUX_EXPORT(sha256);
+LINUX_EXPORT(crypto_sha1_update);
+LINUX_EXPORT(crypto_sha1_finup);
+LINUX_EXPORT(crypto_sha256_update);
+LINUX_EXPORT(crypto_sha256_finup);
 LINUX_EXPORT(textsearch_register);
 LINUX_EXPORT(textsearch_unregister);
 

@@ -4,14 +4,31 @@
 // crc64-rocksoft (each over the *_generic module that registers the
 // algorithm), then sha512 from sha512_generic with crypto_alloc_shash(),
 // in one digest and in pieces (the inline crypto_shash_init() calls the
-// provider's init itself).
+// provider's init itself), and sha1 and sha256, which vmlinux has built
+// in, through the API and the sha256() library call.
 #include <crypto/hash.h>
+#include <crypto/sha2.h>
 #include <linux/crc-t10dif.h>
 #include <linux/crc32c.h>
 #include <linux/crc64.h>
 #include <linux/module.h>
 
 static const char check[] = "123456789";
+
+static int lkhash_digest(const char *alg, u8 *out)
+{
+	struct crypto_shash *tfm = crypto_alloc_shash(alg, 0, 0);
+	int err;
+
+	if (IS_ERR(tfm))
+		return PTR_ERR(tfm);
+	err = crypto_shash_tfm_digest(tfm, "abc", 3, out);
+	if (!err)
+		pr_info("lkhash: %s(abc) %*phN...\n",
+			crypto_shash_driver_name(tfm), 8, out);
+	crypto_free_shash(tfm);
+	return err;
+}
 
 static int __init lkhash_init(void)
 {
@@ -42,6 +59,15 @@ static int __init lkhash_init(void)
 			(size_t)crypto_shash_digestsize(tfm),
 			memcmp(whole, pieces, 64) ? "DIFFERENT" : "the same");
 	crypto_free_shash(tfm);
+	if (!err)
+		err = lkhash_digest("sha1", whole);
+	if (!err)
+		err = lkhash_digest("sha256", whole);
+	if (!err) {
+		sha256("abc", 3, pieces);
+		pr_info("lkhash: sha256() %s\n",
+			memcmp(whole, pieces, 32) ? "DIFFERENT" : "the same");
+	}
 	return err;
 }
 
