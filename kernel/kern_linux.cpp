@@ -1525,7 +1525,7 @@ LinuxModules::find_file(const std::string &name) const {
 std::vector<std::string> LinuxModules::find_alias(const std::string &alias) const {
   MutexLock g(alias_mu_);
   if (!aliases_) {
-    aliases_.emplace();
+    std::unordered_map<std::string, std::vector<std::string>> index;
     for_each_ko(k_.opts().module_path,
                 [&](const std::string &, const std::string &p) {
                   const std::string info = modinfo_of(p);
@@ -1536,11 +1536,12 @@ std::vector<std::string> LinuxModules::find_alias(const std::string &alias) cons
                     const std::string_view e(info.data() + i, end - i);
                     if (e.substr(0, 6) == "alias=" &&
                         e.find_first_of("*?[") == std::string_view::npos)
-                      (*aliases_)[std::string(e.substr(6))].push_back(p);
+                      index[std::string(e.substr(6))].push_back(p);
                     i = end + 1;
                   }
                   return false;
                 });
+    aliases_ = std::move(index);
   }
   auto it = aliases_->find(alias);
   return it == aliases_->end() ? std::vector<std::string>{} : it->second;
