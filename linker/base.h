@@ -131,4 +131,18 @@ inline void forget_dead_stack() { __asan_handle_no_return(); }
 inline void forget_dead_stack() {}
 #endif
 
+// Stack memory that assembly wrote (a trampoline's saved registers and
+// arguments) and C++ is about to read: no instrumented frame owns it,
+// whatever the shadow still says of the frames that were there before
+// (module code may have left them without their epilogues).  Nothing
+// without AddressSanitizer.
+#ifdef MK_ASAN
+extern "C" void __asan_unpoison_memory_region(const volatile void *, size_t);
+inline void asm_wrote(const void *p, size_t n) {
+  __asan_unpoison_memory_region(p, n);
+}
+#else
+inline void asm_wrote(const void *, size_t) {}
+#endif
+
 } // namespace mk

@@ -886,9 +886,21 @@ static inline MK_NOTRACE void check_func(const FbtFunc *f) {
 // calls the function).  mk_fbt_enter() does, and the entry trampoline's
 // fast path when it cannot itself (no shadow stack yet, or a full one, or
 // entries a longjmp left).
+// What the entry trampoline saved: the registers (x86_64: 26 words, the
+// last two its own), the frame's two words.
+static inline MK_NOTRACE void entry_saved(uintptr_t *regs, uintptr_t *frame) {
+#if defined(__x86_64__)
+  asm_wrote(regs, 26 * sizeof *regs);
+#else
+  asm_wrote(regs, 3 * sizeof *regs);
+#endif
+  asm_wrote(frame, 2 * sizeof *frame);
+}
+
 extern "C" MK_NOTRACE void mk_fbt_take_return(const FbtFunc *f, uintptr_t *regs,
                                                uintptr_t *frame) {
   check_func(f);
+  entry_saved(regs, frame);
   const bool at_entry = f->style == EntryStyle::AtEntry;
   if (take_return(f, entry_slot(f, frame), kCallThrough && at_entry) &&
       kCallThrough && at_entry)
@@ -900,6 +912,7 @@ extern "C" MK_NOTRACE void mk_fbt_take_return(const FbtFunc *f, uintptr_t *regs,
 extern "C" MK_NOTRACE void mk_fbt_enter(const FbtFunc *f, uintptr_t *regs,
                                          uintptr_t *frame) {
   check_func(f);
+  entry_saved(regs, frame);
 #if defined(__x86_64__)
   // Where the entry code resumes the function (its site is a jmp).
   frame[1] = f->site + f->len;
@@ -929,6 +942,7 @@ extern "C" MK_NOTRACE void mk_fbt_fire_return(const ProbeSlot *ret,
                                                const uintptr_t *regs) {
   if (in_probe_context() || !ret->handlers.load(std::memory_order_relaxed))
     return;
+  asm_wrote(regs, 2 * sizeof *regs);
   // Which `ret` the function took is not known here: arg0 is 0, an
   // offset no ret can have (the entry site is there).
   // regs[0] and regs[1] were stored one word at a time: read them so
@@ -946,6 +960,7 @@ extern "C" MK_NOTRACE void mk_fbt_fire_return(const ProbeSlot *ret,
 // word below it, is where the trampoline returns through.
 extern "C" MK_NOTRACE void mk_fbt_exit(uintptr_t *frame, const uintptr_t *regs,
                                         unsigned x87) {
+  asm_wrote(frame, 2 * sizeof *frame);
   uintptr_t *const sp = frame + 2;
   ShadowStack *s = t_shadow;
   const size_t depth = s ? s->depth : 0;

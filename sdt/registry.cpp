@@ -127,6 +127,7 @@ void ProbeRegistry::fire(const ProbeSlot *slot, const uintptr_t *args,
 }
 
 extern "C" void mk_probe_fire(const ProbeSlot *slot, const uintptr_t *args) {
+  asm_wrote(args, 6 * sizeof *args);
   const ProbeFrame f = x86::trampoline_frame(args);
   ProbeRegistry::fire(slot, args, &f);
 }
@@ -135,6 +136,7 @@ extern "C" void mk_probe_fire(const ProbeSlot *slot, const uintptr_t *args) {
 // thread is inside a read-side section and in probe context, its frame set.
 extern "C" void mk_probe_fire_list(const HandlerList *hl, const ProbeSlot *slot,
                                    const uintptr_t *args) {
+  asm_wrote(args, 6 * sizeof *args);
   call_handlers(hl, slot->id, args);
 }
 
