@@ -63,8 +63,8 @@ int depth_effect(const Insn &in, const Program &p) {
   case OP_COPYIN:
     return -1;
   case OP_AGG:
-    return -(int)in.b - (p.aggs[in.a].fn == AggFn::Count ? 0 : 1) -
-           (p.aggs[in.a].weighted ? 1 : 0);
+    return -(int)in.b - (p.aggs[in.imm].fn == AggFn::Count ? 0 : 1) -
+           (p.aggs[in.imm].weighted ? 1 : 0);
   case OP_LDVAR:
   case OP_CALL:
     return 1 - (int)in.b;
@@ -576,7 +576,7 @@ Result<void> Lowering::insn(const dt::Insn &in, size_t pc) {
     return {};
   case OP_COUNT0:
     // The lane's own counter: no other thread writes it.
-    put(st(kW, 10, kKeySlot, in.a));
+    put(st(kW, 10, kKeySlot, (i32)in.imm));
     ld_sym(1, "dt_keyless");
     put(mov64(2, 10));
     put(alu64i(kADD, 2, kKeySlot));
@@ -587,7 +587,7 @@ Result<void> Lowering::insn(const dt::Insn &in, size_t pc) {
     put(stx(kDW, 0, 0, 1));
     return {};
   case OP_AGG: {
-    const AggDef &d = p_.aggs[in.a];
+    const AggDef &d = p_.aggs[in.imm];
     const bool has_val = d.fn != AggFn::Count;
     const int base = sp_ - in.b - (has_val ? 1 : 0) - (d.weighted ? 1 : 0);
     for (u32 k = 0; k < in.b; k++) {
@@ -597,7 +597,7 @@ Result<void> Lowering::insn(const dt::Insn &in, size_t pc) {
       put(mov64i(3, (in.c >> k) & 1));
       put(call(H_AGG_KEY));
     }
-    put(mov64i(1, in.a));
+    put(mov64i(1, (i32)in.imm));
     if (has_val)
       put(ldx(kDW, 2, 10, slot(base + (int)in.b)));
     else

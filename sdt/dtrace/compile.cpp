@@ -2702,10 +2702,10 @@ Result<void> Compiler::clause(size_t ci) {
       }
       if (s.fn == AggFn::Count) {
         if (keys.empty()) {
-          emit(OP_COUNT0, (u8)id);
+          emit(OP_COUNT0, 0, 0, 0, id);
           break;
         }
-        emit(OP_AGG, (u8)id, (u16)keys.size(), stable);
+        emit(OP_AGG, 0, (u16)keys.size(), stable, id);
         sp_++; // count( ) has no value on the stack to pop
         break;
       }
@@ -2733,7 +2733,7 @@ Result<void> Compiler::clause(size_t ci) {
           emit(OP_PUSH, 0, 0, 0, 1);
         }
       }
-      emit(OP_AGG, (u8)id, (u16)keys.size(), stable);
+      emit(OP_AGG, 0, (u16)keys.size(), stable, id);
       if (d.weighted)
         sp_--; // the weight, which stack_effect( ) does not count
       break;
@@ -2755,7 +2755,7 @@ Result<void> Compiler::clause(size_t ci) {
   if (!c.pred && c.stmts.size() == 1 && cc.code.size() == 2 &&
       cc.code[0].op == OP_COUNT0) {
     cc.fast = CompiledClause::Count0;
-    cc.fast_agg = cc.code[0].a;
+    cc.fast_agg = (u32)cc.code[0].imm;
   }
   prog_.clauses.push_back(std::move(cc));
   return {};

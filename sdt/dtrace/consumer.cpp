@@ -72,7 +72,9 @@ struct alignas(64) ThreadState {
   u64 arena_used = 0;
   std::atomic<const void *> owner{nullptr};
   int cpu = 0;
-  i64 *keyless[kMaxAggs] = {};
+  // Each keyless aggregation's counter, by aggregation (as many as the
+  // program has).
+  std::unique_ptr<i64 *[]> keyless;
   // The interpreter's buffers, by depth (0; 1 for dtrace:::ERROR clauses
   // run from a fault): strings copied in, aggregation keys, this->
   // variables.
@@ -98,7 +100,7 @@ struct EcbRt {
   u32 clause;
   u32 stmt; // EcbInfo::stmt
   u8 fast; // CompiledClause::Fast
-  u8 fast_agg;
+  u32 fast_agg;
   const char *pstr[4]; // provider, module, function, name
   // The first ECB of its probe: the this-> variables it zeroes as a
   // firing starts (the program's; 0 for the others).
@@ -941,6 +943,7 @@ Result<void> Consumer::init() {
   u8 *p = (u8 *)m;
   for (u32 i = 0; i < nstates_; i++) {
     ThreadState &s = states_[i];
+    s.keyless = std::make_unique<i64 *[]>(std::max<size_t>(prog_->aggs.size(), 1));
     s.ring = p;
     s.ring_size = ring;
     p += align_up(ring, page);
@@ -1793,26 +1796,26 @@ op_exit: {
   NEXT;
 }
 op_count0: {
-  i64 *v = ts->keyless[in->a];
+  i64 *v = ts->keyless[(u32)in->imm];
   if (__builtin_expect(!v, 0)) {
-    v = agg_lookup(ts, in->a, nullptr, 0);
+    v = agg_lookup(ts, (u32)in->imm, nullptr, 0);
     if (!v)
       NEXT;
-    ts->keyless[in->a] = v;
+    ts->keyless[(u32)in->imm] = v;
   }
   wr(v, rd(v) + 1);
   NEXT;
 }
 op_agg: {
-  const AggDef &d = prog_->aggs[in->a];
+  const AggDef &d = prog_->aggs[(u32)in->imm];
   const i64 weight = d.weighted ? st[--sp] : 1;
   i64 val = d.fn == AggFn::Count ? 1 : st[--sp];
   sp -= in->b;
   i64 *v;
   if (in->b == 0) {
-    v = ts->keyless[in->a];
-    if (!v && (v = agg_lookup(ts, in->a, nullptr, 0)))
-      ts->keyless[in->a] = v;
+    v = ts->keyless[(u32)in->imm];
+    if (!v && (v = agg_lookup(ts, (u32)in->imm, nullptr, 0)))
+      ts->keyless[(u32)in->imm] = v;
   } else {
     // The key's bytes: an integer as 8 bytes; a string either by address,
     // as the 8-byte word address | 1, when its memory lives as long as the
@@ -1846,7 +1849,7 @@ op_agg: {
         len += 8;
       }
     }
-    v = agg_lookup(ts, in->a, key, len);
+    v = agg_lookup(ts, (u32)in->imm, key, len);
   }
   if (v)
     agg_apply(d, v, val, weight);

@@ -46,7 +46,7 @@ namespace mk::dt {
 constexpr u32 kStrSize = 256;     // longest string a record holds, with NUL
 constexpr u32 kDefaultStrSize = 256; // the strsize option's default, DTrace's
 constexpr u32 kMaxKeys = 8;       // aggregation key components
-constexpr u32 kMaxAggs = 64;      // aggregations in one program
+constexpr u32 kMaxAggs = 65536;   // aggregations in one program
 constexpr u32 kStackDepth = 32;   // interpreter value stack
 constexpr u32 kMaxScratch = 32;   // strings made or copied in by one clause
 constexpr u32 kDefaultScratchSize = 256; // alloca( )'s bytes per clause
@@ -564,11 +564,11 @@ enum Op : u8 {
   OP_REC_INT,  // pop into the record
   OP_REC_STR,  // pop a string into the record
   OP_EXIT,     // pop the status into the record; stop tracing
-  OP_AGG,      // a = aggregation, b = keys on the stack (value above them,
+  OP_AGG,      // imm = aggregation, b = keys on the stack (value above them,
                // then the weight if the aggregation is weighted),
                // c = the string keys whose memory lives as long as the
                // program (literals, probe names): a bit per key
-  OP_COUNT0,   // a = aggregation: a keyless count(), the fast path
+  OP_COUNT0,   // imm = aggregation: a keyless count(), the fast path
   OP_COMMIT,
   OP_STACK,     // a = frames: walk the probe's stack into scratch, push it
   OP_REC_STACK, // pop a stack into the record
@@ -645,7 +645,7 @@ struct CompiledClause {
                              // predicate), for error messages
   // Clauses simple enough to skip the interpreter.
   enum Fast : u8 { None, Count0 } fast = None;
-  u8 fast_agg = 0;
+  u32 fast_agg = 0;
   std::vector<Action> actions;
   bool records = false; // writes a record when it fires
   std::vector<u32> probes; // matched probe ids
