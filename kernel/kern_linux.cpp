@@ -1529,16 +1529,9 @@ std::vector<std::string> LinuxModules::find_alias(const std::string &alias) cons
     for_each_ko(k_.opts().module_path,
                 [&](const std::string &, const std::string &p) {
                   const std::string info = modinfo_of(p);
-                  for (size_t i = 0; i < info.size();) {
-                    size_t end = info.find('\0', i);
-                    if (end == std::string::npos)
-                      end = info.size();
-                    const std::string_view e(info.data() + i, end - i);
-                    if (e.substr(0, 6) == "alias=" &&
-                        e.find_first_of("*?[") == std::string_view::npos)
-                      index[std::string(e.substr(6))].push_back(p);
-                    i = end + 1;
-                  }
+                  for (auto &[k, v] : parse_modinfo(info.data(), info.size()))
+                    if (k == "alias" && v.find_first_of("*?[") == std::string::npos)
+                      index[v].push_back(p);
                   return false;
                 });
     aliases_ = std::move(index);

@@ -682,11 +682,16 @@ Result<ObjectFile> read_object(const std::string &path, RelocTypes types,
 
 std::vector<std::pair<std::string, std::string>>
 read_modinfo(const ObjectFile &obj) {
-  std::vector<std::pair<std::string, std::string>> out;
   const Section *s = obj.find_section(".modinfo");
   if (!s || !s->data)
-    return out;
-  const char *p = (const char *)s->data, *end = p + s->size;
+    return {};
+  return parse_modinfo((const char *)s->data, s->size);
+}
+
+std::vector<std::pair<std::string, std::string>> parse_modinfo(const char *p,
+                                                               size_t n) {
+  std::vector<std::pair<std::string, std::string>> out;
+  const char *end = p + n;
   while (p < end) {
     const char *z = (const char *)std::memchr(p, '\0', end - p);
     const char *e = z ? z : end;

@@ -173,5 +173,8 @@ const char *file_kind(unsigned mode);
 // The `.modinfo` "key=value" strings, readable without linking.
 std::vector<std::pair<std::string, std::string>>
 read_modinfo(const ObjectFile &obj);
+// The same of a `.modinfo` section's bytes.
+std::vector<std::pair<std::string, std::string>> parse_modinfo(const char *p,
+                                                               size_t n);
 
 } // namespace mk

@@ -853,9 +853,9 @@ MK_NOTRACE MK_READS_RAW_STACK ProbeFrame return_frame(const uintptr_t *frame) {
 
 // The entry code was reached with something other than an FbtFunc (an
 // FbtFunc is 64-byte aligned and points at itself): module code jumped
-// into a traced function's patched entry, not to its start.  Say so with write(2) only,
-// then stop; the panic's backtrace goes on from the entry code to the
-// module code that jumped.
+// into a traced function's patched entry, not to its start.  Say so with
+// write(2) only, then stop; the panic's backtrace goes on from the entry
+// code to the module code that jumped.
 [[noreturn]] static MK_NOTRACE void wild_entry(const void *f) {
   char msg[128] = "fbt: the entry trampoline was reached without a function "
                   "(0x";
@@ -882,10 +882,6 @@ static inline MK_NOTRACE void check_func(const FbtFunc *f) {
     wild_entry(f);
 }
 
-// Take the return of this call of `f` over (regs[24] = 1: the entry code
-// calls the function).  mk_fbt_enter() does, and the entry trampoline's
-// fast path when it cannot itself (no shadow stack yet, or a full one, or
-// entries a longjmp left).
 // What the entry trampoline saved: the registers (x86_64: 26 words, the
 // last two its own), the frame's two words.
 static inline MK_NOTRACE void entry_saved(uintptr_t *regs, uintptr_t *frame) {
@@ -897,6 +893,10 @@ static inline MK_NOTRACE void entry_saved(uintptr_t *regs, uintptr_t *frame) {
   asm_wrote(frame, 2 * sizeof *frame);
 }
 
+// Take the return of this call of `f` over (regs[24] = 1: the entry code
+// calls the function).  mk_fbt_enter() does, and the entry trampoline's
+// fast path when it cannot itself (no shadow stack yet, or a full one, or
+// entries a longjmp left).
 extern "C" MK_NOTRACE void mk_fbt_take_return(const FbtFunc *f, uintptr_t *regs,
                                                uintptr_t *frame) {
   check_func(f);
