@@ -6,6 +6,7 @@
 
 #include "export.h"
 #include "kern_linker.h"
+#include "kern_linuxkpi_hook.h"
 #include "kernel.h"
 
 #include "kern_panic.h"
@@ -851,6 +852,8 @@ const char *LinuxModules::vermagic_flags() {
 // first Linux module's load, not at boot.
 void LinuxModules::load_symvers() {
   api_read_ = true;
+  if (linux_modules_coming)
+    linux_modules_coming();
   const linux_export *const *e;
   SET_FOREACH(e, linux_export_set) {
     LinuxSymbol s;

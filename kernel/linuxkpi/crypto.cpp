@@ -8,7 +8,7 @@
 // crc-t10dif and crc64-rocksoft bind these.  Also lib/textsearch.c's
 // textsearch_register.  The offsets are x86_64's: the i386 build, which
 // loads no Linux module yet, leaves these out.
-#include "lkpi.h"
+#include "crypto.h"
 
 #if defined(__x86_64__)
 
@@ -24,29 +24,10 @@
 namespace lkpi {
 
 namespace {
-constexpr int EEXIST_ = 17, ENOENT_ = 2, EINVAL_ = 22, ENOSYS_ = 38,
-              ENOKEY_ = 126;
-
-// struct crypto_alg (Linux 6.1, x86_64, Debian's config: no
-// CONFIG_CRYPTO_STATS): 384 bytes.
-constexpr size_t kCraFlags = 32, kCraCtxsize = 40, kCraAlignmask = 44,
-                 kCraPriority = 48, kCraRefcnt = 52, kCraName = 56,
-                 kCraDriverName = 184, kCraNameMax = 128, kCraExit = 360,
-                 kCraModule = 376, kCraSize = 384;
-constexpr u32 kAlgTypeMask = 0xf, kAlgTypeShash = 0xe, kAlgOptionalKey = 0x4000;
-constexpr u32 kTfmNeedKey = 1;
 // include/crypto/hash.h's bounds.
 constexpr unsigned kMaxDigest = 64, kMaxState = 512, kMaxAlignmask = 127;
 
 struct shash_desc;
-struct crypto_tfm {
-  u32 refcnt;
-  u32 crt_flags;
-  int node;
-  void (*exit)(crypto_tfm *);
-  u8 *alg; // struct crypto_alg
-  // the context follows
-};
 struct crypto_shash {
   unsigned descsize;
   crypto_tfm base;
@@ -71,14 +52,12 @@ struct shash_alg {
   unsigned statesize;
   u8 base[kCraSize];
 };
-static_assert(sizeof(crypto_tfm) == 32 && sizeof(crypto_shash) == 40 &&
+static_assert(sizeof(crypto_shash) == 40 &&
               offsetof(shash_alg, descsize) == 80 &&
               offsetof(shash_alg, digestsize) == 88 &&
               offsetof(shash_alg, base) == 96 && sizeof(shash_alg) == 480);
 constexpr size_t kShashSize = sizeof(shash_alg);
 constexpr size_t kDescMax = sizeof(shash_desc) + 360; // HASH_MAX_DESCSIZE
-
-template <class T> T &field(u8 *alg, size_t off) { return *(T *)(alg + off); }
 
 // struct notifier_block.
 struct notifier_block {
@@ -89,20 +68,9 @@ struct notifier_block {
 constexpr unsigned long kMsgAlgLoaded = 2; // CRYPTO_MSG_ALG_LOADED
 
 std::mutex g_mu;
-std::set<std::string> g_crypto;                // driver names registered
-std::vector<shash_alg *> g_shash;              // those that are shashes
+std::vector<u8 *> g_algs;                      // registered crypto_algs
 std::set<std::pair<std::string, void *>> g_ts; // textsearch: name, ops
 notifier_block *g_chain = nullptr;              // crypto_chain, by priority
-
-std::string driver_name(u8 *alg) {
-  char *drv = (char *)alg + kCraDriverName;
-  if (!drv[0]) // Linux names a driver after its algorithm
-    std::memcpy(drv, alg + kCraName, kCraNameMax);
-  return std::string(drv, ::strnlen(drv, kCraNameMax));
-}
-std::string alg_name(u8 *alg) {
-  return std::string((char *)alg + kCraName, ::strnlen((char *)alg + kCraName, kCraNameMax));
-}
 
 // The blocking notifier chain, called with no lock of ours held (a
 // notifier may well allocate a tfm).
@@ -129,14 +97,90 @@ mk::ModuleRec *provider(u8 *alg) {
   return f && !f->modules.empty() ? f->modules.front().get() : nullptr;
 }
 
+u8 *find_locked(const char *name, u32 type) {
+  u8 *best = nullptr;
+  for (u8 *a : g_algs)
+    if (alg_type(a) == type && driver_name(a) == name)
+      return a;
+  for (u8 *a : g_algs)
+    if (alg_type(a) == type && alg_name(a) == name &&
+        (!best || field<int>(a, kCraPriority) > field<int>(best, kCraPriority)))
+      best = a;
+  return best;
+}
+} // namespace
+
+std::string driver_name(u8 *alg) {
+  char *drv = (char *)alg + kCraDriverName;
+  if (!drv[0]) // Linux names a driver after its algorithm
+    std::memcpy(drv, alg + kCraName, kCraNameMax);
+  return std::string(drv, ::strnlen(drv, kCraNameMax));
+}
+std::string alg_name(u8 *alg) {
+  return std::string((char *)alg + kCraName, ::strnlen((char *)alg + kCraName, kCraNameMax));
+}
+
+int register_alg(u8 *alg) {
+  const std::string name = driver_name(alg);
+  {
+    std::lock_guard g(g_mu);
+    for (u8 *a : g_algs)
+      if (driver_name(a) == name)
+        return -EEXIST_;
+    std::memcpy(alg + kCraRefcnt, "\1\0\0\0", 4); // refcount_set(1)
+    g_algs.push_back(alg);
+  }
+  notify(kMsgAlgLoaded, alg);
+  return 0;
+}
+void unregister_alg(u8 *alg) {
+  std::lock_guard g(g_mu);
+  g_algs.erase(std::remove(g_algs.begin(), g_algs.end(), alg), g_algs.end());
+}
+
+u8 *find_alg(const char *name, u32 type) {
+  std::lock_guard g(g_mu);
+  return find_locked(name, type);
+}
+
+void *alloc_tfm(const char *name, u32 type, size_t front, u64 caller) {
+  u8 *alg;
+  mk::ModuleRec *mod = nullptr;
+  {
+    std::lock_guard g(g_mu);
+    if (!(alg = find_locked(name, type)))
+      return (void *)(intptr_t)-ENOENT_;
+    if ((mod = provider(alg)))
+      mod->holds++;
+  }
+  const u32 mask = field<u32>(alg, kCraAlignmask);
+  u8 *mem = (u8 *)alloc(front + sizeof(crypto_tfm) + field<u32>(alg, kCraCtxsize) +
+                            (mask & ~7u),
+                        kGfpZero, caller);
+  if (!mem) {
+    if (mod)
+      mod->holds--;
+    return (void *)(intptr_t)-ENOMEM_;
+  }
+  auto *tfm = (crypto_tfm *)(mem + front);
+  tfm->refcnt = 1;
+  tfm->node = -1; // NUMA_NO_NODE
+  tfm->alg = alg;
+  return mem;
+}
+void free_tfm(void *mem, crypto_tfm *tfm, u64 caller) {
+  if (mk::ModuleRec *mod = provider(tfm->alg))
+    mod->holds--;
+  std::memset(mem, 0, alloc_size(mem, caller));
+  release(mem, caller);
+}
+
+namespace {
 shash_alg *shash_of(crypto_shash *tfm) {
   return (shash_alg *)(tfm->base.alg - offsetof(shash_alg, base));
 }
 unsigned long alignmask_of(crypto_shash *tfm) {
   return field<u32>(tfm->base.alg, kCraAlignmask);
-}
-u8 *aligned(u8 *buf, unsigned long mask) {
-  return (u8 *)(((uintptr_t)buf + mask) & ~(uintptr_t)mask);
 }
 
 // shash.c's unaligned paths: what the provider asks to be aligned goes
@@ -206,22 +250,8 @@ void set_needkey(crypto_shash *tfm, shash_alg *alg) {
 }
 } // namespace
 
-int crypto_register_alg(u8 *alg) {
-  const std::string name = driver_name(alg);
-  std::lock_guard g(g_mu);
-  if (!g_crypto.insert(name).second)
-    return -EEXIST_;
-  std::memcpy(alg + kCraRefcnt, "\1\0\0\0", 4); // refcount_set(1)
-  return 0;
-}
-void crypto_unregister_alg(u8 *alg) {
-  const std::string name = driver_name(alg);
-  std::lock_guard g(g_mu);
-  g_crypto.erase(name);
-  g_shash.erase(std::remove(g_shash.begin(), g_shash.end(),
-                            (shash_alg *)(alg - offsetof(shash_alg, base))),
-                g_shash.end());
-}
+int crypto_register_alg(u8 *alg) { return register_alg(alg); }
+void crypto_unregister_alg(u8 *alg) { unregister_alg(alg); }
 int crypto_register_algs(u8 *algs, int count) {
   for (int i = 0; i < count; i++)
     if (int r = crypto_register_alg(algs + (size_t)i * kCraSize); r) {
@@ -260,14 +290,7 @@ int crypto_register_shash(u8 *p) {
   }
   if (!alg->setkey)
     alg->setkey = no_setkey;
-  if (int r = crypto_register_alg(alg->base))
-    return r;
-  {
-    std::lock_guard g(g_mu);
-    g_shash.push_back(alg);
-  }
-  notify(kMsgAlgLoaded, alg->base);
-  return 0;
+  return register_alg(alg->base);
 }
 void crypto_unregister_shash(u8 *alg) {
   crypto_unregister_alg(alg + offsetof(shash_alg, base));
@@ -310,39 +333,11 @@ int crypto_unregister_notifier(notifier_block *nb) {
 // registered (Linux would ask modprobe for "crypto-NAME" first).
 __attribute__((noinline)) void *crypto_alloc_shash(const char *name, u32, u32) {
   const u64 caller = LKPI_CALLER();
-  shash_alg *alg = nullptr;
-  mk::ModuleRec *mod = nullptr;
-  {
-    std::lock_guard g(g_mu);
-    for (shash_alg *a : g_shash)
-      if (driver_name(a->base) == name) {
-        alg = a;
-        break;
-      }
-    if (!alg)
-      for (shash_alg *a : g_shash)
-        if (alg_name(a->base) == name &&
-            (!alg || field<int>(a->base, kCraPriority) >
-                         field<int>(alg->base, kCraPriority)))
-          alg = a;
-    if (!alg)
-      return (void *)(intptr_t)-ENOENT_;
-    if ((mod = provider(alg->base)))
-      mod->holds++;
-  }
-  const unsigned mask = field<u32>(alg->base, kCraAlignmask);
-  auto *tfm = (crypto_shash *)alloc(sizeof(crypto_shash) +
-                                        field<u32>(alg->base, kCraCtxsize) +
-                                        (mask & ~7u),
-                                    kGfpZero, caller);
-  if (!tfm) {
-    if (mod)
-      mod->holds--;
-    return (void *)(intptr_t)-12; // -ENOMEM
-  }
-  tfm->base.refcnt = 1;
-  tfm->base.node = -1; // NUMA_NO_NODE
-  tfm->base.alg = alg->base;
+  void *mem = alloc_tfm(name, kAlgTypeShash, offsetof(crypto_shash, base), caller);
+  if (is_err(mem))
+    return mem;
+  auto *tfm = (crypto_shash *)mem;
+  shash_alg *alg = shash_of(tfm);
   tfm->descsize = alg->descsize;
   set_needkey(tfm, alg);
   if (alg->exit_tfm)
@@ -354,34 +349,24 @@ __attribute__((noinline)) void *crypto_alloc_shash(const char *name, u32, u32) {
     err = -EINVAL_;
   }
   if (err) {
-    release(tfm, caller);
-    if (mod)
-      mod->holds--;
+    free_tfm(tfm, &tfm->base, caller);
     return (void *)(intptr_t)err;
   }
   return tfm;
 }
 int crypto_has_shash(const char *name, u32, u32) {
-  std::lock_guard g(g_mu);
-  for (shash_alg *a : g_shash)
-    if (driver_name(a->base) == name || alg_name(a->base) == name)
-      return 1;
-  return 0;
+  return find_alg(name, kAlgTypeShash) != nullptr;
 }
 __attribute__((noinline)) void crypto_destroy_tfm(void *mem, crypto_tfm *tfm) {
   const u64 caller = LKPI_CALLER();
-  if ((uintptr_t)mem == 0 || (uintptr_t)mem >= (uintptr_t)-4095)
+  if (!mem || is_err(mem))
     return;
-  u8 *alg = tfm->alg;
-  auto cra_exit = field<void (*)(crypto_tfm *)>(alg, kCraExit);
+  auto cra_exit = field<void (*)(crypto_tfm *)>(tfm->alg, kCraExit);
   if (!tfm->exit && cra_exit)
     cra_exit(tfm);
   else if (tfm->exit)
     tfm->exit(tfm);
-  if (mk::ModuleRec *mod = provider(alg))
-    mod->holds--;
-  std::memset(mem, 0, alloc_size(mem, caller));
-  release(mem, caller);
+  free_tfm(mem, tfm, caller);
 }
 
 int crypto_shash_update(shash_desc *desc, const u8 *data, unsigned len) {

@@ -101,6 +101,16 @@ struct completion {
   swait_queue_head wait;
 };
 
+// struct scatterlist: page_link is a struct page * with SG_CHAIN (the
+// entry points at the next array) and SG_END in its low bits.
+struct scatterlist {
+  unsigned long page_link;
+  u32 offset, length;
+  u64 dma_address;
+  u32 dma_length;
+};
+constexpr unsigned long kSgChain = 1, kSgEnd = 2, kSgFlags = 3;
+
 struct va_format {
   const char *fmt;
   va_list *va;
@@ -112,6 +122,7 @@ static_assert(sizeof(work_struct) == 32);
 static_assert(sizeof(delayed_work) == 88 && offsetof(delayed_work, cpu) == 80);
 static_assert(sizeof(wait_queue_entry) == 40 && sizeof(wait_queue_head) == 24);
 static_assert(sizeof(completion) == 32 && offsetof(completion, wait) == 8);
+static_assert(sizeof(scatterlist) == 32);
 #endif
 
 // gfp_t bits and task states the code reads.
@@ -153,6 +164,13 @@ void release(const void *p, u64 caller);
 // The size `p` was allocated with.
 size_t alloc_size(const void *p, u64 caller);
 constexpr uintptr_t kZeroSizePtr = 16;
+
+// struct page * of an address and back, as Linux code computes them
+// inline (scatterlist.cpp), and what a scatterlist entry addresses.
+u64 virt_to_page(const void *addr);
+u8 *page_to_virt(u64 page);
+u8 *sg_virt(const scatterlist *sg);
+scatterlist *sg_next(scatterlist *sg);
 
 // ---- time ------------------------------------------------------------------
 

@@ -1157,4 +1157,179 @@ TEST_CASE("linuxkpi: the crypto API's shash front end runs the provider "
   unreg(&lo);
   CHECK((intptr_t)alloc("sum8", 0, 0) == -2);
 }
+
+namespace {
+// A provider of "xor8" (each 8-byte block XORed with its key byte and
+// the IV's first byte, which counts the blocks done), with Linux 6.1's
+// struct skcipher_alg layout, walking requests as Linux's providers do.
+struct FakeSkcipher {
+  int (*setkey)(u8 *, const u8 *, unsigned);
+  int (*encrypt)(u8 *), (*decrypt)(u8 *);
+  void *init = nullptr, *exit = nullptr;
+  unsigned min_keysize = 1, max_keysize = 1, ivsize = 8, chunksize = 0,
+           walksize = 0;
+  u8 base[384] alignas(8) = {};
+};
+static_assert(offsetof(FakeSkcipher, base) == 64 && sizeof(FakeSkcipher) == 448);
+int g_xor_steps = 0, g_xor_unaligned = 0, g_xor_leave = -1;
+u8 &xor_key(u8 *tfm) { return tfm[8 + 32]; } // the context after crypto_tfm
+int xor_setkey(u8 *tfm, const u8 *key, unsigned) {
+  xor_key(tfm) = key[0];
+  return 0;
+}
+int xor_crypt(u8 *req) {
+  u8 *tfm = *(u8 **)(req + 32 + 32) - 8; // req->base.tfm
+  alignas(8) u8 walk[152];
+  auto walk_virt = lx<int(u8 *, u8 *, bool)>("skcipher_walk_virt");
+  auto walk_done = lx<int(u8 *, int)>("skcipher_walk_done");
+  int err = walk_virt(walk, req, false);
+  unsigned n;
+  while ((n = *(unsigned *)(walk + 48))) { // walk.nbytes
+    u8 *src = *(u8 **)(walk + 8), *dst = *(u8 **)(walk + 24);
+    u8 *iv = *(u8 **)(walk + 120);
+    g_xor_steps++;
+    g_xor_unaligned += ((uintptr_t)src | (uintptr_t)dst | (uintptr_t)iv) % 8 != 0;
+    const unsigned whole = n / 8 * 8;
+    for (unsigned i = 0; i < whole; i++)
+      dst[i] = src[i] ^ xor_key(tfm) ^ iv[0];
+    iv[0]++;
+    err = walk_done(walk, g_xor_leave >= 0 ? g_xor_leave : (int)(n - whole));
+  }
+  return err;
+}
+// scatterlist entries as sg_set_buf() makes them: vmemmap_base's struct
+// page of the address.
+void set_buf(u8 *sg, const void *buf, unsigned len) {
+  const u64 page = *lx<u64>("vmemmap_base") + ((uintptr_t)buf >> 12) * 64;
+  *(u64 *)sg = page | (*(u64 *)sg & 3);
+  *(u32 *)(sg + 8) = (u32)((uintptr_t)buf & 4095);
+  *(u32 *)(sg + 12) = len;
+}
+} // namespace
+
+TEST_CASE("linuxkpi: scatterlists chain, copy from an offset and map a "
+          "page at a time") {
+  Booted b;
+  auto init_table = lx<void(u8 *, unsigned)>("sg_init_table");
+  auto next = lx<u8 *(u8 *)>("sg_next");
+  // Two arrays: [A, chain] -> [B, C]; a 6000-byte run in B crosses a page.
+  alignas(4096) static u8 mem[3 * 4096];
+  alignas(8) u8 first[2][32], second[2][32];
+  init_table(first[0], 2);
+  init_table(second[0], 2);
+  set_buf(first[0], mem, 10);
+  *(u64 *)first[1] = (u64)(uintptr_t)second[0] | 1; // sg_chain()
+  set_buf(second[0], mem + 100, 6000);
+  set_buf(second[1], mem + 8000, 30);
+  CHECK(next(first[0]) == second[0]);
+  CHECK(next(second[1]) == nullptr);
+  CHECK(lx<int(u8 *)>("sg_nents")(first[0]) == 3);
+  CHECK(lx<int(u8 *, u64)>("sg_nents_for_len")(first[0], 11) == 2);
+  CHECK(lx<int(u8 *, u64)>("sg_nents_for_len")(first[0], 6041) == -22);
+
+  for (int i = 0; i < (int)sizeof mem; i++)
+    mem[i] = (u8)(i * 7);
+  u8 out[20] = {};
+  // 20 bytes from 6005 in: the last 5 of B, then 15 of C.
+  CHECK(lx<size_t(u8 *, unsigned, void *, size_t, u64)>("sg_pcopy_to_buffer")(
+            first[0], ~0u, out, 20, 6005) == 20);
+  CHECK(out[0] == mem[100 + 5995]);
+  CHECK(out[5] == mem[8000]);
+  CHECK(out[19] == mem[8014]);
+
+  // The mapping iterator: B comes in two steps, split at its page end;
+  // a step consumed in part resumes where it stopped.
+  alignas(8) u8 miter[64] = {};
+  auto start = lx<void(u8 *, u8 *, unsigned, unsigned)>("sg_miter_start");
+  auto mnext = lx<bool(u8 *)>("sg_miter_next");
+  start(miter, first[0], 3, 0);
+  std::vector<std::pair<u8 *, size_t>> steps;
+  while (mnext(miter)) {
+    steps.emplace_back(*(u8 **)(miter + 8), *(size_t *)(miter + 16));
+    if (steps.size() == 2)
+      *(size_t *)(miter + 24) = 96; // consumed
+  }
+  lx<void(u8 *)>("sg_miter_stop")(miter);
+  REQUIRE(steps.size() == 5);
+  CHECK(steps[0] == std::make_pair(mem, (size_t)10));
+  CHECK(steps[1] == std::make_pair(mem + 100, (size_t)3996));
+  CHECK(steps[2] == std::make_pair(mem + 196, (size_t)3900));
+  CHECK(steps[3] == std::make_pair(mem + 4096, (size_t)2004));
+  CHECK(steps[4] == std::make_pair(mem + 8000, (size_t)30));
+}
+
+TEST_CASE("linuxkpi: the skcipher walk hands a provider whole, aligned "
+          "blocks of scattered, misaligned data") {
+  Booted b;
+  FakeSkcipher alg;
+  alg.setkey = xor_setkey, alg.encrypt = alg.decrypt = xor_crypt;
+  std::strcpy((char *)alg.base + 56, "xor8");
+  *(u32 *)(alg.base + 36) = 8; // cra_blocksize
+  *(u32 *)(alg.base + 40) = 8; // cra_ctxsize
+  *(u32 *)(alg.base + 44) = 7; // cra_alignmask
+  REQUIRE(lx<int(void *)>("crypto_register_skcipher")(&alg) == 0);
+  CHECK(alg.walksize == 8); // from the block size
+  u8 *tfm = lx<u8 *(const char *, u32, u32)>("crypto_alloc_skcipher")("xor8", 0, 0);
+  REQUIRE((uintptr_t)tfm < (uintptr_t)-4095);
+  auto setkey = lx<int(u8 *, const u8 *, unsigned)>("crypto_skcipher_setkey");
+  auto encrypt = lx<int(u8 *)>("crypto_skcipher_encrypt");
+  auto init_table = lx<void(u8 *, unsigned)>("sg_init_table");
+
+  alignas(8) u8 src[64], dst[64], ivbuf[9] = {};
+  for (int i = 0; i < 40; i++)
+    src[i] = (u8)i;
+  alignas(8) u8 sin[3][32], sout[2][32];
+  init_table(sin[0], 3); // 5 + 20 + 15 bytes: blocks 0 and 3 span entries
+  set_buf(sin[0], src, 5);
+  set_buf(sin[1], src + 5, 20);
+  set_buf(sin[2], src + 25, 15);
+  init_table(sout[0], 2); // misaligned, 33 + 7
+  set_buf(sout[0], dst + 1, 33);
+  set_buf(sout[1], dst + 34, 7);
+  alignas(8) u8 req[80 + 8] = {};
+  *(u32 *)req = 40;                          // cryptlen
+  *(u8 **)(req + 8) = ivbuf + 1;             // a misaligned IV
+  *(u8 **)(req + 16) = sin[0];               // src
+  *(u8 **)(req + 24) = sout[0];              // dst
+  *(u8 **)(req + 32 + 32) = tfm + 8;         // base.tfm
+  CHECK(encrypt(req) == -126);               // -ENOKEY
+  const u8 key = 0x5a;
+  CHECK(setkey(tfm, &key, 2) == -22);        // longer than max_keysize
+  REQUIRE(setkey(tfm, &key, 1) == 0);
+  REQUIRE(encrypt(req) == 0);
+  CHECK(g_xor_unaligned == 0);
+  CHECK(ivbuf[1] == g_xor_steps); // the IV came back to the request
+  // Each block XORed with the key and the IV byte of its step: one value
+  // per block, from 0 up by one a step to the last step.
+  int last = -1, bad = 0;
+  for (int i = 0; i < 40; i++) {
+    const int v = dst[1 + i] ^ src[i] ^ key;
+    if (i % 8 == 0)
+      bad += v != last + 1 && v != last, last = v;
+    else
+      bad += v != last;
+  }
+  CHECK(dst[1] == (src[0] ^ key));
+  CHECK(bad == 0);
+  CHECK(last + 1 == g_xor_steps);
+
+  // Not whole blocks: the walk refuses the last, partial one.
+  *(u32 *)req = 13;
+  CHECK(encrypt(req) == -22);
+  // A provider that leaves more than it was given.
+  *(u32 *)req = 16;
+  g_xor_leave = 100;
+  CHECK(encrypt(req) == -22);
+  g_xor_leave = -1;
+  // The list is shorter than cryptlen says: refused, nothing past it.
+  *(u32 *)req = 48;
+  dst[41] = 0xee;
+  CHECK(encrypt(req) == -22);
+  CHECK(dst[41] == 0xee);
+
+  lx<void(void *, void *)>("crypto_destroy_tfm")(tfm, tfm + 8);
+  lx<void(void *)>("crypto_unregister_skcipher")(&alg);
+  CHECK((intptr_t)lx<void *(const char *, u32, u32)>("crypto_alloc_skcipher")(
+            "xor8", 0, 0) == -2);
+}
 #endif

@@ -1,0 +1,73 @@
+// What the crypto API's front ends share (crypto/api.c, crypto/algapi.c
+// in Linux): struct crypto_alg's fields, the registry of algorithms by
+// driver name and type, and a tfm's allocation, which holds the
+// provider's module as crypto_mod_get() does.  x86_64 layouts (Linux 6.1,
+// Debian's config: no CONFIG_CRYPTO_STATS), measured with a probe module
+// built by Debian's kbuild.
+#pragma once
+
+#include "lkpi.h"
+
+#if defined(__x86_64__)
+
+#include <string>
+
+namespace lkpi {
+
+// struct crypto_alg: 384 bytes.
+constexpr size_t kCraFlags = 32, kCraBlocksize = 36, kCraCtxsize = 40,
+                 kCraAlignmask = 44, kCraPriority = 48, kCraRefcnt = 52,
+                 kCraName = 56, kCraDriverName = 184, kCraNameMax = 128,
+                 kCraExit = 360, kCraModule = 376, kCraSize = 384;
+// cra_flags' type field and the flags read here.
+constexpr u32 kAlgTypeMask = 0xf, kAlgTypeSkcipher = 0x5, kAlgTypeShash = 0xe,
+              kAlgOptionalKey = 0x4000;
+// crypto_tfm.crt_flags: CRYPTO_TFM_NEED_KEY.
+constexpr u32 kTfmNeedKey = 1;
+constexpr int EEXIST_ = 17, ENOENT_ = 2, EINVAL_ = 22, ENOSYS_ = 38,
+              ENOKEY_ = 126, ENOMEM_ = 12;
+
+template <class T> T &field(u8 *alg, size_t off) { return *(T *)(alg + off); }
+
+struct crypto_tfm {
+  u32 refcnt;
+  u32 crt_flags;
+  int node;
+  void (*exit)(crypto_tfm *);
+  u8 *alg; // struct crypto_alg
+  // the context follows (__crt_ctx, CRYPTO_MINALIGN)
+};
+static_assert(sizeof(crypto_tfm) == 32);
+
+inline u32 alg_type(u8 *alg) { return field<u32>(alg, kCraFlags) & kAlgTypeMask; }
+std::string alg_name(u8 *alg);
+// cra_driver_name, set to cra_name when the provider left it empty.
+std::string driver_name(u8 *alg);
+
+// Registers `alg` under its driver name (-EEXIST if taken), then tells
+// the crypto notifier chain it is loaded.
+int register_alg(u8 *alg);
+void unregister_alg(u8 *alg);
+
+// The registered algorithm of type `type` whose driver name is `name`,
+// else the one of highest priority whose algorithm name is; null if none.
+u8 *find_alg(const char *name, u32 type);
+
+// crypto_alloc_tfm(): the front end's own structure, whose struct
+// crypto_tfm is at offset `front`, then the provider's context (its
+// cra_ctxsize, with room to align it to cra_alignmask).  Zeroed, the tfm
+// pointing at the algorithm found by find_alg(), and the provider's
+// module held until free_tfm().  An ERR_PTR when there is no such
+// algorithm or no memory.
+void *alloc_tfm(const char *name, u32 type, size_t front, u64 caller);
+// Undoes alloc_tfm() when the front end's own initialisation failed.
+void free_tfm(void *mem, crypto_tfm *tfm, u64 caller);
+
+inline bool is_err(const void *p) { return (uintptr_t)p >= (uintptr_t)-4095; }
+inline u8 *aligned(u8 *buf, unsigned long mask) {
+  return (u8 *)(((uintptr_t)buf + mask) & ~(uintptr_t)mask);
+}
+
+} // namespace lkpi
+
+#endif // __x86_64__
