@@ -253,17 +253,10 @@ void set_needkey(crypto_shash *tfm, shash_alg *alg) {
 int crypto_register_alg(u8 *alg) { return register_alg(alg); }
 void crypto_unregister_alg(u8 *alg) { unregister_alg(alg); }
 int crypto_register_algs(u8 *algs, int count) {
-  for (int i = 0; i < count; i++)
-    if (int r = crypto_register_alg(algs + (size_t)i * kCraSize); r) {
-      while (i--)
-        crypto_unregister_alg(algs + (size_t)i * kCraSize);
-      return r;
-    }
-  return 0;
+  return register_array(algs, count, kCraSize, crypto_register_alg, crypto_unregister_alg);
 }
 void crypto_unregister_algs(u8 *algs, int count) {
-  for (int i = count; i-- > 0;)
-    crypto_unregister_alg(algs + (size_t)i * kCraSize);
+  unregister_array(algs, count, kCraSize, crypto_unregister_alg);
 }
 // shash_prepare_alg(): bounds checked, the type set, the optional
 // functions filled in with shash.c's defaults; then registered, and the
@@ -296,17 +289,11 @@ void crypto_unregister_shash(u8 *alg) {
   crypto_unregister_alg(alg + offsetof(shash_alg, base));
 }
 int crypto_register_shashes(u8 *algs, int count) {
-  for (int i = 0; i < count; i++)
-    if (int r = crypto_register_shash(algs + (size_t)i * kShashSize); r) {
-      while (i--)
-        crypto_unregister_shash(algs + (size_t)i * kShashSize);
-      return r;
-    }
-  return 0;
+  return register_array(algs, count, kShashSize, crypto_register_shash,
+                        crypto_unregister_shash);
 }
 void crypto_unregister_shashes(u8 *algs, int count) {
-  for (int i = count; i-- > 0;)
-    crypto_unregister_shash(algs + (size_t)i * kShashSize);
+  unregister_array(algs, count, kShashSize, crypto_unregister_shash);
 }
 
 int crypto_register_notifier(notifier_block *nb) {

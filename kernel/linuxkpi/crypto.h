@@ -63,6 +63,23 @@ void *alloc_tfm(const char *name, u32 type, size_t front, u64 caller);
 // Undoes alloc_tfm() when the front end's own initialisation failed.
 void free_tfm(void *mem, crypto_tfm *tfm, u64 caller);
 
+// crypto_register_*s(): each of `count` algorithms `size` bytes apart,
+// in order; on a failure the ones before it are unregistered again.
+template <class Reg, class Unreg>
+int register_array(u8 *algs, int count, size_t size, Reg reg, Unreg unreg) {
+  for (int i = 0; i < count; i++)
+    if (int r = reg(algs + (size_t)i * size); r) {
+      while (i--)
+        unreg(algs + (size_t)i * size);
+      return r;
+    }
+  return 0;
+}
+template <class Unreg> void unregister_array(u8 *algs, int count, size_t size, Unreg unreg) {
+  for (int i = count; i-- > 0;)
+    unreg(algs + (size_t)i * size);
+}
+
 inline bool is_err(const void *p) { return (uintptr_t)p >= (uintptr_t)-4095; }
 inline u8 *aligned(u8 *buf, unsigned long mask) {
   return (u8 *)(((uintptr_t)buf + mask) & ~(uintptr_t)mask);

@@ -708,8 +708,46 @@ void __dynamic_pr_debug(void *descriptor, const char *fmt, ...) {
   va_end(ap);
 }
 
+// struct ratelimit_state and lib/ratelimit.c's check: at most `burst`
+// messages per `interval` jiffies; the next interval starts by saying
+// how many were suppressed (unless RATELIMIT_MSG_ON_RELEASE defers that
+// to the owner).  Contended, a message is suppressed, as Linux's trylock
+// does.
+struct ratelimit_state {
+  std::atomic<u32> lock;
+  int interval, burst, printed, missed;
+  unsigned long begin, flags;
+};
+static_assert(sizeof(ratelimit_state) == (sizeof(long) == 8 ? 40 : 28));
+int ___ratelimit(ratelimit_state *rs, const char *func) {
+  const int interval = rs->interval, burst = rs->burst;
+  if (!interval)
+    return 1;
+  if (rs->lock.exchange(1, std::memory_order_acquire))
+    return 0;
+  const unsigned long now = (unsigned long)jiffies_now();
+  if (!rs->begin)
+    rs->begin = now;
+  if ((long)(now - (rs->begin + (unsigned long)interval)) > 0) {
+    if (rs->missed && !(rs->flags & 1)) {
+      console_line(4, lformat("%s: %d callbacks suppressed\n", func, rs->missed));
+      rs->missed = 0;
+    }
+    rs->begin = now;
+    rs->printed = 0;
+  }
+  int ret = 0;
+  if (burst && burst > rs->printed)
+    rs->printed++, ret = 1;
+  else
+    rs->missed++;
+  rs->lock.store(0, std::memory_order_release);
+  return ret;
+}
+
 LINUX_EXPORT(_printk);
 LINUX_EXPORT(vprintk);
+LINUX_EXPORT(___ratelimit);
 LINUX_EXPORT(__warn_printk);
 LINUX_EXPORT(__dynamic_pr_debug);
 LINUX_EXPORT_AS("snprintf", lkpi_snprintf);

@@ -291,17 +291,14 @@ int crypto_register_skcipher(skcipher_alg *alg) {
 }
 void crypto_unregister_skcipher(skcipher_alg *alg) { unregister_alg(alg->base); }
 int crypto_register_skciphers(skcipher_alg *algs, int count) {
-  for (int i = 0; i < count; i++)
-    if (int r = crypto_register_skcipher(&algs[i]); r) {
-      while (i--)
-        crypto_unregister_skcipher(&algs[i]);
-      return r;
-    }
-  return 0;
+  return register_array(
+      (u8 *)algs, count, sizeof *algs,
+      [](u8 *a) { return crypto_register_skcipher((skcipher_alg *)a); },
+      [](u8 *a) { crypto_unregister_skcipher((skcipher_alg *)a); });
 }
 void crypto_unregister_skciphers(skcipher_alg *algs, int count) {
-  for (int i = count; i-- > 0;)
-    crypto_unregister_skcipher(&algs[i]);
+  unregister_array((u8 *)algs, count, sizeof *algs,
+                   [](u8 *a) { crypto_unregister_skcipher((skcipher_alg *)a); });
 }
 
 __attribute__((noinline)) void *crypto_alloc_skcipher(const char *name, u32, u32) {

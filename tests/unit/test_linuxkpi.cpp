@@ -1207,6 +1207,73 @@ void set_buf(u8 *sg, const void *buf, unsigned len) {
 }
 } // namespace
 
+TEST_CASE("linuxkpi: ___ratelimit lets `burst` messages through per "
+          "interval") {
+  Booted b;
+  struct {
+    u32 lock;
+    int interval, burst, printed, missed;
+    unsigned long begin, flags;
+  } rs{0, 250 * 60, 2, 0, 0, 0, 0}; // DEFINE_RATELIMIT_STATE(rs, 60 * HZ, 2)
+  auto ratelimit = lx<int(void *, const char *)>("___ratelimit");
+  CHECK(ratelimit(&rs, "f") == 1);
+  CHECK(ratelimit(&rs, "f") == 1);
+  CHECK(ratelimit(&rs, "f") == 0);
+  CHECK(rs.missed == 1);
+  rs.lock = 1; // contended: suppressed, as Linux's trylock
+  CHECK(ratelimit(&rs, "f") == 0);
+  rs.lock = 0;
+  rs.interval = 0; // no limit
+  CHECK(ratelimit(&rs, "f") == 1);
+}
+
+TEST_CASE("linuxkpi: akcipher and kpp providers register with Linux's "
+          "defaults; the default rng is the host's, made at first use") {
+  Booted b;
+  // struct akcipher_alg: sign, verify, encrypt, decrypt, set_pub_key,
+  // set_priv_key, max_size, init, exit, reqsize, then the crypto_alg at 80.
+  alignas(8) u8 ak[464] = {};
+  void *fn = (void *)&std::abort;
+  std::memcpy(ak + 32, &fn, 8); // set_pub_key
+  std::strcpy((char *)ak + 80 + 56, "sig8");
+  auto reg_ak = lx<int(void *)>("crypto_register_akcipher");
+  CHECK(reg_ak(ak) == -22); // no max_size
+  std::memcpy(ak + 48, &fn, 8);
+  REQUIRE(reg_ak(ak) == 0);
+  for (int op = 0; op < 4; op++) { // what it left out says -ENOSYS
+    int (*f)(void *);
+    std::memcpy(&f, ak + 8 * op, 8);
+    REQUIRE((void *)f != nullptr);
+    CHECK(f(nullptr) == -38);
+  }
+  u8 *tfm = lx<u8 *(const char *, u32, u32)>("crypto_alloc_akcipher")("sig8", 0, 0);
+  REQUIRE((uintptr_t)tfm < (uintptr_t)-4095);
+  CHECK(*(u8 **)(tfm + 24) == ak + 80); // the bare crypto_tfm's __crt_alg
+  CHECK((intptr_t)lx<void *(const char *, u32, u32)>("crypto_alloc_kpp")(
+            "sig8", 0, 0) == -2); // another type
+  lx<void(void *, void *)>("crypto_destroy_tfm")(tfm, tfm);
+  lx<void(void *)>("crypto_unregister_akcipher")(ak);
+  alignas(8) u8 kpp[440] = {};
+  std::strcpy((char *)kpp + 56 + 56, "dh8");
+  CHECK(lx<int(void *)>("crypto_register_kpp")(kpp) == -22); // no functions
+
+  u8 **def = lx<u8 *>("crypto_default_rng");
+  CHECK(*def == nullptr);
+  REQUIRE(lx<int()>("crypto_get_default_rng")() == 0);
+  REQUIRE(*def != nullptr);
+  CHECK(std::string((char *)*(u8 **)(*def + 24) + 184) == "getrandom");
+  // crypto_rng_get_bytes(): the alg's generate, as the inline one calls it.
+  u8 *alg = *(u8 **)(*def + 24) - 32;
+  int (*generate)(u8 *, const u8 *, unsigned, u8 *, unsigned);
+  std::memcpy(&generate, alg, 8);
+  u8 r1[32] = {}, r2[32] = {};
+  CHECK(generate(*def, nullptr, 0, r1, 32) == 0);
+  CHECK(generate(*def, nullptr, 0, r2, 32) == 0);
+  CHECK(std::memcmp(r1, r2, 32) != 0);
+  lx<void()>("crypto_put_default_rng")();
+  CHECK(*def == nullptr); // the last user gave it back
+}
+
 TEST_CASE("linuxkpi: scatterlists chain, copy from an offset and map a "
           "page at a time") {
   Booted b;
