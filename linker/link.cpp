@@ -451,7 +451,14 @@ size_t fast_rela64(const u8 *ents, size_t k, size_t n, const FastKind *fast,
     }
     if (!f.on || off >= room8 || v - f.lo > f.span)
       break;
-    code::store_masked8(mem + off, f.field_mask, v);
+    // A 4-byte field (PC32, PLT32, 32S: nearly all of them) is one 4-byte
+    // store.  The 8-byte read-modify-write would read back the half the
+    // previous entry's store just wrote wherever fields are adjacent (ORC
+    // and site tables, __ksymtab), which the CPU cannot forward.
+    if (f.width == 4)
+      code::store(mem + off, 4, v);
+    else
+      code::store_masked8(mem + off, f.field_mask, v);
   }
   return k - first;
 }
