@@ -446,13 +446,18 @@ Result<void> KernelLinker::check_signature(const ObjectFile &obj, Load &l) {
     return {};
   }
   // Whether or not a key can check it, it must be a signature (Linux
-  // parses the message before it looks for the key).
-  if (auto r = check_signature_form(obj.name, sig); !r)
-    return r;
+  // parses the message before it looks for the key).  With no key, its
+  // DER structure is read without OpenSSL, whose parse was the most
+  // expensive part of reading a signed Debian module (20 µs of
+  // zstd_compress.ko's 240); with a key, OpenSSL parses it to verify it.
   if (!verifier_) {
+    if (auto r = check_pkcs7_shape(obj.name, sig); !r)
+      return r;
     l.taint = "no trusted key to check its signature";
     return {};
   }
+  if (auto r = check_signature_form(obj.name, sig); !r)
+    return r;
   const SignatureVerifier::Verdict v = verifier_->verify(obj.data, sig);
   switch (v.outcome) {
   case SignatureVerifier::Outcome::Good:

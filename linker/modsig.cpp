@@ -70,27 +70,105 @@ Result<AppendedSignature> split_module_signature(const std::string &name,
   return s;
 }
 
+namespace {
+
+// A DER reader over [at, end) of the message: each element's tag, its
+// contents, and where the next begins.
+struct Der {
+  const u8 *p;
+  size_t at, end;
+  u8 tag = 0;
+  size_t body = 0, len = 0;
+  // The next element; false at the end or when it overruns.
+  bool next() {
+    if (at >= end || !der_element(p, end, at, p[at], &body, &len))
+      return false;
+    tag = p[at];
+    at = body + len;
+    return true;
+  }
+  bool next(u8 want) { return next() && tag == want; }
+  Der inside() const { return Der{p, body, body + len}; }
+  bool done() const { return at == end; }
+};
+
+// Every constructed element under [at, end), to `depth` levels, made of
+// elements that exactly fill it (no high tag numbers: CMS has none).
+bool well_formed(const u8 *p, size_t at, size_t end, int depth) {
+  if (depth == 0)
+    return false;
+  Der d{p, at, end};
+  while (!d.done()) {
+    if (!d.next() || (d.tag & 0x1f) == 0x1f)
+      return false;
+    if ((d.tag & 0x20) && !well_formed(p, d.body, d.body + d.len, depth - 1))
+      return false;
+  }
+  return true;
+}
+
+} // namespace
+
+// RFC 5652's ContentInfo holding a SignedData: version, digest
+// algorithms, a detached encapsulated content (its type alone), optional
+// certificates and CRLs, and exactly one SignerInfo (version, signer id,
+// digest algorithm, optional signed attributes, signature algorithm,
+// signature, optional unsigned attributes); every constructed element,
+// to any depth Linux's signatures reach, exactly filled by its parts.
 Result<void> check_pkcs7_shape(const std::string &name,
                                const AppendedSignature &sig) {
-  // ContentInfo ::= SEQUENCE { contentType OID, content [0] EXPLICIT ... }
   static const u8 kSignedData[] = {0x2a, 0x86, 0x48, 0x86, 0xf7,
                                    0x0d, 0x01, 0x07, 0x02}; // 1.2.840.113549.1.7.2
   const u8 *p = sig.pkcs7;
   const size_t n = sig.pkcs7_len;
-  size_t body = 0, len = 0, oid = 0, oid_len = 0, content = 0, content_len = 0;
-  if (!der_element(p, n, 0, 0x30, &body, &len) || body + len != n)
-    return error(name + ": malformed module signature: not a PKCS#7 "
-                        "message (no DER SEQUENCE spanning its " +
-                 std::to_string(n) + " bytes)");
-  if (!der_element(p, n, body, 0x06, &oid, &oid_len) ||
-      oid_len != sizeof kSignedData ||
-      std::memcmp(p + oid, kSignedData, sizeof kSignedData) != 0)
-    return error(name + ": malformed module signature: not a PKCS#7 "
-                        "signedData message");
-  if (!der_element(p, n, oid + oid_len, 0xa0, &content, &content_len) ||
-      content + content_len != n)
-    return error(name + ": malformed module signature: the PKCS#7 message "
-                        "has no signedData content");
+  auto bad = [&](const std::string &why) {
+    return error(name + ": malformed module signature: " + why);
+  };
+  Der top{p, 0, n};
+  if (!top.next(0x30) || !top.done())
+    return bad("not a PKCS#7 message (no DER SEQUENCE spanning its " +
+               std::to_string(n) + " bytes)");
+  if (!well_formed(p, 0, n, 16))
+    return bad("not a PKCS#7 message (its DER elements do not nest)");
+  Der ci = top.inside();
+  if (!ci.next(0x06) || ci.len != sizeof kSignedData ||
+      std::memcmp(p + ci.body, kSignedData, sizeof kSignedData) != 0)
+    return bad("not a PKCS#7 signedData message");
+  if (!ci.next(0xa0) || !ci.done())
+    return bad("the PKCS#7 message has no signedData content");
+  Der content = ci.inside();
+  if (!content.next(0x30) || !content.done())
+    return bad("the PKCS#7 message has no signedData content");
+  Der sd = content.inside();
+  if (!sd.next(0x02) || !sd.next(0x31))
+    return bad("not a PKCS#7 signedData (no version and digest algorithms)");
+  if (!sd.next(0x30))
+    return bad("not a PKCS#7 signedData (no content info)");
+  Der eci = sd.inside();
+  if (!eci.next(0x06) || !eci.done())
+    return bad("not a detached PKCS#7 signedData");
+  bool more = sd.next();
+  if (more && sd.tag == 0xa0) // certificates
+    more = sd.next();
+  if (more && sd.tag == 0xa1) // crls
+    more = sd.next();
+  if (!more || sd.tag != 0x31 || !sd.done())
+    return bad("not a PKCS#7 signedData (no signer infos at its end)");
+  Der infos = sd.inside();
+  if (!infos.next(0x30) || !infos.done())
+    return bad("it must have exactly one signer");
+  Der si = infos.inside();
+  if (!si.next(0x02) || !si.next() || (si.tag != 0x30 && si.tag != 0x80) ||
+      !si.next(0x30))
+    return bad("its signer info has no version, signer or digest algorithm");
+  if (!si.next())
+    return bad("its signer info has no signature algorithm");
+  if (si.tag == 0xa0 && !si.next()) // signed attributes
+    return bad("its signer info has no signature algorithm");
+  if (si.tag != 0x30 || !si.next(0x04))
+    return bad("its signer info has no signature");
+  if (!si.done() && (!si.next(0xa1) || !si.done()))
+    return bad("its signer info has more than its parts");
   return {};
 }
 

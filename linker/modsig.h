@@ -26,10 +26,11 @@ struct AppendedSignature {
 Result<AppendedSignature> split_module_signature(const std::string &name,
                                                  const u8 *data, size_t size);
 
-// Whether the signature is, on its face, a DER PKCS#7 signedData message
-// (a SEQUENCE spanning all of it, holding the signedData type and its [0]
-// content): what a build without a crypto library can still check.  An
-// error "NAME: malformed module signature: ..." when it is not.
+// Whether the signature is, in its structure, a DER PKCS#7 signedData
+// message as module signatures are (detached, one signer), read with no
+// crypto library: what a kernel with no key to check it with, or a build
+// without OpenSSL, checks before it loads the module.  An error "NAME:
+// malformed module signature: ..." when it is not.
 Result<void> check_pkcs7_shape(const std::string &name,
                                const AppendedSignature &sig);
 

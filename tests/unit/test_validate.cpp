@@ -537,3 +537,78 @@ TEST_CASE("read_modinfo: key=value strings, without linking") {
   // The last entry has no NUL; the first '=' splits.
   CHECK(kv[3] == std::pair<std::string, std::string>("description", "a=b"));
 }
+
+namespace {
+// A DER element of `tag` holding `parts`.
+std::vector<u8> der(u8 tag, std::initializer_list<std::vector<u8>> parts) {
+  std::vector<u8> body;
+  for (const auto &p : parts)
+    body.insert(body.end(), p.begin(), p.end());
+  std::vector<u8> out{tag};
+  if (body.size() < 128) {
+    out.push_back((u8)body.size());
+  } else {
+    out.push_back(0x82);
+    out.push_back((u8)(body.size() >> 8));
+    out.push_back((u8)body.size());
+  }
+  out.insert(out.end(), body.begin(), body.end());
+  return out;
+}
+const std::vector<u8> kOidData = {0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x07, 0x01};
+const std::vector<u8> kOidSigned = {0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x07, 0x02};
+const std::vector<u8> kOne = {0x02, 0x01, 0x01};
+std::vector<u8> signer_info() {
+  return der(0x30, {kOne, der(0x30, {der(0x30, {}), kOne}), der(0x30, {}),
+                    der(0x30, {}), der(0x04, {{0xaa, 0xbb}})});
+}
+// A module signature's message: the content info around `signed_data`.
+std::vector<u8> message(std::vector<u8> signed_data) {
+  return der(0x30, {kOidSigned, der(0xa0, {signed_data})});
+}
+std::string shape_error(const std::vector<u8> &m) {
+  mk::AppendedSignature s;
+  s.present = true;
+  s.pkcs7 = m.data();
+  s.pkcs7_len = m.size();
+  auto r = mk::check_pkcs7_shape("m.ko", s);
+  return r ? "" : r.error().message;
+}
+} // namespace
+
+TEST_CASE("module signatures: the structural check takes a detached "
+          "one-signer signedData and names what else it finds") {
+  const auto eci = der(0x30, {kOidData});
+  CHECK(shape_error(message(der(0x30, {kOne, der(0x31, {}), eci,
+                                       der(0x31, {signer_info()})}))) == "");
+  // With certificates and signed attributes, as some signers add.
+  CHECK(shape_error(message(der(0x30, {kOne, der(0x31, {}), eci, der(0xa0, {der(0x30, {})}),
+                                       der(0x31, {signer_info()})}))) == "");
+  const std::string m = "m.ko: malformed module signature: ";
+  // The content inside: not detached.
+  CHECK(shape_error(message(der(0x30, {kOne, der(0x31, {}),
+                                       der(0x30, {kOidData, der(0xa0, {der(0x04, {{1}})})}),
+                                       der(0x31, {signer_info()})}))) ==
+        m + "not a detached PKCS#7 signedData");
+  CHECK(shape_error(message(der(0x30, {kOne, der(0x31, {}), eci,
+                                       der(0x31, {signer_info(), signer_info()})}))) ==
+        m + "it must have exactly one signer");
+  CHECK(shape_error(message(der(0x30, {kOne, der(0x31, {}), eci, der(0x31, {})}))) ==
+        m + "it must have exactly one signer");
+  CHECK(shape_error(message(der(0x30, {kOne, der(0x31, {}), eci}))) ==
+        m + "not a PKCS#7 signedData (no signer infos at its end)");
+  // A signer info without its signature.
+  CHECK(shape_error(message(der(0x30, {kOne, der(0x31, {}), eci,
+                                       der(0x31, {der(0x30, {kOne, der(0x30, {}), der(0x30, {}),
+                                                              der(0x30, {})})})}))) ==
+        m + "its signer info has no signature");
+  // An inner length that overruns its parent.
+  auto good = message(der(0x30, {kOne, der(0x31, {}), eci, der(0x31, {signer_info()})}));
+  auto broken = good;
+  broken[broken.size() - 3] = 0x7f; // the signature OCTET STRING's length
+  CHECK(shape_error(broken) == m + "not a PKCS#7 message (its DER elements do not nest)");
+  CHECK(shape_error(std::vector<u8>(good.begin(), good.end() - 1)).find(
+            "not a PKCS#7 message (no DER SEQUENCE spanning its") != std::string::npos);
+  CHECK(shape_error(der(0x30, {kOidData, der(0xa0, {})})) ==
+        m + "not a PKCS#7 signedData message");
+}
