@@ -204,5 +204,6 @@ void symbol(std::string &o, uintptr_t pc, char how);
 void timers_module_gone(u64 lo, u64 hi);
 void work_module_gone(u64 lo, u64 hi);
 void rcu_module_gone(u64 lo, u64 hi);
+void debugfs_module_gone(u64 lo, u64 hi);
 
 } // namespace lkpi

@@ -62,6 +62,9 @@ void module_gone(u64 lo, u64 hi) {
   timers_module_gone(lo, hi);
   work_module_gone(lo, hi);
   rcu_module_gone(lo, hi);
+#if defined(__x86_64__)
+  debugfs_module_gone(lo, hi);
+#endif
 }
 
 // After init_cpus made the areas (the CPU threads run no module code yet,

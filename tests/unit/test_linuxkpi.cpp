@@ -1207,6 +1207,57 @@ void set_buf(u8 *sg, const void *buf, unsigned len) {
 }
 } // namespace
 
+namespace {
+u64 g_attr = 7;
+int attr_get(void *data, u64 *v) { return *v = *(u64 *)data, 0; }
+int attr_set(void *data, u64 v) { return v > 100 ? -34 : (*(u64 *)data = v, 0); }
+int attr_open(u8 *inode, u8 *file) { // DEFINE_DEBUGFS_ATTRIBUTE's open
+  return lx<int(u8 *, u8 *, void *, void *, const char *)>("simple_attr_open")(
+      inode, file, (void *)attr_get, (void *)attr_set, "%llu\n");
+}
+} // namespace
+
+TEST_CASE("linuxkpi: a debugfs file is a sysctl that runs the module's "
+          "file operations") {
+  Booted b;
+  void *fops[18] = {}; // struct file_operations: read 2, write 3, open 14, release 16
+  fops[2] = lx<void>("simple_attr_read");
+  fops[3] = lx<void>("simple_attr_write");
+  fops[14] = (void *)attr_open;
+  fops[16] = lx<void>("simple_attr_release");
+  auto mkdir = lx<void *(const char *, void *)>("debugfs_create_dir");
+  auto mkfile = lx<void *(const char *, unsigned, void *, void *, void *)>(
+      "debugfs_create_file");
+  void *dir = mkdir("unit", nullptr);
+  REQUIRE((uintptr_t)dir < (uintptr_t)-4095);
+  void *file = mkfile("value", 0644, dir, &g_attr, fops);
+  REQUIRE((uintptr_t)file < (uintptr_t)-4095);
+  CHECK((intptr_t)mkfile("value", 0644, dir, &g_attr, fops) == -17); // -EEXIST
+  CHECK((intptr_t)mkfile("x", 0644, file, &g_attr, fops) == -20);    // -ENOTDIR
+  auto node = b.k.sysctl().find("debug.unit.value");
+  REQUIRE(node);
+  CHECK(node->get() == "7");
+  CHECK(b.k.sysctl().write("debug.unit.value", "42"));
+  CHECK(g_attr == 42);
+  auto r = b.k.sysctl().write("debug.unit.value", "1000"); // the module says -ERANGE
+  CHECK_FALSE(r);
+  CHECK(g_attr == 42);
+  // A read-only file takes no writes.
+  mkfile("ro", 0444, dir, &g_attr, fops);
+  CHECK_FALSE(b.k.sysctl().write("debug.unit.ro", "1"));
+  // debugfs_remove() takes the directory and what is in it.
+  lx<void(void *)>("debugfs_remove")(dir);
+  CHECK_FALSE(b.k.sysctl().find("debug.unit.value"));
+  CHECK_FALSE(b.k.sysctl().find("debug.unit.ro"));
+  // What a module leaves goes with it (its fops in its image).
+  dir = mkdir("left", nullptr);
+  mkfile("value", 0644, dir, &g_attr, fops);
+  REQUIRE(b.k.sysctl().find("debug.left.value"));
+  mk::linux_module_gone((u64)(uintptr_t)fops, (u64)(uintptr_t)(fops + 18));
+  CHECK_FALSE(b.k.sysctl().find("debug.left.value"));
+  lx<void(void *)>("debugfs_remove")(dir); // made by other code: it stays
+}
+
 TEST_CASE("linuxkpi: ___ratelimit lets `burst` messages through per "
           "interval") {
   Booted b;
