@@ -59,32 +59,12 @@ static_assert(sizeof(crypto_shash) == 40 &&
 constexpr size_t kShashSize = sizeof(shash_alg);
 constexpr size_t kDescMax = sizeof(shash_desc) + 360; // HASH_MAX_DESCSIZE
 
-// struct notifier_block.
-struct notifier_block {
-  int (*notifier_call)(notifier_block *, unsigned long, void *);
-  notifier_block *next;
-  int priority;
-};
 constexpr unsigned long kMsgAlgLoaded = 2; // CRYPTO_MSG_ALG_LOADED
 
 std::mutex g_mu;
 std::vector<u8 *> g_algs;                      // registered crypto_algs
 std::set<std::pair<std::string, void *>> g_ts; // textsearch: name, ops
-notifier_block *g_chain = nullptr;              // crypto_chain, by priority
-
-// The blocking notifier chain, called with no lock of ours held (a
-// notifier may well allocate a tfm).
-void notify(unsigned long msg, void *data) {
-  std::vector<notifier_block *> nbs;
-  {
-    std::lock_guard g(g_mu);
-    for (notifier_block *nb = g_chain; nb; nb = nb->next)
-      nbs.push_back(nb);
-  }
-  for (notifier_block *nb : nbs)
-    if (nb->notifier_call(nb, msg, data) & 0x8000) // NOTIFY_STOP_MASK
-      break;
-}
+NotifierChain g_chain;                          // crypto_chain
 
 // crypto_mod_get()/crypto_mod_put(): the provider's module stays while a
 // tfm uses it (rmmod says it is busy).
@@ -130,7 +110,7 @@ int register_alg(u8 *alg) {
     std::memcpy(alg + kCraRefcnt, "\1\0\0\0", 4); // refcount_set(1)
     g_algs.push_back(alg);
   }
-  notify(kMsgAlgLoaded, alg);
+  g_chain.call(kMsgAlgLoaded, alg);
   return 0;
 }
 void unregister_alg(u8 *alg) {
@@ -296,24 +276,8 @@ void crypto_unregister_shashes(u8 *algs, int count) {
   unregister_array(algs, count, kShashSize, crypto_unregister_shash);
 }
 
-int crypto_register_notifier(notifier_block *nb) {
-  std::lock_guard g(g_mu);
-  notifier_block **at = &g_chain;
-  while (*at && (*at)->priority >= nb->priority)
-    at = &(*at)->next;
-  nb->next = *at;
-  *at = nb;
-  return 0;
-}
-int crypto_unregister_notifier(notifier_block *nb) {
-  std::lock_guard g(g_mu);
-  for (notifier_block **at = &g_chain; *at; at = &(*at)->next)
-    if (*at == nb) {
-      *at = nb->next;
-      return 0;
-    }
-  return -ENOENT_;
-}
+int crypto_register_notifier(notifier_block *nb) { return g_chain.add(nb); }
+int crypto_unregister_notifier(notifier_block *nb) { return g_chain.remove(nb); }
 
 // crypto_alloc_shash(): the shash whose driver name is `name`, else the
 // one of highest priority whose algorithm name is; -ENOENT if none is

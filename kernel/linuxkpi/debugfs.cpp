@@ -327,36 +327,9 @@ i64 generic_file_llseek(u8 *file, i64 offset, int whence) {
 // ---- notifier chains of events that do not happen here ------------------------
 
 namespace {
-struct notifier_block {
-  int (*notifier_call)(notifier_block *, unsigned long, void *);
-  notifier_block *next;
-  int priority;
-};
-struct Chain {
-  std::mutex mu;
-  notifier_block *head = nullptr;
-  int add(notifier_block *nb) {
-    std::lock_guard g(mu);
-    notifier_block **at = &head;
-    while (*at && (*at)->priority >= nb->priority)
-      at = &(*at)->next;
-    nb->next = *at;
-    *at = nb;
-    return 0;
-  }
-  int remove(notifier_block *nb) {
-    std::lock_guard g(mu);
-    for (notifier_block **at = &head; *at; at = &(*at)->next)
-      if (*at == nb) {
-        *at = nb->next;
-        return 0;
-      }
-    return -2;
-  }
-};
 // Memory hotplug and system suspend: this kernel has neither, so its
 // chains are kept and never called.
-Chain g_memory_chain, g_pm_chain;
+NotifierChain g_memory_chain, g_pm_chain;
 } // namespace
 
 int register_memory_notifier(notifier_block *nb) { return g_memory_chain.add(nb); }

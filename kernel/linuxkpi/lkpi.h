@@ -14,7 +14,9 @@
 #include <atomic>
 #include <cstdarg>
 #include <cstddef>
+#include <mutex>
 #include <string>
+#include <vector>
 
 namespace lkpi {
 
@@ -110,6 +112,51 @@ struct scatterlist {
   u32 dma_length;
 };
 constexpr unsigned long kSgChain = 1, kSgEnd = 2, kSgFlags = 3;
+
+// struct notifier_block, and a blocking notifier chain of them: by
+// priority, highest first; called with no lock held (a block may well
+// register another), until one answers with NOTIFY_STOP_MASK.
+struct notifier_block {
+  int (*notifier_call)(notifier_block *, unsigned long, void *);
+  notifier_block *next;
+  int priority;
+};
+class NotifierChain {
+public:
+  int add(notifier_block *nb) {
+    std::lock_guard g(mu_);
+    notifier_block **at = &head_;
+    while (*at && (*at)->priority >= nb->priority)
+      at = &(*at)->next;
+    nb->next = *at;
+    *at = nb;
+    return 0;
+  }
+  int remove(notifier_block *nb) { // -ENOENT when it is not there
+    std::lock_guard g(mu_);
+    for (notifier_block **at = &head_; *at; at = &(*at)->next)
+      if (*at == nb) {
+        *at = nb->next;
+        return 0;
+      }
+    return -2;
+  }
+  void call(unsigned long msg, void *data) {
+    std::vector<notifier_block *> nbs;
+    {
+      std::lock_guard g(mu_);
+      for (notifier_block *nb = head_; nb; nb = nb->next)
+        nbs.push_back(nb);
+    }
+    for (notifier_block *nb : nbs)
+      if (nb->notifier_call(nb, msg, data) & 0x8000)
+        break;
+  }
+
+private:
+  std::mutex mu_;
+  notifier_block *head_ = nullptr;
+};
 
 struct va_format {
   const char *fmt;
