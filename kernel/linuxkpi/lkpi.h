@@ -252,5 +252,6 @@ void timers_module_gone(u64 lo, u64 hi);
 void work_module_gone(u64 lo, u64 hi);
 void rcu_module_gone(u64 lo, u64 hi);
 void debugfs_module_gone(u64 lo, u64 hi);
+void uaccess_module_gone(u64 lo, u64 hi);
 
 } // namespace lkpi

@@ -64,6 +64,7 @@ void module_gone(u64 lo, u64 hi) {
   rcu_module_gone(lo, hi);
 #if defined(__x86_64__)
   debugfs_module_gone(lo, hi);
+  uaccess_module_gone(lo, hi);
 #endif
 }
 

@@ -1258,6 +1258,84 @@ TEST_CASE("linuxkpi: a debugfs file is a sysctl that runs the module's "
   lx<void(void *)>("debugfs_remove")(dir); // made by other code: it stays
 }
 
+TEST_CASE("linuxkpi: the user-access helpers reach only vm_mmap'd memory "
+          "and keep every register Linux's keep") {
+  Booted b;
+  auto mmap_ = lx<unsigned long(void *, unsigned long, unsigned long,
+                                unsigned long, unsigned long, unsigned long)>("vm_mmap");
+  const unsigned long user = mmap_(nullptr, 0, 4096, 3, 0x22, 0); // RW, private|anon
+  REQUIRE(user < (unsigned long)-4095);
+  CHECK((long)mmap_((void *)1, 0, 4096, 3, 0x22, 0) == -22); // a file: refused
+  alignas(8) u8 kernel_buf[16] = {1, 2, 3, 4, 5, 6, 7, 8};
+  *(u64 *)user = 0x1122334455667788;
+  // __get_user_8: address in %rax; error in %rax, value in %rdx; the rest kept.
+  auto get8 = lx<void>("__get_user_8");
+  for (u64 addr : {(u64)user, (u64)(uintptr_t)kernel_buf}) {
+    register u64 rax asm("rax") = addr;
+    register u64 rdx asm("rdx") = 0xdd;
+    register u64 rcx asm("rcx") = 0xc1, rsi asm("rsi") = 0x51, rdi asm("rdi") = 0xd1;
+    register u64 r8 asm("r8") = 8, r9 asm("r9") = 9, r10 asm("r10") = 10, r11 asm("r11") = 11;
+    asm volatile("sub $128, %%rsp\ncall *%[fn]\nadd $128, %%rsp"
+                 : "+r"(rax), "+r"(rdx), "+r"(rcx), "+r"(rsi), "+r"(rdi), "+r"(r8),
+                   "+r"(r9), "+r"(r10), "+r"(r11)
+                 : [fn] "m"(get8)
+                 : "memory", "cc");
+    // (Register variables are read here only, before any call.)
+    const u64 o[9] = {rax, rdx, rcx, rsi, rdi, r8, r9, r10, r11};
+    const bool is_user = addr == user;
+    CHECK(o[0] == (is_user ? 0 : (u64)-14));
+    CHECK(o[1] == (is_user ? 0x1122334455667788ull : 0));
+    CHECK((o[2] == 0xc1 && o[3] == 0x51 && o[4] == 0xd1 && o[5] == 8 && o[6] == 9 &&
+           o[7] == 10 && o[8] == 11));
+  }
+  // __put_user_4: the value in %rax, the address in %rcx; error in %ecx.
+  auto put4 = lx<void>("__put_user_4");
+  for (u64 addr : {(u64)user + 8, (u64)(uintptr_t)kernel_buf}) {
+    register u64 rax asm("rax") = 0xabcdef01;
+    register u64 rcx asm("rcx") = addr;
+    register u64 rdx asm("rdx") = 0xdd, rsi asm("rsi") = 0x51, rdi asm("rdi") = 0xd1;
+    register u64 r8 asm("r8") = 8, r11 asm("r11") = 11;
+    asm volatile("sub $128, %%rsp\ncall *%[fn]\nadd $128, %%rsp"
+                 : "+r"(rax), "+r"(rcx), "+r"(rdx), "+r"(rsi), "+r"(rdi), "+r"(r8), "+r"(r11)
+                 : [fn] "m"(put4)
+                 : "memory", "cc", "rbx", "r9", "r10");
+    const u64 o[7] = {rax, rcx, rdx, rsi, rdi, r8, r11};
+    CHECK((u32)o[1] == (addr == user + 8 ? 0u : (u32)-14));
+    CHECK((o[0] == 0xabcdef01 && o[2] == 0xdd && o[3] == 0x51 && o[4] == 0xd1 &&
+           o[5] == 8 && o[6] == 11));
+  }
+  CHECK(*(u32 *)(user + 8) == 0xabcdef01);
+  CHECK(kernel_buf[0] == 1); // not written
+  // clear_user_rep_good: %rdi and %rcx in, the bytes left in %rcx.
+  auto clear = lx<void>("clear_user_rep_good");
+  {
+    register u64 rdi asm("rdi") = user + 4090; // 6 bytes of user memory left
+    register u64 rcx asm("rcx") = 16;
+    register u64 rax asm("rax") = 0, rdx asm("rdx") = 0xdd, rsi asm("rsi") = 0x51;
+    *(u8 *)(user + 4095) = 0xff;
+    asm volatile("sub $128, %%rsp\ncall *%[fn]\nadd $128, %%rsp"
+                 : "+r"(rdi), "+r"(rcx), "+r"(rax), "+r"(rdx), "+r"(rsi)
+                 : [fn] "m"(clear)
+                 : "memory", "cc", "r8", "r9", "r10", "r11");
+    const u64 o[5] = {rdi, rcx, rax, rdx, rsi};
+    CHECK(o[1] == 10);
+    CHECK(o[0] == user + 4096);
+    CHECK((o[2] == 0 && o[3] == 0xdd && o[4] == 0x51));
+    CHECK(*(u8 *)(user + 4095) == 0);
+  }
+  // copy_from_user: the bytes not copied, the destination's tail zeroed.
+  u8 dst[32];
+  std::memset(dst, 0xee, sizeof dst);
+  CHECK(lx<unsigned long(void *, const void *, unsigned long)>("_copy_from_user")(
+            dst, (void *)(user + 4096 - 8), 32) == 24);
+  CHECK(dst[8] == 0);
+  CHECK(dst[31] == 0);
+  CHECK(lx<int(unsigned long, size_t)>("vm_munmap")((unsigned long)(uintptr_t)kernel_buf, 16) == -22);
+  CHECK(lx<int(unsigned long, size_t)>("vm_munmap")(user, 4096) == 0);
+  CHECK(lx<unsigned long(void *, const void *, unsigned long)>("_copy_to_user")(
+            (void *)user, dst, 8) == 8); // no longer user memory
+}
+
 TEST_CASE("linuxkpi: ___ratelimit lets `burst` messages through per "
           "interval") {
   Booted b;
