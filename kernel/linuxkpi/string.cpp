@@ -20,18 +20,21 @@ constexpr int EINVAL_ = 22, ERANGE_ = 34, E2BIG_ = 7;
 // ---- memory
 // ------------------------------------------------------------------
 
+// Linux's take a null pointer with a zero length (ecdh's set_secret
+// copies a key of none): the C library's may not, so zero lengths stop
+// here.
 void *lkpi_memcpy(void *d, const void *s, size_t n) {
-  return std::memcpy(d, s, n);
+  return n ? std::memcpy(d, s, n) : d;
 }
 void *lkpi_memmove(void *d, const void *s, size_t n) {
-  return std::memmove(d, s, n);
+  return n ? std::memmove(d, s, n) : d;
 }
-void *lkpi_memset(void *d, int c, size_t n) { return std::memset(d, c, n); }
+void *lkpi_memset(void *d, int c, size_t n) { return n ? std::memset(d, c, n) : d; }
 int lkpi_memcmp(const void *a, const void *b, size_t n) {
-  return std::memcmp(a, b, n);
+  return n ? std::memcmp(a, b, n) : 0;
 }
 void *lkpi_memchr(const void *s, int c, size_t n) {
-  return (void *)std::memchr(s, c, n);
+  return n ? (void *)std::memchr(s, c, n) : nullptr;
 }
 // The first byte that is not `c`, or null.
 void *memchr_inv(const void *s, int c, size_t n) {

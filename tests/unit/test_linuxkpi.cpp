@@ -1529,3 +1529,13 @@ TEST_CASE("linuxkpi: the skcipher walk hands a provider whole, aligned "
             "xor8", 0, 0) == -2);
 }
 #endif
+
+TEST_CASE("linuxkpi: the memory functions take a null pointer with a zero "
+          "length, as Linux's do") {
+  u8 buf[4] = {1, 2, 3, 4};
+  CHECK(lx<void *(void *, const void *, size_t)>("memcpy")(buf, nullptr, 0) == buf);
+  CHECK(lx<void *(void *, const void *, size_t)>("memmove")(buf, nullptr, 0) == buf);
+  CHECK(lx<void *(void *, int, size_t)>("memset")(nullptr, 0, 0) == nullptr);
+  CHECK(lx<int(const void *, const void *, size_t)>("memcmp")(nullptr, buf, 0) == 0);
+  CHECK(buf[0] == 1);
+}
