@@ -22,7 +22,9 @@
 #include "consumer.h"
 #include "../registry.h"
 
+#include "../../kernel/export.h"
 #include "../../kernel/kernel.h"
+#include "../../kernel/ktype.h"
 #include "../../kernel/sysinit.h"
 
 #include <algorithm>
@@ -477,7 +479,35 @@ Result<std::string> preprocess(const std::string &path,
   return out;
 }
 
+// The kernel's variables as D names them (`name, vmlinux`name): those of
+// the Linux API's exports that kernel/ktype.h gives a type (per-CPU ones
+// have no single address).  A loaded module's own variables have no
+// types, so none resolves.
+Result<KernelVar> kernel_var(Kernel &k, const std::string &scoped) {
+  const size_t q = scoped.find('`');
+  const std::string mod = scoped.substr(0, q), name = scoped.substr(q + 1);
+  if (!mod.empty() && mod != "vmlinux") {
+    for (const LinkerFile *f : k.linker().files())
+      if (f->module_name() == mod)
+        return error("Unknown symbol name");
+    return error("Unknown module name");
+  }
+  const char *type = nullptr;
+  const kernel_dtype *const *t;
+  SET_FOREACH(t, kernel_dtype_set) {
+    if (name == (*t)->kt_name)
+      type = (*t)->kt_type;
+  }
+  const linux_export *const *e;
+  SET_FOREACH(e, linux_export_set) {
+    if (type && name == (*e)->le_name && !((*e)->le_flags & LE_PERCPU))
+      return KernelVar{(u64)(uintptr_t)(*e)->le_addr, type};
+  }
+  return error("Unknown symbol name");
+}
+
 Result<ProgramAst> gather(Kernel &k, const Options &o, std::vector<Source> &src) {
+  const KernelVars kvars = [&k](const std::string &n) { return kernel_var(k, n); };
   ProgramAst all;
   u64 macros_used = 0;        // $N named by any program of the command
   DOrigin last;               // the last program parsed, for that error
@@ -495,7 +525,7 @@ Result<ProgramAst> gather(Kernel &k, const Options &o, std::vector<Source> &src)
           return t.take_error();
         text = std::move(*t);
       }
-      auto r = parse(text, "", macros, o.errtags);
+      auto r = parse(text, "", macros, o.errtags, false, &kvars);
       if (!r)
         return r.take_error();
       p = std::move(*r);
@@ -519,7 +549,7 @@ Result<ProgramAst> gather(Kernel &k, const Options &o, std::vector<Source> &src)
         macros.args.push_back(s.arg);
       else
         macros.args.insert(macros.args.begin(), s.arg);
-      auto r = parse(text, s.arg, macros, o.errtags, o.empty);
+      auto r = parse(text, s.arg, macros, o.errtags, o.empty, &kvars);
       if (!r)
         return r.take_error();
       p = std::move(*r);

@@ -415,12 +415,26 @@ struct MacroArgs {
   bool argref = false; // an argument no $N refers to is no error (-x argref)
 };
 
+// A kernel variable a script names with D's scoping operator (`max_pfn,
+// vmlinux`max_pfn): its address and D's spelling of its C type, what
+// DTrace takes from the kernel's symbol table and CTF (kernel/ktype.h).
+// A type ending in "[]" is an array, read as its first element.
+struct KernelVar {
+  u64 addr = 0;
+  std::string type;
+};
+// Looks a scoped name ("`max_pfn", "vmlinux`max_pfn") up; if the kernel
+// has no such variable, the error is DTrace's reason ("Unknown symbol
+// name", "Unknown module name").
+using KernelVars = std::function<Result<KernelVar>(const std::string &)>;
+
 // Parse D source.  `file` names a script for messages ("" for -n text);
 // `errtags` shows each error's tag (-x errtags); `empty_ok` lets a script
-// hold nothing (-x empty).  Messages are without the "dtrace: " prefix.
+// hold nothing (-x empty); `kvars` resolves kernel variables (none: a
+// scoped name is unknown).  Messages are without the "dtrace: " prefix.
 Result<ProgramAst> parse(const std::string &text, const std::string &file = "",
                          const MacroArgs &macros = {}, bool errtags = false,
-                         bool empty_ok = false);
+                         bool empty_ok = false, const KernelVars *kvars = nullptr);
 
 // A buffer size option's value (-b, -x bufsize=, #pragma D option
 // bufsize=): bytes, or with a k, m or g suffix, within 1 byte..1g (a buffer is a page at least).

@@ -183,11 +183,17 @@ public:
   // Take the declarations of `lib` (a parsed kLibraryD) as the library's.
   void adopt_library(Parser &lib, ProgramAst &&parsed);
   void allow_empty(bool on) { empty_ok_ = on; }
+  void kernel_vars(const KernelVars *kv) { kvars_ = kv; }
 
 private:
   // The library's names (struct tags as "struct x", typedefs, inlines):
   // a script's own declaration of one replaces it.
   std::set<std::string> library_;
+  const KernelVars *kvars_ = nullptr;
+  // A kernel variable named by `t` (`max_pfn): *(type *)address, an
+  // lvalue in kernel memory; nullptr if there are no kernel variables to
+  // name (parse( ) without `kvars`).
+  Result<ExprPtr> kernel_var(const Token &t);
   bool library_name(const std::string &n) { return library_.erase(n) > 0; }
   // inet_ntoa( ), inet_ntoa6( ), inet_ntop( ) at their '(': the address's
   // words loaded as integers for the library function (an address that
@@ -2495,6 +2501,12 @@ Result<ExprPtr> Parser::unary() {
       return k;
     if (op.kind == T_PLUS)
       return k;
+    // &*(T *)address (a kernel variable's address): the pointer itself,
+    // as C has it.
+    if (op.kind == T_AMP && (*k)->kind == Expr::Unary && (*k)->op == X_DEREF &&
+        (*k)->kids[0]->kind == Expr::Cast &&
+        (*k)->kids[0]->kids[0]->kind == Expr::Int)
+      return std::move((*k)->kids[0]);
     auto e = node(Expr::Unary, op);
     e->op = op.kind == T_BANG    ? X_LNOT
             : op.kind == T_MINUS ? X_NEG
@@ -2776,6 +2788,11 @@ Result<ExprPtr> Parser::primary() {
       e->builtin = v.b;
       return e;
     }
+  if (n.find('`') != std::string::npos) {
+    auto kv = kernel_var(t);
+    if (!kv || *kv)
+      return kv;
+  }
   auto v = variable(t);
   if (v && (*v)->scope == VarScope::Global && (*v)->name == t.sval) {
     (*v)->read_seq = global_seq_;
@@ -2789,6 +2806,36 @@ Result<ExprPtr> Parser::primary() {
     return make_assign(std::move(*v), op, std::move(one), true);
   }
   return v;
+}
+
+Result<ExprPtr> Parser::kernel_var(const Token &t) {
+  if (!kvars_)
+    return ExprPtr();
+  Result<KernelVar> kv = (*kvars_)(t.sval);
+  if (!kv)
+    return err(t.line, DTag::D_IDENT_UNDEF,
+               "failed to resolve " + t.sval + ": " + kv.error().message);
+  std::string type = kv->type;
+  if (type.size() >= 2 && type.compare(type.size() - 2, 2, "[]") == 0)
+    type.resize(type.size() - 2); // an array: its first element
+  static const MacroArgs kNoMacros;
+  Parser tp(type, "", kNoMacros, false);
+  Result<CType> ct = tp.advance() ? tp.ctype(true) : Result<CType>(int_type());
+  if (!ct || !tp.is(T_EOF)) // the kernel's own table
+    return err(t.line, DTag::D_UNKNOWN,
+               "failed to resolve type of " + t.sval + ": " + kv->type);
+  auto addr = node(Expr::Int, t);
+  addr->ival = (i64)kv->addr;
+  auto ptr = node(Expr::Cast, t);
+  ptr->ctype = pointer_to(*ct);
+  ptr->near = t.sval;
+  ptr->kids.push_back(std::move(addr));
+  auto e = node(Expr::Unary, t);
+  e->op = X_DEREF;
+  e->near = t.sval;
+  e->kids.push_back(std::move(ptr));
+  MK_TRY(deepen(*e, t));
+  return e;
 }
 
 Result<ExprPtr> Parser::variable(const Token &t) {
@@ -3155,7 +3202,8 @@ Result<ExprPtr> Parser::inet_call(const Token &t) {
 }
 
 Result<ProgramAst> parse(const std::string &text, const std::string &file,
-                         const MacroArgs &macros, bool errtags, bool empty_ok) {
+                         const MacroArgs &macros, bool errtags, bool empty_ok,
+                         const KernelVars *kvars) {
   static const MacroArgs kNoMacros;
   static const std::string kLibraryText = kLibraryD;
   Parser lib(kLibraryText, "", kNoMacros, false);
@@ -3164,6 +3212,7 @@ Result<ProgramAst> parse(const std::string &text, const std::string &file,
     return error("the D library: " + parsed.error().message);
   Parser p(text, file, macros, errtags);
   p.allow_empty(empty_ok);
+  p.kernel_vars(kvars);
   p.adopt_library(lib, std::move(*parsed));
   return p.run();
 }
