@@ -2321,13 +2321,13 @@ Result<void> Compiler::clause(size_t ci) {
                            ? decl_of(c.pred->scope, c.pred->name)
                            : nullptr;
     if (d && d->dim != VarDecl::kNotArray) // an array: no scalar
-      return sem(DTag::D_PRED_SCALAR, c.pred->line,
+      return sem(DTag::D_PRED_SCALAR, c.end_line,
                  "predicate result must be of scalar type");
     auto t = expr(*c.pred);
     if (!t)
       return t.take_error();
     if (!is_int(*t))
-      return sem(DTag::D_PRED_SCALAR, c.pred->line,
+      return sem(DTag::D_PRED_SCALAR, c.end_line,
                  "predicate result must be of scalar type");
     emit(OP_PRED);
   }

@@ -329,6 +329,8 @@ struct ClauseAst {
   std::vector<Stmt> stmts;
   bool has_body = false; // '{ }' present (else: the default action)
   int line = 1;
+  int end_line = 1; // the line of its '}' (of its predicate without one),
+                    // where DTrace checks the predicate's type
   std::shared_ptr<const DOrigin> origin; // the script or -n text
 };
 

@@ -777,6 +777,9 @@ Result<Token> Parser::lex() {
                            : "closing ] expected in predicate before /");
     }
     t.pred_end = in_pred_ && parens_ + brackets_ == pred_depth_;
+    if (t.pred_end) // DTrace's lexer looked ahead to what follows: its line
+      for (size_t i = p_ + 1; i < s_.size() && strchr("\f\n\r\t\v ", s_[i]); i++)
+        t.line += s_[i] == '\n';
     return one(T_SLASH, 1);
   case '%': return one(T_PERCENT, 1);
   case '<': return one(T_LT, 1);
@@ -1047,6 +1050,7 @@ Result<void> Parser::clause(ProgramAst &prog) {
     if (!e)
       return e.take_error();
     c.pred = std::move(*e);
+    c.end_line = c.pred->line;
     in_pred_ = false;
     pred_hi = global_seq_;
     if (!is(T_SLASH))
@@ -1079,6 +1083,7 @@ Result<void> Parser::clause(ProgramAst &prog) {
     }
     // The '}' ends the clause; the next clause starts with a raw
     // description, so nothing further is lexed here.
+    c.end_line = tok_.line;
   }
   // DTrace resolves a clause's actions before its predicate: the
   // predicate's reads come after what the actions assign.
@@ -2330,13 +2335,13 @@ Parser::enum_body(const std::string &tag) {
         return e.take_error();
       auto c = fold(**e);
       if (!c)
-        return err(name.line, DTag::D_DECL_ENCONST,
+        return err(tok_.line, DTag::D_DECL_ENCONST,
                    "enumerator '" + name.sval +
                        "' must be assigned to an integral constant expression");
       v = *c;
     }
     if (v > INT32_MAX || v < INT32_MIN)
-      return err(name.line, DTag::D_DECL_ENOFLOW,
+      return err(tok_.line, DTag::D_DECL_ENOFLOW,
                  "enumerator '" + name.sval +
                      "' value overflows INT_MAX (2147483647)");
     if (inlines_.count(name.sval) || declared_.count("0:" + name.sval))
@@ -2443,6 +2448,9 @@ Result<ExprPtr> Parser::binary(int min_level) {
     if (!r)
       return r;
     auto e = node(Expr::Binary, op);
+    // DTrace's node is made once the parser has seen the token after the
+    // right operand, and takes the lexer's line then.
+    e->line = tok_.line;
     e->op = binop(op.kind);
     e->kids.push_back(std::move(*l));
     e->kids.push_back(std::move(*r));

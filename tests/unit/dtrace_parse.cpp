@@ -458,6 +458,36 @@ TEST_CASE("dtrace compile: errors in a script carry file and line") {
         "int64_t");
 }
 
+TEST_CASE("dtrace compile: an error names the line DTrace's lexer was on") {
+  // DTrace makes a node once its parser has read the token after it, and
+  // names the lexer's line then: a predicate's closing '/' looked ahead
+  // to the '{', an enumerator's value to what follows it; a predicate's
+  // type is checked at the clause's '}'.
+  std::vector<std::vector<ProbeInfo>> m(1, {probe(10, "f", "n")});
+  auto err_of = [&](const std::string &src) {
+    auto ast = parse(src, "t.d");
+    if (!ast)
+      return ast.error().message;
+    auto p = compile(*ast, m);
+    return p ? std::string() : p.error().message;
+  };
+  CHECK(err_of("p:::n\n/\"a\" & \"b\"/\n{\n\ttrace(1);\n}\n") ==
+        "failed to compile script t.d: line 3: operator & requires operands "
+        "of integral type");
+  CHECK(err_of("p:::n\n{\n\tx = 1 +\n\t\"s\";\n}\n") ==
+        "failed to compile script t.d: line 4: operator + requires operands "
+        "of integral type");
+  CHECK(err_of("int a[4];\np:::n\n/a/\n{\n\ttrace(1);\n}\n") ==
+        "failed to compile script t.d: line 6: predicate result must be of "
+        "scalar type");
+  CHECK(err_of("enum e {\n\tbig = 2147483648\n};\n") ==
+        "failed to compile script t.d: line 3: enumerator 'big' value "
+        "overflows INT_MAX (2147483647)");
+  CHECK(err_of("enum e {\n\tS = \"s\"\n};\n") ==
+        "failed to compile script t.d: line 3: enumerator 'S' must be "
+        "assigned to an integral constant expression");
+}
+
 // ---- hostile programs (issue 11): bounded, with their own errors --------------
 
 namespace {
