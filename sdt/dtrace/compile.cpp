@@ -152,8 +152,7 @@ private:
   Result<Type> type_of(const Expr &e);
   std::optional<Result<Type>> string_char(const Expr &e);
   Result<Type> call(const Expr &e); // a built-in function (builtins.cpp)
-  Result<void> speculation_order(const Stmt &s, bool records_data,
-                                 bool speculates, bool ends_spec, bool recorded,
+  Result<void> speculation_order(const Stmt &s, bool speculates, bool recorded,
                                  bool committed);
   // Store kids[1] into the variable kids[0]; with `value`, leave the
   // expression's value (Expr::Assign) on the stack.
@@ -2150,51 +2149,64 @@ Result<Type> Compiler::call(const Expr &e) {
   return f->ret;
 }
 
-// Speculation's rules, as DTrace's: speculate( ) first and once, then
-// only data-recording actions; commit( ) and discard( ) apart from them.
-Result<void> Compiler::speculation_order(const Stmt &s, bool records_data,
-                                         bool speculates, bool ends_spec,
+// Speculation's rules, as DTrace on BPF checks them (dt_cg_clsflags):
+// speculate( ) once, before any action that records; no aggregation,
+// exit( ) or destructive action after it; commit( ) before any record
+// and nothing recorded after it.  discard( ) may go anywhere.
+// `recorded`: an action that records or aggregates came before;
+// `committed`: commit( ) did.
+Result<void> Compiler::speculation_order(const Stmt &s, bool speculates,
                                          bool recorded, bool committed) {
-  const bool agg = s.kind == Stmt::Aggregate;
-  const bool spec = s.kind == Stmt::Speculate;
-  const bool end = s.kind == Stmt::Commit || s.kind == Stmt::Discard;
-  const char *end_name = s.kind == Stmt::Discard ? "discard" : "commit";
-  // Any other action records something (exit( ) its status): none may
-  // follow commit( ).
-  const bool action = !agg && !spec && !end && s.kind != Stmt::Assign &&
-                      s.kind != Stmt::Eval;
-  if (ends_spec) {
-    if (records_data || (committed && action))
-      return sem(DTag::D_DREC_COMM, s.line,
-                 "data-recording actions may not follow commit( )");
-    if (agg)
+  switch (s.kind) {
+  case Stmt::Assign: // no actions
+    return {};
+  case Stmt::Eval: {
+    const BuiltinFn *f = s.args.empty() || s.args[0]->kind != Expr::Call
+                             ? nullptr
+                             : find_builtin(s.args[0]->name);
+    if (!f || !(f->flags & BF_DESTRUCTIVE))
+      return {}; // an expression, evaluated: no action
+    if (speculates)
+      return sem(DTag::D_ACT_SPEC, s.line,
+                 "destructive actions may not follow speculate( )");
+    break;
+  }
+  case Stmt::Commit:
+    if (recorded)
+      return sem(DTag::D_COMM_DREC, s.line,
+                 "commit( ) may not follow data-recording action(s)");
+    return {};
+  case Stmt::Discard:
+    return {};
+  case Stmt::Speculate:
+    if (speculates)
+      return sem(DTag::D_SPEC_SPEC, s.line,
+                 "speculate( ) may not follow speculate( )");
+    if (committed)
+      return sem(DTag::D_SPEC_COMM, s.line, "speculate( ) may not follow commit( )");
+    if (recorded)
+      return sem(DTag::D_SPEC_DREC, s.line,
+                 "speculate( ) may not follow data-recording action(s)");
+    return {};
+  case Stmt::Aggregate:
+    if (committed)
       return sem(DTag::D_AGG_COMM, s.line,
                  "aggregating actions may not follow commit( )");
-    if (spec)
-      return sem(DTag::D_SPEC_COMM, s.line, "speculate( ) may not follow commit( )");
-  }
-  if (recorded && spec)
-    return sem(DTag::D_SPEC_DREC, s.line,
-               "speculate( ) may not follow data-recording action(s)");
-  if (recorded && end)
-    return sem(DTag::D_COMM_DREC, s.line,
-               strf("%s( ) may not follow data-recording action(s)", end_name));
-  // Assignments are no actions: they may go anywhere in the clause.
-  if (!speculates || records_data || s.kind == Stmt::Assign ||
-      s.kind == Stmt::Eval)
+    if (speculates)
+      return sem(DTag::D_AGG_SPEC, s.line,
+                 "aggregating actions may not follow speculate( )");
     return {};
-  if (agg)
-    return sem(DTag::D_AGG_SPEC, s.line,
-               "aggregating actions may not follow speculate( )");
-  if (spec)
-    return sem(DTag::D_SPEC_SPEC, s.line, "speculate( ) may not follow speculate( )");
-  if (s.kind == Stmt::Exit)
-    return sem(DTag::D_EXIT_SPEC, s.line, "exit( ) may not follow speculate( )");
-  if (s.kind == Stmt::Freopen)
-    return sem(DTag::D_ACT_SPEC, s.line,
-               "destructive actions may not follow speculate( )");
-  return sem(DTag::D_ACT_SPEC, s.line,
-             "only data-recording actions may follow speculate( )");
+  case Stmt::Exit:
+    if (speculates)
+      return sem(DTag::D_EXIT_SPEC, s.line, "exit( ) may not follow speculate( )");
+    break;
+  default:
+    break;
+  }
+  if (committed)
+    return sem(DTag::D_DREC_COMM, s.line,
+               "data-recording actions may not follow commit( )");
+  return {};
 }
 
 // Check printf/printa arguments against the conversions.  For printa the
@@ -2360,19 +2372,15 @@ Result<void> Compiler::clause(size_t ci) {
     prog_.memory_used = true;
   };
   int action = 0;
-  // Speculation's rules, as DTrace's: speculate( ) first and once, then
-  // only data-recording actions; commit( ) and discard( ) apart from them.
-  bool speculates = false, ends_spec = false, recorded = false,
-       committed = false;
+  // Speculation's rules (speculation_order( )).
+  bool speculates = false, recorded = false, committed = false;
   for (const Stmt &s : c.stmts) {
     ++action;
     cc.action_at.resize(here(), (u8)(action - 1));
-    const bool records_data = s.kind == Stmt::Trace || s.kind == Stmt::Tracemem ||
-                              s.kind == Stmt::Print || s.kind == Stmt::Printf ||
-                              s.kind == Stmt::Printa || s.kind == Stmt::System;
-    MK_TRY(speculation_order(s, records_data, speculates, ends_spec, recorded,
-                             committed));
-    recorded |= records_data;
+    MK_TRY(speculation_order(s, speculates, recorded, committed));
+    recorded |= s.kind != Stmt::Assign && s.kind != Stmt::Eval &&
+                s.kind != Stmt::Speculate && s.kind != Stmt::Commit &&
+                s.kind != Stmt::Discard;
     Action a;
     switch (s.kind) {
     case Stmt::Trace:
@@ -2635,7 +2643,6 @@ Result<void> Compiler::clause(size_t ci) {
         emit(OP_SPECEND, s.kind == Stmt::Commit ? 0 : 1);
         size += 8;
         a.types.push_back(Type::Int64);
-        ends_spec = true;
         committed |= s.kind == Stmt::Commit;
       }
       break;

@@ -5,7 +5,9 @@
 # #pragma); DTrace's messages for failed speculations and speculative drops;
 # speculate( ) of no active speculation (0, an id beyond nspec, one not
 # claimed) ends its clause without a word, as dtrace-utils' does; commit( )
-# of an id beyond nspec is an illegal operation; the placement rules.
+# of an id beyond nspec is an illegal operation; the placement rules of
+# DTrace on BPF (discard( ) may go anywhere; speculate( ) is refused after
+# speculate( ) before what it refuses after a record).
 # status: 1
 # setup: printf '#pragma D option nspec=2\nBEGIN { printf("%%d %%d\\n", speculation(), speculation()); exit(0); }\n' > nspec.d
 minikern> kldload dtrace_probes
@@ -65,8 +67,12 @@ minikern> dtrace -n 'BEGIN { speculate(1); exit(0); }'
 dtrace: invalid probe specifier BEGIN { speculate(1); exit(0); }: exit( ) may not follow speculate( )
 minikern> dtrace -n 'BEGIN { trace(1); commit(1); }'
 dtrace: invalid probe specifier BEGIN { trace(1); commit(1); }: commit( ) may not follow data-recording action(s)
-minikern> dtrace -n 'BEGIN { discard(1); trace(1); }'
-dtrace: invalid probe specifier BEGIN { discard(1); trace(1); }: data-recording actions may not follow commit( )
+minikern> dtrace -n 'BEGIN { commit(1); trace(1); }'
+dtrace: invalid probe specifier BEGIN { commit(1); trace(1); }: data-recording actions may not follow commit( )
+minikern> dtrace -n 'BEGIN { speculate(1); printf("x"); speculate(2); }'
+dtrace: invalid probe specifier BEGIN { speculate(1); printf("x"); speculate(2); }: speculate( ) may not follow speculate( )
+minikern> dtrace -q -n 'BEGIN { s = speculation(); } BEGIN { printf("before "); discard(s); printf("after\n"); exit(0); }'
+before after
 minikern> dtrace -n 'BEGIN { speculate("x"); }'
 dtrace: invalid probe specifier BEGIN { speculate("x"); }: speculate( ) argument #1 is incompatible with prototype:
 	prototype: int

@@ -657,14 +657,20 @@ TEST_CASE("dtrace compile: aggregation actions and speculations") {
   err("a:::b { @ = llquantize(arg0, 10, 0, 2, 3); }",
       "llquantize( ) steps (argument #5) must evenly divide the factor");
   CHECK(compile_error("a:::b { @ = llquantize(arg0, 10, 0, 2, 5); }") == "");
-  // Speculation's rules, in DTrace's words.
+  // Speculation's rules, DTrace on BPF's, in its words.
   err("a:::b { speculate(1); @ = count(); }",
       "aggregating actions may not follow speculate( )");
   err("a:::b { speculate(1); speculate(1); }",
       "speculate( ) may not follow speculate( )");
   err("a:::b { speculate(1); exit(0); }", "exit( ) may not follow speculate( )");
-  err("a:::b { trace(1); discard(1); }",
-      "discard( ) may not follow data-recording action(s)");
+  err("a:::b { trace(1); commit(1); }",
+      "commit( ) may not follow data-recording action(s)");
+  err("a:::b { @ = count(); commit(1); }",
+      "commit( ) may not follow data-recording action(s)");
+  err("a:::b { speculate(1); printf(\"x\"); speculate(2); }",
+      "speculate( ) may not follow speculate( )");
+  // discard( ) may go anywhere: what comes after it is recorded as usual.
+  CHECK(compile_error("a:::b { trace(1); discard(1); trace(2); }") == "");
   err("a:::b { trace(1); speculate(1); }",
       "speculate( ) may not follow data-recording action(s)");
   err("a:::b { commit(1); trace(1); }",
@@ -674,5 +680,5 @@ TEST_CASE("dtrace compile: aggregation actions and speculations") {
   err("a:::b { commit(1); speculate(1); }", "speculate( ) may not follow commit( )");
   CHECK(compile_error("a:::b { commit(1); discard(1); commit(2); }") == "");
   CHECK(compile_error("a:::b { speculate(1); printf(\"x\"); printa(@a); } "
-                      "a:::b { @a = count(); commit(1); }") == "");
+                      "a:::b { @a = count(); } a:::b { commit(1); }") == "");
 }
