@@ -171,6 +171,22 @@ const char kLibraryD[] =
     "inline int AF_INET = 2;\n"
     "inline int AF_INET6 = 10;\n";
 
+// D's built-in variables, by name.
+const struct {
+  const char *name;
+  Builtin b;
+} kBuiltinVars[] = {
+    {"timestamp", Builtin::Timestamp}, {"walltimestamp", Builtin::WallTimestamp},
+    {"cpu", Builtin::Cpu},             {"id", Builtin::Id},
+    {"epid", Builtin::Epid},           {"tid", Builtin::Tid},
+    {"probeprov", Builtin::ProbeProv}, {"probemod", Builtin::ProbeMod},
+    {"probefunc", Builtin::ProbeFunc}, {"probename", Builtin::ProbeName},
+    {"execname", Builtin::Execname},   {"vtimestamp", Builtin::VTimestamp},
+    {"stackdepth", Builtin::StackDepth}, {"caller", Builtin::Caller},
+    {"pid", Builtin::Pid},             {"ppid", Builtin::Ppid},
+    {"uid", Builtin::Uid},             {"gid", Builtin::Gid},
+    {"ipl", Builtin::Ipl},             {"errno", Builtin::Errno}};
+
 class Parser {
 public:
   Parser(const std::string &text, const std::string &file,
@@ -251,7 +267,12 @@ private:
 
   // ---- grammar
   Result<void> pragma();
-  Result<void> pragma_attributes(int args, const char *attrs);
+  Result<void> pragma_attributes(int args, const char *attrs,
+                                 const char *ident);
+  // #pragma D attributes of an identifier, by line: DTrace applies one
+  // when the identifier is defined, and refuses the program if it never
+  // is.
+  std::vector<std::pair<std::string, int>> pragma_attrs_;
   Result<void> clause(ProgramAst &prog);
   Result<std::string> desc();
   Result<void> stmt(ClauseAst &c);
@@ -800,7 +821,8 @@ Result<Token> Parser::lex() {
 // #pragma D attributes name/data/class ident: an identifier's stability,
 // which this kernel does not report; the attributes are checked as
 // DTrace reads them (each part optional from the right, case ignored).
-Result<void> Parser::pragma_attributes(int args, const char *attrs) {
+Result<void> Parser::pragma_attributes(int args, const char *attrs,
+                                       const char *ident) {
   if (args != 2)
     return err(line_, DTag::D_PRAGMA_MALFORM,
                "malformed #pragma attributes <attributes> <ident>");
@@ -828,6 +850,8 @@ Result<void> Parser::pragma_attributes(int args, const char *attrs) {
   if (!rest.empty())
     return err(line_, DTag::D_PRAGMA_INVAL,
                "invalid attributes specified by #pragma attributes");
+  if (!strchr(ident, ':')) // provider:part names a provider's
+    pragma_attrs_.emplace_back(ident, line_);
   return {};
 }
 
@@ -889,7 +913,7 @@ Result<void> Parser::pragma() {
     return err(line_, DTag::D_PRAGERR, "#error: " + one_line(text));
   }
   if (n >= 2 && strcmp(word[1], "attributes") == 0)
-    return pragma_attributes(n - 2, word[2]);
+    return pragma_attributes(n - 2, word[2], n > 3 ? word[3] : "");
   if (n >= 2 && strcmp(word[1], "binding") == 0) {
     // #pragma D binding "version" ident: the D version an identifier
     // belongs to (DTrace's own, 1.0 to 2.0; nothing changes here).
@@ -1389,6 +1413,14 @@ Result<void> Parser::stmt(ClauseAst &c) {
   }
   if (name.sval == "trace" || name.sval == "exit") {
     s.kind = name.sval == "trace" ? Stmt::Trace : Stmt::Exit;
+    if (s.kind == Stmt::Trace && is(T_LPAREN)) {
+      const Mark m = mark();
+      MK_TRY(advance());
+      if (is(T_AGG)) // trace(@a): an aggregation is no value to record
+        return err(tok_.line, DTag::D_TRACE_DYN,
+                   "trace( ) may not be applied to a dynamic expression");
+      reset(m);
+    }
     auto args = call_args();
     if (!args)
       return args.take_error();
@@ -1585,6 +1617,10 @@ Result<CType> Parser::base_type() {
     MK_TRY(advance());
   }
   // DTrace's words for what it cannot make of the keywords.
+  if (is(T_IDENT) && tok_.sval == "void" && !chars && !ints)
+    return err(first.line, DTag::D_DECL_VOIDATTR,
+               "invalid type declaration: attributes may not be used with "
+               "void type");
   if (chars && (shorts || longs))
     return err(first.line, DTag::D_DECL_CHARATTR,
                "invalid type declaration: short and long may not be used "
@@ -1680,7 +1716,7 @@ Result<CType> Parser::sou_body(bool is_union, const std::string &tag, int line) 
           return err(at, DTag::D_DECL_BFCONST,
                      "positive integral constant expression expected as "
                      "bit-field size");
-        if (ft.sou || ft.pointer || ft.string || ft.is_void)
+        if (ft.sou || ft.pointer || ft.string || ft.is_void || ft.is_float)
           return err(at, DTag::D_DECL_BFTYPE,
                      "invalid type for bit-field: " +
                          (f.name.empty() ? std::string("(anon)") : f.name));
@@ -2040,6 +2076,13 @@ Result<void> Parser::decl(ProgramAst &prog) {
       if (declared_.count(key))
         return err(name.line, DTag::D_DECL_IDRED,
                    "identifier redeclared: " + name.sval);
+      // A string literal defines a string (or a char *), as DTrace checks
+      // at the definition, used or not.
+      if ((*e)->kind == Expr::Str && !t->string && !t->pointer)
+        return err(tok_.line, DTag::D_OP_INCOMPAT,
+                   "inline " + name.sval +
+                       " definition uses incompatible types: \"" + t->name +
+                       "\" = \"string\"");
       inlines_[name.sval] = {*t, std::move(*e)};
     } else {
       VarDecl d;
@@ -2504,6 +2547,9 @@ Result<ExprPtr> Parser::unary() {
     MK_TRY(check_nest());
     Token op = tok_;
     MK_TRY(advance());
+    if (op.kind == T_AMP && is(T_AGG)) // &@a: an aggregation has no address
+      return err(tok_.line, DTag::D_ADDROF_VAR,
+                 "cannot take address of dynamic variable");
     auto k = unary();
     if (!k)
       return k;
@@ -2767,30 +2813,7 @@ Result<ExprPtr> Parser::primary() {
     MK_TRY(expect(T_RBRACK));
     return e;
   }
-  static const struct {
-    const char *name;
-    Builtin b;
-  } vars[] = {{"timestamp", Builtin::Timestamp},
-              {"walltimestamp", Builtin::WallTimestamp},
-              {"cpu", Builtin::Cpu},
-              {"id", Builtin::Id},
-              {"epid", Builtin::Epid},
-              {"tid", Builtin::Tid},
-              {"probeprov", Builtin::ProbeProv},
-              {"probemod", Builtin::ProbeMod},
-              {"probefunc", Builtin::ProbeFunc},
-              {"probename", Builtin::ProbeName},
-              {"execname", Builtin::Execname},
-              {"vtimestamp", Builtin::VTimestamp},
-              {"stackdepth", Builtin::StackDepth},
-              {"caller", Builtin::Caller},
-              {"pid", Builtin::Pid},
-              {"ppid", Builtin::Ppid},
-              {"uid", Builtin::Uid},
-              {"gid", Builtin::Gid},
-              {"ipl", Builtin::Ipl},
-              {"errno", Builtin::Errno}};
-  for (const auto &v : vars)
+  for (const auto &v : kBuiltinVars)
     if (n == v.name) {
       auto e = node(Expr::Var, t);
       e->builtin = v.b;
@@ -2939,6 +2962,16 @@ Result<ProgramAst> Parser::run() {
       !origin_->file.empty() && !empty_ok_)
     return err(line_, DTag::D_EMPTY, "empty D program translation unit");
   prog.macros_used = macros_used_;
+  for (const auto &[name, line] : pragma_attrs_) {
+    bool used = inlines_.count(name) || global_writes_.count(name) ||
+                find_builtin(name);
+    for (const auto &v : kBuiltinVars)
+      used |= name == v.name;
+    for (const VarDecl &d : prog.decls)
+      used |= d.name == name;
+    if (!used)
+      return err(line, DTag::D_PRAGMA_UNUSED, "unused #pragma attributes");
+  }
   for (const auto &[t, seq] : global_reads_)
     if (auto w = first_write_.find(t.sval); w == first_write_.end() || w->second > seq)
       return err(t.line, DTag::D_IDENT_UNDEF,

@@ -40,6 +40,18 @@ std::string compile_error(const std::string &src,
   return p ? std::string() : p.error().message;
 }
 
+// The error of the script t.d holding `src`, parsing or compiling (every
+// clause matching one probe), or "".
+std::string script_error(const std::string &src) {
+  auto ast = parse(src, "t.d");
+  if (!ast)
+    return ast.error().message;
+  std::vector<std::vector<ProbeInfo>> m(ast->clauses.size(),
+                                        {probe(10, "f", "n")});
+  auto p = compile(*ast, m);
+  return p ? std::string() : p.error().message;
+}
+
 std::unique_ptr<Program> compiled(const std::string &src) {
   auto ast = parse(src);
   REQUIRE_MESSAGE(ast, (ast ? "" : ast.error().message));
@@ -463,29 +475,46 @@ TEST_CASE("dtrace compile: an error names the line DTrace's lexer was on") {
   // names the lexer's line then: a predicate's closing '/' looked ahead
   // to the '{', an enumerator's value to what follows it; a predicate's
   // type is checked at the clause's '}'.
-  std::vector<std::vector<ProbeInfo>> m(1, {probe(10, "f", "n")});
-  auto err_of = [&](const std::string &src) {
-    auto ast = parse(src, "t.d");
-    if (!ast)
-      return ast.error().message;
-    auto p = compile(*ast, m);
-    return p ? std::string() : p.error().message;
-  };
-  CHECK(err_of("p:::n\n/\"a\" & \"b\"/\n{\n\ttrace(1);\n}\n") ==
+  CHECK(script_error("p:::n\n/\"a\" & \"b\"/\n{\n\ttrace(1);\n}\n") ==
         "failed to compile script t.d: line 3: operator & requires operands "
         "of integral type");
-  CHECK(err_of("p:::n\n{\n\tx = 1 +\n\t\"s\";\n}\n") ==
+  CHECK(script_error("p:::n\n{\n\tx = 1 +\n\t\"s\";\n}\n") ==
         "failed to compile script t.d: line 4: operator + requires operands "
         "of integral type");
-  CHECK(err_of("int a[4];\np:::n\n/a/\n{\n\ttrace(1);\n}\n") ==
+  CHECK(script_error("int a[4];\np:::n\n/a/\n{\n\ttrace(1);\n}\n") ==
         "failed to compile script t.d: line 6: predicate result must be of "
         "scalar type");
-  CHECK(err_of("enum e {\n\tbig = 2147483648\n};\n") ==
+  CHECK(script_error("enum e {\n\tbig = 2147483648\n};\n") ==
         "failed to compile script t.d: line 3: enumerator 'big' value "
         "overflows INT_MAX (2147483647)");
-  CHECK(err_of("enum e {\n\tS = \"s\"\n};\n") ==
+  CHECK(script_error("enum e {\n\tS = \"s\"\n};\n") ==
         "failed to compile script t.d: line 3: enumerator 'S' must be "
         "assigned to an integral constant expression");
+}
+
+TEST_CASE("dtrace compile: more of DTrace's refusals, in its words") {
+  const std::string f = "failed to compile script t.d: ";
+  CHECK(script_error("short void v;\np:::n { }") ==
+        f + "line 1: invalid type declaration: attributes may not be used "
+            "with void type");
+  // #pragma D attributes of a name no variable or inline ever defines
+  // (here a function prototype's); of one that is defined, nothing.
+  CHECK(script_error("void fn(int);\n#pragma D attributes Stable/Stable/Common fn\n"
+               "p:::n { }") == f + "line 2: unused #pragma attributes");
+  CHECK(script_error("#pragma D attributes Stable/Stable/Common x\n"
+               "p:::n { x = 1; }") == "");
+  CHECK(script_error("p:::n {\n\t@a = count();\n\ttrace(&@a);\n}") ==
+        f + "line 3: cannot take address of dynamic variable");
+  CHECK(script_error("p:::n {\n\t@a = count();\n\ttrace(@a);\n}") ==
+        f + "line 3: trace( ) may not be applied to a dynamic expression");
+  CHECK(script_error("inline int i = \"s\";\np:::n { }") ==
+        f + "line 1: inline i definition uses incompatible types: \"int\" = "
+            "\"string\"");
+  CHECK(script_error("struct s {\n\tfloat : 1;\n} v;\np:::n { }") ==
+        f + "line 2: invalid type for bit-field: (anon)");
+  CHECK(script_error("int a[3];\nint b[3];\np:::n {\n\ta = b;\n}") ==
+        f + "line 4: operator = may not be applied to operand of type "
+            "\"int [3]\"");
 }
 
 // ---- hostile programs (issue 11): bounded, with their own errors --------------
