@@ -506,6 +506,20 @@ Result<KernelVar> kernel_var(Kernel &k, const std::string &scoped) {
   return error("Unknown symbol name");
 }
 
+// printf's %a: a kernel variable D can name by the name it gives it
+// (vmlinux`max_pfn), else the function around the address as stack( )
+// names it (kernel`fn+0x1a), else its hex.
+std::string kernel_symbol_at(Kernel &k, u64 addr) {
+  const kernel_dtype *const *t;
+  SET_FOREACH(t, kernel_dtype_set) {
+    const std::string name = (*t)->kt_name;
+    auto v = kernel_var(k, "`" + name);
+    if (v && v->addr == addr)
+      return "vmlinux`" + name;
+  }
+  return k.probes().code().symbolize(addr);
+}
+
 Result<ProgramAst> gather(Kernel &k, const Options &o, std::vector<Source> &src) {
   const KernelVars kvars = [&k](const std::string &n) { return kernel_var(k, n); };
   ProgramAst all;
@@ -988,6 +1002,7 @@ int Dtrace::enable(const Options &o) {
     co.aggsize = o.aggsize;
   co.threads = k_.cpus().count() + 8;
   co.code = &k_.probes().code();
+  co.symbol = [&k = k_](u64 addr) { return kernel_symbol_at(k, addr); };
   co.flowindent = o.flow;
   co.engine = o.engine;
   co.retire = [&reg = k_.probes()](std::shared_ptr<const void> old) {

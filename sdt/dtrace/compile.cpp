@@ -2290,7 +2290,7 @@ Result<void> Compiler::check_format(const Stmt &s, const Format &f,
       const char *proto = want_stack    ? "stack"
                           : want_string ? "char [] or string (or use stringof)"
                           : want_float  ? "double"
-                          : c.conv == 'p' ? "pointer or integer"
+                          : c.conv == 'p' || c.conv == 'a' ? "pointer or integer"
                           : c.conv == 'c' ? "char, short, or int"
                                           : "char, short, int, long, or long long";
       return mismatch(DTag::D_PRINTF_ARG_TYPE, spec, proto, got);

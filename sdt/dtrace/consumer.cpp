@@ -2262,7 +2262,7 @@ void Consumer::process(const u8 *rec, u32 state, std::string &out) {
       std::vector<Value> vals;
       for (Type t : a.types)
         vals.push_back(value(t));
-      std::string text = format(*a.fmt, vals);
+      std::string text = format(*a.fmt, vals, &opts_.symbol);
       if (a.kind == Action::Printf) {
         out += text;
         break;

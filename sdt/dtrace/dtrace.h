@@ -527,7 +527,7 @@ struct Conv {
   int width = -1;     // -1: none, -2: '*'
   int prec = -1;      // -1: none, -2: '*'
   int size = 0;       // 0: the argument's own, else 1/2/4/8 (hh/h/l/ll)
-  char conv = 0;      // d i u x X o c s p
+  char conv = 0;      // d i u x X o c s p a ...
   bool agg = false;   // %@ (printa: the aggregation's value)
 };
 
@@ -547,9 +547,14 @@ struct Value {
   std::string s;
 };
 
+// An address's name for %a: "module`symbol+0xoffset" (its hex if none).
+using Symbolizer = std::function<std::string(u64)>;
+
 // Format `args` (a '*' width or precision takes one too).  The caller has
-// checked the arguments against the conversions (compile time).
-std::string format(const Format &f, const std::vector<Value> &args);
+// checked the arguments against the conversions (compile time); `sym`
+// names %a's addresses (none: they print in hex).
+std::string format(const Format &f, const std::vector<Value> &args,
+                   const Symbolizer *sym = nullptr);
 
 // ---- compiled programs ---------------------------------------------------------------
 
@@ -902,6 +907,7 @@ struct ConsumerOptions {
                         // beyond them has its firings dropped and counted
   const CodeMap *code = nullptr; // stack( ): what to walk and name it by
                                  // (nullptr: stacks are empty)
+  Symbolizer symbol;             // printf's %a (null: in hex)
   bool flowindent = false;       // -F: entry and return lines by call depth
   DEngine engine = DEngine::Bpf;
   u32 dynvars = 65536;           // D variables (dt_vars entries) at most

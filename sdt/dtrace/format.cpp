@@ -129,10 +129,10 @@ Result<Format> parse_format(const std::string &fmt) {
     char k = fmt[i];
     if (k == '%')
       return bad("cannot be combined with other format flags: %%");
-    if (k == 'a' || k == 'A')
-      return bad(strf("(%%%c) is not supported here: it prints a kernel "
-                      "symbol's name by its address", k));
-    if (!strchr("diuxXocspkYeEfgG", k))
+    if (k == 'A')
+      return bad("(%A) is not supported here: it prints a user symbol's "
+                 "name by its address, and minikern has no user space");
+    if (!strchr("diuxXocspkYeEfgGa", k))
       return bad(strf("is undefined: %%%c", k));
     if ((k == 's' || k == 'k') && c.size)
       return bad(strf("(%%%c) takes no size", k));
@@ -145,7 +145,8 @@ Result<Format> parse_format(const std::string &fmt) {
   return f;
 }
 
-std::string format(const Format &f, const std::vector<Value> &args) {
+std::string format(const Format &f, const std::vector<Value> &args,
+                   const Symbolizer *sym) {
   std::string out;
   size_t next = 0;
   auto arg = [&]() -> const Value & {
@@ -262,6 +263,10 @@ std::string format(const Format &f, const std::vector<Value> &args) {
     }
     case 'p':
       out += padded(vfmt("0x%llx", (unsigned long long)(u64)v.i));
+      break;
+    case 'a': // module`symbol+0xoffset, as stack( ) names a frame
+      out += padded(sym && *sym ? (*sym)((u64)v.i)
+                                : vfmt("0x%llx", (unsigned long long)(u64)v.i));
       break;
     case 'Y': {
       // A wall-clock time in ns since the epoch, as DTrace prints it:

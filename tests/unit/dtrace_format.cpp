@@ -79,14 +79,27 @@ TEST_CASE("dtrace format: %Y prints a wall-clock time as DTrace does") {
   CHECK(format(*f, {v}) == want);
 }
 
+TEST_CASE("dtrace format: %a names an address by the symbolizer given") {
+  auto f = parse_format("%a|%-12a|%a");
+  REQUIRE(f);
+  const Symbolizer sym = [](u64 a) {
+    return a == 0x1000 ? std::string("vmlinux`v") : strf("0x%llx", (unsigned long long)a);
+  };
+  CHECK(format(*f, {I(0x1000), I(0x1000), I(0x2000)}, &sym) ==
+        "vmlinux`v|vmlinux`v   |0x2000");
+  CHECK(format(*f, {I(0x1000), I(0x1000), I(0x2000)}) ==
+        "0x1000|0x1000      |0x2000"); // no symbolizer: in hex
+}
+
 TEST_CASE("dtrace format: bad conversions") {
   auto msg = [](const std::string &f) {
     auto r = parse_format(f);
     return r ? std::string() : r.error().message;
   };
   // DTrace's words, the conversion by its number.
-  CHECK(msg("%a") == "format conversion #1 (%a) is not supported here: it "
-                     "prints a kernel symbol's name by its address");
+  CHECK(msg("%A") == "format conversion #1 (%A) is not supported here: it "
+                     "prints a user symbol's name by its address, and "
+                     "minikern has no user space");
   CHECK(msg("%F") == "format conversion #1 is undefined: %F");
   CHECK(msg("%d %y") == "format conversion #2 is undefined: %y");
   CHECK(msg("%zd") == "format conversion #1 is undefined: %z");
