@@ -212,7 +212,7 @@ std::string format(const Format &f, const std::vector<Value> &args,
     case 4: sv = (i32)sv, uv = (u32)uv; break;
     default: break;
     }
-    // Text in the conversion's width, left-justified with '-': %p, %Y.
+    // Text in the conversion's width, left-justified with '-': %a, %Y.
     auto padded = [&](const std::string &text) {
       std::string sp = "%";
       if (flags.find('-') != std::string::npos)
@@ -261,8 +261,8 @@ std::string format(const Format &f, const std::vector<Value> &args,
       out += vfmt((spec + c.conv).c_str(), d);
       break;
     }
-    case 'p':
-      out += padded(vfmt("0x%llx", (unsigned long long)(u64)v.i));
+    case 'p': // DTrace's is %x of the whole address: no 0x unless '#'
+      out += vfmt((spec + "llx").c_str(), (unsigned long long)(u64)v.i);
       break;
     case 'a': // module`symbol+0xoffset, as stack( ) names a frame
       out += padded(sym && *sym ? (*sym)((u64)v.i)

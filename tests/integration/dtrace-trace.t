@@ -22,9 +22,9 @@ minikern> dtrace -q -n 'dtt:::tick /arg0 % 2 == 1/ { printf("%d squared is %d\n"
 minikern> dtrace -q -n 'dtt:::word { printf("[%s] [%-6s] [%6s] [%.2s] %d\n", stringof(arg0), stringof(arg0), stringof(arg0), stringof(arg0), strlen(stringof(arg0))); }' -c 'dtprobe word hello world'
 [hello] [hello ] [ hello] [he] 5
 [world] [world ] [ world] [wo] 5
-minikern> dtrace -q -n 'dtt:::value { printf("%d %u %x %X %o %c %p|%5d|%-5d|%05d\n", arg0, arg0, arg0, arg0, arg0, arg0 + 64, arg0, arg0, arg0, arg0); }' -c 'dtprobe value 10 42'
-10 10 a A 12 J 0xa|   10|10   |00010
-42 42 2a 2A 52 j 0x2a|   42|42   |00042
+minikern> dtrace -q -n 'dtt:::value { printf("%d %u %x %X %o %c %p %#p|%5d|%-5d|%05d\n", arg0, arg0, arg0, arg0, arg0, arg0 + 64, arg0, arg0, arg0, arg0, arg0); }' -c 'dtprobe value 10 42'
+10 10 a A 12 J a 0xa|   10|10   |00010
+42 42 2a 2A 52 j 2a 0x2a|   42|42   |00042
 minikern> dtrace -q -n 'dtt:::word /stringof(arg0) == "b"/ { printf("%s:%s:%s:%s %s\n", probeprov, probemod, probefunc, probename, stringof(args[0])); }' -c 'dtprobe word a b c'
 dtt:dtrace_probes:dtt_word:word b
 minikern> dtrace -q -n 'BEGIN { printf("begin\n"); }' -n 'dtt:::value { printf("value %d\n", arg0); }' -n 'END { printf("end\n"); }' -c 'dtprobe value 1 2'

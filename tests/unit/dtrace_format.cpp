@@ -56,7 +56,8 @@ TEST_CASE("dtrace format: printf conversions") {
   CHECK(pf("%s|%10s|%-10s|%.2s", {S("abc"), S("abc"), S("abc"), S("abc")}) ==
         "abc|       abc|abc       |ab");
   CHECK(pf("%c%c", {I('o'), I('k')}) == "ok");
-  CHECK(pf("%p|%10p", {I(4096), I(255)}) == "0x1000|      0xff");
+  // %p is DTrace's: the address's hex, 0x only with '#'.
+  CHECK(pf("%p|%10p|%#p", {I(4096), I(255), I(255)}) == "1000|        ff|0xff");
   CHECK(pf("%ld %lld %lu %llu %hhd %hd", {I(-5), I(-5), I(5), I(5), I(257), I(65537)}) ==
         "-5 -5 5 5 1 1");
   CHECK(pf("%*d|%-*d|%.*s", {I(4), I(7), I(3), I(7), I(2), S("xyz")}) == "   7|7  |xy");
