@@ -240,6 +240,18 @@ private:
   // v = x, v undeclared and not yet used, x a pointer: v takes its type.
   void declare_ptr(const Expr &v, const CType &t);
   std::deque<ExprPtr> made_; // expressions made here (p + i for p[i])
+  // alloca( )'s taint, as DTrace tracks it: a variable that holds a
+  // pointer into alloca( )'s bytes is read as one wherever it is read, so
+  // no variable may hold both such a pointer and any other value but 0,
+  // in any clause.  By scope and name: kAllocaPtr, kOtherValue or both.
+  enum : u8 { kAllocaPtr = 1, kOtherValue = 2 };
+  std::map<std::pair<VarScope, std::string>, u8> alloca_use_;
+  int clause_line_ = 1; // the clause being compiled: where DTrace names
+                        // a variable used both ways
+  // Whether `e`'s value points into alloca( )'s bytes.
+  bool alloca_ptr(const Expr &e) const;
+  // The variable `v` is assigned `x`: its use, checked.
+  Result<void> alloca_assign(const Expr &v, const Expr &x, int line);
   // Translators: the one from `input`'s type to `out`'s struct, and a
   // member's translation of `input` (its expression with the parameter
   // replaced by `input`), or an error naming what is missing.
@@ -1929,6 +1941,8 @@ Result<Type> Compiler::expr(const Expr &e) {
 
 Result<Type> Compiler::assign(const Expr &v, const Expr &x, int line,
                               bool value, bool post, ExprOp op) {
+  if (v.kind == Expr::Variable)
+    MK_TRY(alloca_assign(v, x, line));
   // An array of fixed size as a whole (a = b of an int a[3]): C's rule,
   // in DTrace's words.
   for (const Expr *w : {&v, &x}) {
@@ -2323,9 +2337,63 @@ Result<void> Compiler::check_format(const Stmt &s, const Format &f,
   return {};
 }
 
+bool Compiler::alloca_ptr(const Expr &e) const {
+  switch (e.kind) {
+  case Expr::Call:
+    return e.name == "alloca";
+  case Expr::Cast: // no cast takes the taint away
+    return alloca_ptr(*e.kids[0]);
+  case Expr::Binary: // pointer arithmetic
+    return (e.op == X_ADD || e.op == X_SUB) &&
+           (alloca_ptr(*e.kids[0]) || alloca_ptr(*e.kids[1]));
+  case Expr::Assign:
+    return alloca_ptr(*e.kids[1]);
+  case Expr::Ternary:
+    return alloca_ptr(*e.kids[1]) || alloca_ptr(*e.kids[2]);
+  case Expr::Unary: { // &p[i], &p->m of p in alloca( )'s bytes
+    if (e.op != X_ADDR)
+      return false;
+    const Expr *b = e.kids[0].get();
+    while ((b->kind == Expr::Call && b->name == "[]") ||
+           (b->kind == Expr::Member && b->ival) ||
+           (b->kind == Expr::Unary && b->op == X_DEREF))
+      b = b->kids[0].get();
+    return alloca_ptr(*b);
+  }
+  case Expr::Variable: {
+    auto u = alloca_use_.find({e.scope, e.name});
+    return u != alloca_use_.end() && (u->second & kAllocaPtr);
+  }
+  default:
+    return false;
+  }
+}
+
+Result<void> Compiler::alloca_assign(const Expr &v, const Expr &x, int line) {
+  const VarDecl *d = decl_of(v.scope, v.name);
+  if (!v.kids.empty() && d && d->type.pointer && !d->assoc)
+    return {}; // p[i] = x of a pointer p: memory, no variable
+  if (x.kind == Expr::Ternary &&
+      alloca_ptr(*x.kids[1]) != alloca_ptr(*x.kids[2]))
+    return sem(DTag::D_ALLOCA_INCOMPAT, line,
+               "ternary conditional with alloca and non-alloca branches "
+               "cannot be assigned to a variable");
+  const u8 use = alloca_ptr(x)                             ? kAllocaPtr
+                 : x.kind == Expr::Int && x.ival == 0 ? 0
+                                                           : kOtherValue;
+  u8 &now = alloca_use_[{v.scope, v.name}];
+  now |= use;
+  if (now == (kAllocaPtr | kOtherValue))
+    return sem(DTag::D_ALLOCA_INCOMPAT, clause_line_,
+               v.name + ": cannot reuse the same identifier for both alloca "
+                        "and non-alloca allocations");
+  return {};
+}
+
 Result<void> Compiler::clause(size_t ci) {
   ClauseAst &c = ast_.clauses[ci];
   origin_ = c.origin.get();
+  clause_line_ = c.line;
   CompiledClause cc;
   probes_ = &matched_[ci];
   for (const ProbeInfo &p : *probes_)

@@ -517,6 +517,26 @@ TEST_CASE("dtrace compile: more of DTrace's refusals, in its words") {
             "\"int [3]\"");
 }
 
+TEST_CASE("dtrace compile: a variable holds alloca( ) pointers or other values") {
+  const std::string f = "failed to compile script t.d: ";
+  const std::string both = ": cannot reuse the same identifier for both "
+                           "alloca and non-alloca allocations";
+  // In any clause, in any order; the clause that makes it both is named.
+  CHECK(script_error("p:::n { a = (char *)alloca(1); }\n"
+                     "p:::n\n{ a = (char *)64; }") == f + "line 2: a" + both);
+  CHECK(script_error("p:::n { self->b = 5; }\n"
+                     "p:::n { self->b = alloca(4); }") == f + "line 2: b" + both);
+  // A ternary of both kinds may not be stored at all.
+  CHECK(script_error("p:::n {\n\ta = (char *)alloca(1);\n"
+                     "\ta = a == NULL ? (char *)50 : a;\n}") ==
+        f + "line 3: ternary conditional with alloca and non-alloca branches "
+            "cannot be assigned to a variable");
+  // Pointer arithmetic, casts, 0 and the elements a pointer reaches keep
+  // a variable what it was.
+  CHECK(script_error("p:::n { s = (char *)alloca(8); s = s + 1; s = 0; "
+                     "s[0] = 104; t = (int *)s; t = t + 1; t++; }") == "");
+}
+
 // ---- hostile programs (issue 11): bounded, with their own errors --------------
 
 namespace {
