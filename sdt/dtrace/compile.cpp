@@ -24,6 +24,14 @@ namespace mk::dt {
 
 namespace {
 
+// What ++ and -- add to a value of type `t`: a pointer steps by what it
+// points to (void * and char * by a byte), anything else by 1.
+i64 step_of(const CType &t) {
+  if (!t.pointer || !t.pointee || t.pointee->is_void)
+    return 1;
+  return std::max<i64>((i64)t.pointee->size(), 1);
+}
+
 bool is_int(Type t) {
   return t != Type::String && t != Type::Stack && t != Type::Void &&
          t != Type::Agg;
@@ -1104,7 +1112,7 @@ Result<Type> Compiler::assign_member(const Place &p, const Expr &x, int line,
   if (!lt)
     return lt;
   if (post) { // s.x++ is worth s.x before
-    emit(OP_PUSH, 0, 0, 0, 1);
+    emit(OP_PUSH, 0, 0, 0, step_of(p.type));
     emit(op == X_ADD ? OP_SUB : OP_ADD);
     if (p.width < 64)
       emit(p.type.is_signed && !p.type.pointer ? OP_SEXT : OP_ZEXT,
@@ -2048,7 +2056,8 @@ Result<Type> Compiler::assign(const Expr &v, const Expr &x, int line,
          var_imm(defs, i));
   }
   if (post) { // x++ is worth x before: undo the step on the copy
-    emit(OP_PUSH, 0, 0, 0, 1);
+    auto pt = ptr_type(v);
+    emit(OP_PUSH, 0, 0, 0, pt ? step_of(*pt) : 1);
     emit(op == X_ADD ? OP_SUB : OP_ADD);
     if (defs[i].bits < 64)
       emit(defs[i].is_signed ? OP_SEXT : OP_ZEXT, defs[i].bits);
