@@ -1951,18 +1951,16 @@ Result<Type> Compiler::assign(const Expr &v, const Expr &x, int line,
                               bool value, bool post, ExprOp op) {
   if (v.kind == Expr::Variable)
     MK_TRY(alloca_assign(v, x, line));
-  // An array of fixed size as a whole (a = b of an int a[3]): C's rule,
-  // in DTrace's words.
-  for (const Expr *w : {&v, &x}) {
-    const VarDecl *d = w->kind == Expr::Variable && w->kids.empty()
-                           ? decl_of(w->scope, w->name)
-                           : nullptr;
-    if (d && d->dim > 0 && !d->assoc)
-      return sem(DTag::D_OP_ARRFUN, line,
-                 strf("operator = may not be applied to operand of type "
-                      "\"%s [%lld]\"",
-                      d->type.name.c_str(), (long long)d->dim));
-  }
+  // An array of fixed size as a whole is no lvalue (a = b of an int
+  // a[3]): C's rule, in DTrace's words.
+  if (const VarDecl *d = v.kind == Expr::Variable && v.kids.empty()
+                             ? decl_of(v.scope, v.name)
+                             : nullptr;
+      d && d->dim > 0 && !d->assoc)
+    return sem(DTag::D_OP_ARRFUN, line,
+               strf("operator = may not be applied to operand of type "
+                    "\"%s [%lld]\"",
+                    d->type.name.c_str(), (long long)d->dim));
   if (v.kind == Expr::Variable) {
     auto src = place(x);
     if (!src)

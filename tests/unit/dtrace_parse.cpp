@@ -512,6 +512,10 @@ TEST_CASE("dtrace compile: more of DTrace's refusals, in its words") {
             "\"string\"");
   CHECK(script_error("struct s {\n\tfloat : 1;\n} v;\np:::n { }") ==
         f + "line 2: invalid type for bit-field: (anon)");
+  // On the right an array is its first element's address, as in C: not
+  // this error (minikern has no such address yet: another one).
+  CHECK(script_error("int b[3];\np:::n {\n\tp = b;\n}").find(
+            "may not be applied") == std::string::npos);
   CHECK(script_error("int a[3];\nint b[3];\np:::n {\n\ta = b;\n}") ==
         f + "line 4: operator = may not be applied to operand of type "
             "\"int [3]\"");
