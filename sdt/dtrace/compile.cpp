@@ -1039,13 +1039,14 @@ Result<void> Compiler::store_mem(const Place &p,
 }
 
 void Compiler::declare_ptr(const Expr &v, const CType &t) {
-  if (decl_of(v.scope, v.name) || !v.kids.empty())
+  if (decl_of(v.scope, v.name))
     return;
   for (const VarDef &d : v.scope == VarScope::Clause ? locals_ : prog_.vars)
     if (d.scope == v.scope && d.name == v.name)
       return;
   VarDecl d;
   d.scope = v.scope, d.name = v.name, d.type = t, d.line = v.line;
+  d.assoc = !v.kids.empty(); // a[k] = p: an array of pointers
   implicit_.push_back(d);
 }
 

@@ -2,7 +2,8 @@
 # scratchsize of them, none left over for the next clause), which it
 # reads and writes through pointers to integers, structs and bitfields;
 # p + i, p[i], p - q, ++ and -- (their values before and after) count
-# elements; a char * is a string where one
+# elements; an associative array keeps the pointers assigned to it; a
+# char * is a string where one
 # is expected; bcopy( ), copyin( ) and copyinto( ) fill alloca( )'s bytes.  Any other address is
 # read by a checked copy and never written: a bad address, a store
 # outside alloca( )'s bytes or scratch running out is DTrace's fault,
@@ -17,6 +18,9 @@ ho 7 3 7 2 HO
 
 minikern> dtrace -q -n 'struct rec { int *p; } *r; BEGIN { x = (int *)alloca(16); y = x++; z = ++x; w = x--; r = alloca(sizeof(struct rec)); r->p = x; v = r->p++; printf("%d %d %d %d %d\n", (char *)y - (char *)x, (char *)z - (char *)x, (char *)w - (char *)x, (char *)v - (char *)x, (char *)r->p - (char *)x); exit(0); }'
 -4 4 4 0 4
+
+minikern> dtrace -q -n 'BEGIN { a["x"] = (int *)alloca(8); *a["x"] = 5; a["y"] = a["x"] + 1; printf("%d %d\n", *a["x"], (char *)a["y"] - (char *)a["x"]); exit(0); }'
+5 4
 
 minikern> dtrace -q -n 'BEGIN { s = (char *)alloca(4); s[0] = 104; s[1] = 105; s[2] = 0; t = (string)s; printf("%s %s %5s|\n", t, s, s); exit(0); }'
 hi hi    hi|
