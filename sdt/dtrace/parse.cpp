@@ -1539,9 +1539,13 @@ Result<CType> Parser::base_type() {
       // struct D`s: a type of the D program's own module, D.
       if (tag.rfind("D`", 0) == 0 && tag.size() > 2)
         tag = tag.substr(2);
-      if (tag.find('`') != std::string::npos)
-        return syntax(tok_);
+      const Token tag_tok = tok_;
       MK_TRY(advance());
+      // struct mod`s names a type of another module: one that the D
+      // program cannot name (minikern's modules have no types), but may
+      // define, as DTrace lets it.
+      if (tag.find('`') != std::string::npos && !is(T_LBRACE))
+        return syntax(tag_tok);
     }
     if (is(T_LBRACE))
       return sou_body(w == "union", tag, first.line);
@@ -2363,6 +2367,8 @@ Parser::enum_body(const std::string &tag) {
   if (!tag.empty() && enums_.count(tag))
     return err(tok_.line, DTag::D_DECL_TYPERED, "type redeclared: enum " + tag);
   MK_TRY(advance()); // past '{'
+  if (is(T_RBRACE)) // C's grammar has no empty enumerator list
+    return syntax(tok_);
   auto list = std::make_shared<Enumerators>();
   i64 next = 0;
   while (!is(T_RBRACE)) {

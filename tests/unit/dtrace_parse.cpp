@@ -510,6 +510,11 @@ TEST_CASE("dtrace compile: more of DTrace's refusals, in its words") {
   CHECK(script_error("inline int i = \"s\";\np:::n { }") ==
         f + "line 1: inline i definition uses incompatible types: \"int\" = "
             "\"string\"");
+  // An enum of no enumerators, and a struct of another module's scope,
+  // whose (empty) body is the error.
+  CHECK(script_error("enum e\n{\n};\n") == f + "line 3: syntax error near \"}\"");
+  CHECK(script_error("struct m`s {\n\n};\n") ==
+        f + "line 3: syntax error near \"}\"");
   CHECK(script_error("struct s {\n\tfloat : 1;\n} v;\np:::n { }") ==
         f + "line 2: invalid type for bit-field: (anon)");
   // On the right an array is its first element's address, as in C: not
