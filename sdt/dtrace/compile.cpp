@@ -2523,6 +2523,12 @@ Result<void> Compiler::clause(size_t ci) {
       if (s.kind == Stmt::Freopen && s.fmt == ".")
         return sem(DTag::D_FREOPEN_INVALID, s.line,
                    "freopen( ) argument #1 cannot be \".\"");
+      // DTrace types the arguments as it parses them, before it reads
+      // the format: an argument's error comes first.
+      for (const ExprPtr &e : s.args)
+        if (e->kind != Expr::Void && e->kind != Expr::AggRef)
+          if (auto t = type_of(*e); !t)
+            return t.take_error();
       auto f = parse_format(s.fmt);
       if (!f)
         return sem(DTag::D_SYNTAX, s.line, f.error().message);

@@ -515,6 +515,10 @@ TEST_CASE("dtrace compile: more of DTrace's refusals, in its words") {
   CHECK(script_error("enum e\n{\n};\n") == f + "line 3: syntax error near \"}\"");
   CHECK(script_error("struct m`s {\n\n};\n") ==
         f + "line 3: syntax error near \"}\"");
+  // printf( )'s arguments are typed before its format is read.
+  CHECK(script_error("struct s { int a : 3; } v;\np:::n {\n\tprintf(\"%n\", "
+                     "sizeof(v.a));\n}") ==
+        f + "line 3: cannot apply sizeof to a bit-field");
   CHECK(script_error("struct s {\n\tfloat : 1;\n} v;\np:::n { }") ==
         f + "line 2: invalid type for bit-field: (anon)");
   // On the right an array is its first element's address, as in C: not
