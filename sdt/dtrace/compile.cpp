@@ -886,6 +886,16 @@ std::optional<CType> Compiler::ptr_type(const Expr &e) {
 
 Result<Type> Compiler::ptr_arith(const Expr &e, const std::optional<CType> &l,
                                  const std::optional<CType> &r) {
+  // x op= y, x++ and x-- (as x = x op ...) with a pointer in them: DTrace
+  // wants the left-hand side a pointer to something of known size.
+  const bool vfptr = !l || !l->pointee || l->pointee->is_void;
+  if ((e.near == "+=" || e.near == "-=") && vfptr)
+    return sem(DTag::D_OP_VFPTR, e.line,
+               "operator " + e.near +
+                   " requires left-hand scalar operand of known size");
+  if ((e.near == "++" || e.near == "--") && l && vfptr)
+    return sem(DTag::D_OP_VFPTR, e.line,
+               "operator " + e.near + " requires an operand of known size");
   auto operand = [&](const Expr &x) -> Result<void> {
     auto t = expr(x);
     if (!t)
@@ -1950,8 +1960,14 @@ Result<Type> Compiler::expr(const Expr &e) {
 
 Result<Type> Compiler::assign(const Expr &v, const Expr &x, int line,
                               bool value, bool post, ExprOp op) {
-  if (v.kind == Expr::Variable)
+  if (v.kind == Expr::Variable) {
+    // DTrace types the value before it checks where it is stored (an
+    // operation's: a struct's copy is no value to type).
+    if (x.kind == Expr::Binary)
+      if (auto t = type_of(x); !t)
+        return t.take_error();
     MK_TRY(alloca_assign(v, x, line));
+  }
   // An array of fixed size as a whole is no lvalue (a = b of an int
   // a[3]): C's rule, in DTrace's words.
   if (const VarDecl *d = v.kind == Expr::Variable && v.kids.empty()

@@ -515,6 +515,14 @@ TEST_CASE("dtrace compile: more of DTrace's refusals, in its words") {
   CHECK(script_error("enum e\n{\n};\n") == f + "line 3: syntax error near \"}\"");
   CHECK(script_error("struct m`s {\n\n};\n") ==
         f + "line 3: syntax error near \"}\"");
+  // x += y and x -= y of a pointer want a pointer to something of known
+  // size on the left; ++ and -- one of known size.
+  CHECK(script_error("int p;\np:::n {\n\tp = 1;\n\tp -= alloca(10);\n}") ==
+        f + "line 4: operator -= requires left-hand scalar operand of known "
+            "size");
+  CHECK(script_error("p:::n {\n\tp = (void *)alloca(8);\n\tp++;\n}") ==
+        f + "line 3: operator ++ requires an operand of known size");
+  CHECK(script_error("p:::n { p = (int *)alloca(8); p += 1; p -= 1; p++; }") == "");
   // printf( )'s arguments are typed before its format is read.
   CHECK(script_error("struct s { int a : 3; } v;\np:::n {\n\tprintf(\"%n\", "
                      "sizeof(v.a));\n}") ==
