@@ -41,11 +41,11 @@ SYSINIT(linuxkpi_max_pfn, SI_SUB_CPUS, 2, init_max_pfn);
 
 } // namespace
 
-LINUX_EXPORT(linux_banner);
-LINUX_EXPORT(max_pfn);
+// Not exports: vmlinux exports neither.
 KERNEL_DTYPE(linux_banner, "char []");
 KERNEL_DTYPE(max_pfn, "unsigned long");
 // Defined with the per-CPU areas (percpu.cpp).
+extern unsigned int nr_cpu_ids;
 KERNEL_DTYPE(nr_cpu_ids, "unsigned int");
 
 } // namespace lkpi

@@ -22,7 +22,6 @@
 #include "consumer.h"
 #include "../registry.h"
 
-#include "../../kernel/export.h"
 #include "../../kernel/kernel.h"
 #include "../../kernel/ktype.h"
 #include "../../kernel/sysinit.h"
@@ -479,9 +478,8 @@ Result<std::string> preprocess(const std::string &path,
   return out;
 }
 
-// The kernel's variables as D names them (`name, vmlinux`name): those of
-// the Linux API's exports that kernel/ktype.h gives a type (per-CPU ones
-// have no single address).  A loaded module's own variables have no
+// The kernel's variables as D names them (`name, vmlinux`name): those
+// kernel/ktype.h records.  A loaded module's own variables have no
 // types, so none resolves.
 Result<KernelVar> kernel_var(Kernel &k, const std::string &scoped) {
   const size_t q = scoped.find('`');
@@ -492,16 +490,10 @@ Result<KernelVar> kernel_var(Kernel &k, const std::string &scoped) {
         return error("Unknown symbol name");
     return error("Unknown module name");
   }
-  const char *type = nullptr;
   const kernel_dtype *const *t;
   SET_FOREACH(t, kernel_dtype_set) {
     if (name == (*t)->kt_name)
-      type = (*t)->kt_type;
-  }
-  const linux_export *const *e;
-  SET_FOREACH(e, linux_export_set) {
-    if (type && name == (*e)->le_name && !((*e)->le_flags & LE_PERCPU))
-      return KernelVar{(u64)(uintptr_t)(*e)->le_addr, type};
+      return KernelVar{(u64)(uintptr_t)(*t)->kt_addr, (*t)->kt_type};
   }
   return error("Unknown symbol name");
 }
