@@ -42,29 +42,6 @@ struct akcipher_alg {
 static_assert(offsetof(akcipher_alg, max_size) == 48 &&
               offsetof(akcipher_alg, base) == 80 && sizeof(akcipher_alg) == 464);
 
-template <class Alg> Alg *alg_of(crypto_tfm *tfm) {
-  return (Alg *)(tfm->alg - offsetof(Alg, base));
-}
-template <class Tfm, class Alg> void exit_tfm(crypto_tfm *tfm) {
-  auto *t = (Tfm *)((u8 *)tfm - offsetof(Tfm, base));
-  alg_of<Alg>(tfm)->exit(t);
-}
-// crypto_create_tfm() for both: the provider's init, its exit on free.
-template <class Tfm, class Alg> void *create(const char *name, u32 type, u64 caller) {
-  void *mem = alloc_tfm(name, type, offsetof(Tfm, base), caller);
-  if (is_err(mem))
-    return mem;
-  auto *tfm = (Tfm *)mem;
-  Alg *alg = alg_of<Alg>(&tfm->base);
-  if (alg->exit)
-    tfm->base.exit = exit_tfm<Tfm, Alg>;
-  if (int err = alg->init ? alg->init(tfm) : 0) {
-    free_tfm(tfm, &tfm->base, caller);
-    return (void *)(intptr_t)err;
-  }
-  return tfm;
-}
-
 int no_op(void *) { return -ENOSYS_; }
 int no_key(crypto_akcipher *, const void *, unsigned) { return -ENOSYS_; }
 } // namespace
@@ -74,14 +51,14 @@ int crypto_register_kpp(kpp_alg *alg) {
   if (!alg->set_secret || !alg->generate_public_key ||
       !alg->compute_shared_secret || !alg->max_size)
     return -EINVAL_;
-  u32 &flags = field<u32>(alg->base, kCraFlags);
-  flags = (flags & ~kAlgTypeMask) | kAlgTypeKpp;
+  set_alg_type(alg->base, kAlgTypeKpp);
   return register_alg(alg->base);
 }
 void crypto_unregister_kpp(kpp_alg *alg) { unregister_alg(alg->base); }
 
 __attribute__((noinline)) void *crypto_alloc_kpp(const char *name, u32, u32) {
-  return create<crypto_kpp, kpp_alg>(name, kAlgTypeKpp, LKPI_CALLER());
+  return create_tfm<crypto_kpp, kpp_alg>(name, kAlgTypeKpp, LKPI_CALLER(),
+                                         [](crypto_kpp *, kpp_alg *) {});
 }
 int crypto_has_kpp(const char *name, u32, u32) {
   return find_alg(name, kAlgTypeKpp) != nullptr;
@@ -96,14 +73,14 @@ int crypto_register_akcipher(akcipher_alg *alg) {
       *op = no_op;
   if (!alg->set_priv_key)
     alg->set_priv_key = no_key;
-  u32 &flags = field<u32>(alg->base, kCraFlags);
-  flags = (flags & ~kAlgTypeMask) | kAlgTypeAkcipher;
+  set_alg_type(alg->base, kAlgTypeAkcipher);
   return register_alg(alg->base);
 }
 void crypto_unregister_akcipher(akcipher_alg *alg) { unregister_alg(alg->base); }
 
 __attribute__((noinline)) void *crypto_alloc_akcipher(const char *name, u32, u32) {
-  return create<crypto_akcipher, akcipher_alg>(name, kAlgTypeAkcipher, LKPI_CALLER());
+  return create_tfm<crypto_akcipher, akcipher_alg>(
+      name, kAlgTypeAkcipher, LKPI_CALLER(), [](crypto_akcipher *, akcipher_alg *) {});
 }
 
 LINUX_EXPORT_GPL(crypto_register_kpp);

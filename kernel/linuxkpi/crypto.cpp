@@ -250,8 +250,7 @@ int crypto_register_shash(u8 *p) {
   const u32 mask = field<u32>(alg->base, kCraAlignmask);
   if ((mask & (mask + 1)) || mask > kMaxAlignmask)
     return -EINVAL_;
-  u32 &flags = field<u32>(alg->base, kCraFlags);
-  flags = (flags & ~kAlgTypeMask) | kAlgTypeShash;
+  set_alg_type(alg->base, kAlgTypeShash);
   if (!alg->finup)
     alg->finup = finup_unaligned;
   if (!alg->digest)
@@ -308,16 +307,17 @@ __attribute__((noinline)) void *crypto_alloc_shash(const char *name, u32, u32) {
 int crypto_has_shash(const char *name, u32, u32) {
   return find_alg(name, kAlgTypeShash) != nullptr;
 }
-__attribute__((noinline)) void crypto_destroy_tfm(void *mem, crypto_tfm *tfm) {
-  const u64 caller = LKPI_CALLER();
-  if (!mem || is_err(mem))
-    return;
+void destroy_tfm(void *mem, crypto_tfm *tfm, u64 caller) {
   auto cra_exit = field<void (*)(crypto_tfm *)>(tfm->alg, kCraExit);
   if (!tfm->exit && cra_exit)
     cra_exit(tfm);
   else if (tfm->exit)
     tfm->exit(tfm);
   free_tfm(mem, tfm, caller);
+}
+__attribute__((noinline)) void crypto_destroy_tfm(void *mem, crypto_tfm *tfm) {
+  if (mem && !is_err(mem))
+    destroy_tfm(mem, tfm, LKPI_CALLER());
 }
 
 int crypto_shash_update(shash_desc *desc, const u8 *data, unsigned len) {
@@ -350,18 +350,8 @@ int crypto_shash_tfm_digest(crypto_shash *tfm, const u8 *data, unsigned len, u8 
 }
 int crypto_shash_setkey(crypto_shash *tfm, const u8 *key, unsigned keylen) {
   shash_alg *alg = shash_of(tfm);
-  const unsigned long mask = alignmask_of(tfm);
-  int err;
-  if ((uintptr_t)key & mask) {
-    std::vector<u8> buf(keylen + mask + 1);
-    u8 *a = aligned(buf.data(), mask);
-    std::memcpy(a, key, keylen);
-    err = alg->setkey(tfm, a, keylen);
-    std::memset(a, 0, keylen);
-  } else {
-    err = alg->setkey(tfm, key, keylen);
-  }
-  if (err) {
+  if (int err = with_aligned_key(key, keylen, alignmask_of(tfm),
+                                 [&](const u8 *k) { return alg->setkey(tfm, k, keylen); })) {
     set_needkey(tfm, alg);
     return err;
   }

@@ -68,8 +68,7 @@ crypto_rng *crypto_default_rng = nullptr;
 int crypto_register_rng(rng_alg *alg) {
   if (alg->seedsize > 4096 / 8 || !alg->generate || !alg->seed)
     return -EINVAL_;
-  u32 &flags = field<u32>(alg->base, kCraFlags);
-  flags = (flags & ~kAlgTypeMask) | kAlgTypeRng;
+  set_alg_type(alg->base, kAlgTypeRng);
   return register_alg(alg->base);
 }
 void crypto_unregister_rng(rng_alg *alg) { unregister_alg(alg->base); }
@@ -128,10 +127,7 @@ int crypto_get_default_rng() {
 __attribute__((noinline)) void crypto_put_default_rng() {
   std::lock_guard g(g_default_mu);
   if (g_default_users && !--g_default_users) {
-    crypto_tfm *tfm = &crypto_default_rng->base;
-    if (auto cra_exit = field<void (*)(crypto_tfm *)>(tfm->alg, kCraExit))
-      cra_exit(tfm);
-    free_tfm(crypto_default_rng, tfm, 0);
+    destroy_tfm(crypto_default_rng, &crypto_default_rng->base, 0);
     crypto_default_rng = nullptr;
   }
 }

@@ -94,10 +94,6 @@ void set_needkey(crypto_skcipher *tfm) {
   if (skcipher_of(tfm)->max_keysize)
     tfm->base.crt_flags |= kTfmNeedKey;
 }
-void exit_tfm(crypto_tfm *tfm) {
-  auto *sk = (crypto_skcipher *)((u8 *)tfm - offsetof(crypto_skcipher, base));
-  skcipher_of(sk)->exit(sk);
-}
 
 // ---- walking scatterlists
 
@@ -161,13 +157,26 @@ int walk_finish(skcipher_walk *walk, int err) {
   return err;
 }
 
+// The most one step takes: the stride, or what is left when less (at
+// least a block).
+unsigned step_size(const skcipher_walk *walk) {
+  return std::min(walk->stride, std::max(walk->total, walk->blocksize));
+}
+// The walk's buffer, made at its first need: room for a step's block,
+// aligned, and after it an aligned IV.  Steps only shrink, so the first
+// size holds every later one.
+u8 *walk_buffer(skcipher_walk *walk) {
+  if (!walk->buffer)
+    walk->buffer = (u8 *)alloc(step_size(walk) + 2 * walk->alignmask +
+                                   walk->ivsize + 1,
+                               0, 0);
+  return walk->buffer;
+}
+
 // A block that spans entries: gathered into a buffer, scattered back by
 // skcipher_walk_done().
 int walk_slow(skcipher_walk *walk, unsigned bsize) {
-  if (!walk->buffer &&
-      !(walk->buffer = (u8 *)alloc(bsize + walk->alignmask + walk->ivsize +
-                                       walk->alignmask + 1,
-                                   0, 0)))
+  if (!walk_buffer(walk))
     return walk_finish(walk, -ENOMEM_);
   u8 *buf = aligned(walk->buffer, walk->alignmask);
   // A list shorter than cryptlen says is refused, not read or written
@@ -182,8 +191,7 @@ int walk_slow(skcipher_walk *walk, unsigned bsize) {
 
 int walk_next(skcipher_walk *walk) {
   walk->flags &= ~(kWalkSlow | kWalkCopy | kWalkDiff);
-  const unsigned bsize =
-      std::min(walk->stride, std::max(walk->total, walk->blocksize));
+  const unsigned bsize = step_size(walk);
   unsigned n = clamp(walk->in, walk->total);
   n = clamp(walk->out, n);
   if (n < bsize) {
@@ -259,13 +267,9 @@ int skcipher_walk_virt(skcipher_walk *walk, skcipher_request *req, bool atomic) 
   walk->ivsize = alg->ivsize;
   walk->alignmask = field<u32>(alg->base, kCraAlignmask);
   if ((uintptr_t)walk->iv & walk->alignmask) { // the provider gets an aligned IV
-    const unsigned bsize = std::min(walk->stride, std::max(walk->total, walk->blocksize));
-    walk->buffer = (u8 *)alloc(bsize + walk->alignmask + walk->ivsize +
-                                   walk->alignmask + 1,
-                               0, 0);
-    if (!walk->buffer)
+    if (!walk_buffer(walk))
       return -ENOMEM_;
-    walk->iv = aligned(walk->buffer + bsize + walk->alignmask, walk->alignmask);
+    walk->iv = aligned(walk->buffer + step_size(walk) + walk->alignmask, walk->alignmask);
     std::memcpy(walk->iv, walk->oiv, walk->ivsize);
   }
   return walk_next(walk);
@@ -285,8 +289,7 @@ int crypto_register_skcipher(skcipher_alg *alg) {
     alg->chunksize = field<u32>(alg->base, kCraBlocksize);
   if (!alg->walksize)
     alg->walksize = alg->chunksize;
-  u32 &flags = field<u32>(alg->base, kCraFlags);
-  flags = (flags & ~kAlgTypeMask) | kAlgTypeSkcipher;
+  set_alg_type(alg->base, kAlgTypeSkcipher);
   return register_alg(alg->base);
 }
 void crypto_unregister_skcipher(skcipher_alg *alg) { unregister_alg(alg->base); }
@@ -302,20 +305,9 @@ void crypto_unregister_skciphers(skcipher_alg *algs, int count) {
 }
 
 __attribute__((noinline)) void *crypto_alloc_skcipher(const char *name, u32, u32) {
-  const u64 caller = LKPI_CALLER();
-  void *mem = alloc_tfm(name, kAlgTypeSkcipher, offsetof(crypto_skcipher, base), caller);
-  if (is_err(mem))
-    return mem;
-  auto *tfm = (crypto_skcipher *)mem;
-  skcipher_alg *alg = skcipher_of(tfm);
-  set_needkey(tfm);
-  if (alg->exit)
-    tfm->base.exit = exit_tfm;
-  if (int err = alg->init ? alg->init(tfm) : 0) {
-    free_tfm(tfm, &tfm->base, caller);
-    return (void *)(intptr_t)err;
-  }
-  return tfm;
+  return create_tfm<crypto_skcipher, skcipher_alg>(
+      name, kAlgTypeSkcipher, LKPI_CALLER(),
+      [](crypto_skcipher *tfm, skcipher_alg *) { set_needkey(tfm); });
 }
 int crypto_has_skcipher(const char *name, u32, u32) {
   return find_alg(name, kAlgTypeSkcipher) != nullptr;
@@ -325,21 +317,8 @@ int crypto_skcipher_setkey(crypto_skcipher *tfm, const u8 *key, unsigned keylen)
   skcipher_alg *alg = skcipher_of(tfm);
   if (keylen < alg->min_keysize || keylen > alg->max_keysize)
     return -EINVAL_;
-  const unsigned long mask = field<u32>(alg->base, kCraAlignmask);
-  int err;
-  if ((uintptr_t)key & mask) {
-    u8 *buf = (u8 *)alloc(keylen + mask + 1, 0, 0);
-    if (!buf)
-      return -ENOMEM_;
-    u8 *a = aligned(buf, mask);
-    std::memcpy(a, key, keylen);
-    err = alg->setkey(tfm, a, keylen);
-    std::memset(a, 0, keylen);
-    release(buf, 0);
-  } else {
-    err = alg->setkey(tfm, key, keylen);
-  }
-  if (err) {
+  if (int err = with_aligned_key(key, keylen, field<u32>(alg->base, kCraAlignmask),
+                                 [&](const u8 *k) { return alg->setkey(tfm, k, keylen); })) {
     set_needkey(tfm);
     return err;
   }
