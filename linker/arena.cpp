@@ -236,7 +236,6 @@ void ModuleArena::release(Block b) {
       return;
     }
   }
-  mprotect((void *)(uintptr_t)b.addr, b.size, PROT_NONE);
   // Up to kKeepBytes of freed memory stays resident, as it is, so the next
   // load does not fault every page in afresh (allocate() zeroes it for a
   // caller that needs zeros); beyond that it goes back to the system.
@@ -247,6 +246,14 @@ void ModuleArena::release(Block b) {
     if (keep)
       kept_ += b.size;
   }
+  // Nothing runs or writes there any more.  A kept block stays mapped
+  // read-only rather than inaccessible: a page whose entry goes
+  // not-present and back costs its next writer a fault the hypervisor
+  // takes (on the 2-core development machine 1 MiB written after
+  // PROT_NONE and back took 870 us, after PROT_READ and back 150, warm
+  // 21), the largest part of a big module's "copy".  Its stale bytes stay
+  // readable until the block is reused; calling into it still faults.
+  mprotect((void *)(uintptr_t)b.addr, b.size, keep ? PROT_READ : PROT_NONE);
   if (!keep)
     fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
               (off_t)(b.addr - base_), (off_t)b.size);

@@ -109,8 +109,9 @@ public:
   ModuleArena &operator=(const ModuleArena &) = delete;
 
   // A page-aligned block of at least `size` bytes, aligned to `align`; its
-  // executing view is inaccessible until protect(); its alias writable
-  // while a writing() scope is open.
+  // executing view neither writable nor executable until protect() (pages
+  // a freed block kept resident are readable); its alias writable while a
+  // writing() scope is open.
   Result<Block> allocate(u64 size, u64 align,
                          Contents c = Contents::Zeroed) EXCLUDES(mu_);
   // Return the block's memory to the system and its range to the arena.

@@ -5,6 +5,7 @@
 #include "object.h"
 
 #include "code.h"
+#include "sync.h"
 
 #include <gelf.h>
 #include <libelf.h>
@@ -601,16 +602,82 @@ const char *file_kind(unsigned mode) {
 
 namespace {
 
-// Files up to this size are read into memory, bigger ones mapped.
+// Every file is read into memory.  Files up to this size go to the heap;
+// bigger ones to page-aligned buffers that are kept for the next read.
 constexpr size_t kReadWhole = 256 << 10;
 const u8 kNoBytes[1] = {0};
 
-Result<std::shared_ptr<const void>> read_whole(int fd, size_t len) {
-  std::shared_ptr<u8[]> buf(new (std::nothrow) u8[len ? len : 1]);
-  if (!buf)
-    return error(strf("cannot allocate %zu bytes to read it", len));
+// Buffers of big files, kept after use up to kKeepBytes in all: a read into
+// pages written before costs a copy out of the page cache, a read into
+// fresh ones (or a fresh mapping of the file) a fault per page on top.  On
+// the 2-core development machine, 3.6 MB of a module file: 190 us read
+// into a kept buffer, 400 mapped with MAP_POPULATE and touched, 840
+// mapped and touched.  The bytes of an earlier file are never reused, only
+// the memory they were read into.
+class ReadBuffers {
+public:
+  static constexpr size_t kKeepBytes = 32 << 20;
+
+  // A buffer of at least `len` bytes and its size; nullptr if none can be
+  // had.
+  std::pair<u8 *, size_t> take(size_t len) EXCLUDES(mu_) {
+    {
+      MutexLock g(mu_);
+      auto best = kept_.end();
+      for (auto it = kept_.begin(); it != kept_.end(); ++it)
+        if (it->second >= len &&
+            (best == kept_.end() || it->second < best->second))
+          best = it;
+      if (best != kept_.end()) {
+        auto b = *best;
+        kept_.erase(best);
+        kept_bytes_ -= b.second;
+        return b;
+      }
+    }
+    const size_t ps = (size_t)sysconf(_SC_PAGESIZE);
+    const size_t size = (len + ps - 1) & ~(ps - 1);
+    void *m = mmap(nullptr, size, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+      return {nullptr, 0};
+    return {(u8 *)m, size};
+  }
+  // Back to the pool, or to the system once the pool holds enough; the
+  // smallest buffers go first.
+  void give(u8 *p, size_t size) EXCLUDES(mu_) {
+    std::vector<std::pair<u8 *, size_t>> drop;
+    {
+      MutexLock g(mu_);
+      kept_.emplace_back(p, size);
+      kept_bytes_ += size;
+      std::sort(kept_.begin(), kept_.end(),
+                [](const auto &a, const auto &b) { return a.second > b.second; });
+      while (kept_bytes_ > kKeepBytes) {
+        drop.push_back(kept_.back());
+        kept_bytes_ -= kept_.back().second;
+        kept_.pop_back();
+      }
+    }
+    for (auto [q, n] : drop)
+      munmap(q, n);
+  }
+
+private:
+  Mutex mu_;
+  std::vector<std::pair<u8 *, size_t>> kept_ GUARDED_BY(mu_);
+  size_t kept_bytes_ GUARDED_BY(mu_) = 0;
+};
+
+ReadBuffers &read_buffers() {
+  // Never destroyed: an ObjectFile may outlive static destruction.
+  static ReadBuffers *b = new ReadBuffers;
+  return *b;
+}
+
+Result<void> read_into(int fd, u8 *buf, size_t len) {
   for (size_t got = 0; got < len;) {
-    const ssize_t n = ::pread(fd, buf.get() + got, len - got, (off_t)got);
+    const ssize_t n = ::pread(fd, buf + got, len - got, (off_t)got);
     if (n < 0 && errno == EINTR)
       continue;
     if (n < 0)
@@ -619,18 +686,27 @@ Result<std::shared_ptr<const void>> read_whole(int fd, size_t len) {
       return error("the file shrank while it was read");
     got += (size_t)n;
   }
-  return std::shared_ptr<const void>(buf, buf.get());
+  return {};
 }
 
-Result<std::shared_ptr<const void>> map_whole(int fd, size_t len) {
-  // Read-only (nothing, libelf included, writes to it), populated at once:
-  // every page is read, and one call that maps them all costs less than a
-  // fault per few pages.
-  void *m = mmap(nullptr, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-  if (m == MAP_FAILED)
-    return error(std::strerror(errno));
+Result<std::shared_ptr<const void>> read_whole(int fd, size_t len) {
+  if (len <= kReadWhole) {
+    std::shared_ptr<u8[]> buf(new (std::nothrow) u8[len ? len : 1]);
+    if (!buf)
+      return error(strf("cannot allocate %zu bytes to read it", len));
+    if (auto r = read_into(fd, buf.get(), len); !r)
+      return r.take_error();
+    return std::shared_ptr<const void>(buf, buf.get());
+  }
+  auto [buf, size] = read_buffers().take(len);
+  if (!buf)
+    return error(strf("cannot allocate %zu bytes to read it", len));
+  if (auto r = read_into(fd, buf, len); !r) {
+    read_buffers().give(buf, size);
+    return r.take_error();
+  }
   return std::shared_ptr<const void>(
-      m, [len](const void *p) { munmap(const_cast<void *>(p), len); });
+      buf, [size = size](const void *p) { read_buffers().give((u8 *)p, size); });
 }
 
 } // namespace
@@ -661,12 +737,10 @@ Result<ObjectFile> read_object(const std::string &path, RelocTypes types,
   }
   const size_t len = (size_t)st.st_size;
   ObjectFile obj;
-  // A small file is read into memory: one copy out of the page cache
-  // costs less than mapping its pages and unmapping them (a 4 KiB module:
-  // 3.5 against 11 us on the 2-core development machine).  A big one is
-  // mapped: the copy of 3.7 MB into fresh memory took a load's "read and
-  // check" from 330 to 730 us, where populating the mapping costs 240.
-  auto bytes = len <= kReadWhole ? read_whole(fd, len) : map_whole(fd, len);
+  // Read, not mapped: one copy out of the page cache costs less than
+  // mapping the file's pages and unmapping them (a 4 KiB module: 3.5
+  // against 11 us on the 2-core development machine; a big one, above).
+  auto bytes = read_whole(fd, len);
   ::close(fd);
   if (!bytes)
     return error(path + ": " + bytes.error().message);
