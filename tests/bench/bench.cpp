@@ -38,7 +38,8 @@
 //
 // Usage: bench [--budget SECONDS] [--stages N] [--memory LABEL:KO:N]...
 //              [--memory-traced LABEL:KO:N:COMMAND]... [--enabling PROGRAM]
-//              [--pair LABEL:A:B]... [--loop SIDE N] LABEL:KO:SO ...
+//              [--pair LABEL:A:B]... [--target LABEL=RATIO]...
+//              [--sites LABEL:BASE]... [--loop SIDE N] LABEL:KO:SO ...
 //   --loop minikern|dlopen N runs only N cycles of one side per row, with no
 //   table, for `valgrind --tool=callgrind` (perf cannot name the kernel's
 //   functions: SDT remaps the kernel text onto a memfd at boot).
@@ -268,6 +269,7 @@ void mk_unload(mk::Kernel &k, mk::LinkerFile *f) {
 
 struct Row {
   std::string label, ko, so;
+  double target = 0; // --target: the ratio this row is to meet (0: none)
 };
 
 // CPU time and page faults of this thread over some cycles: unlike wall
@@ -537,6 +539,12 @@ void print_results(const std::vector<Result> &rs) {
   }
   std::printf("\nratio = minikern median / dlopen median: below 1.00 means "
               "minikern is faster.\n");
+  for (const Result &r : rs)
+    if (r.row.target > 0) {
+      const double ratio = r.mk.median / r.dl.median;
+      std::printf("%s: ratio %.2fx (target %.1fx: %s)\n", r.row.label.c_str(),
+                  ratio, r.row.target, ratio <= r.row.target ? "met" : "MISSED");
+    }
   std::printf("\n%-18s | %-23s | %-23s | %-19s | %s\n", "per cycle",
               "CPU µs (user+sys)", "minor page faults", "handlers alone µs",
               "image KiB");
@@ -604,6 +612,47 @@ void print_stages(const std::vector<const Result *> &cols,
   for (size_t i = 0; i < cols.size(); i++)
     std::printf(" | %9.1f  (100%%) ", whole[i]);
   std::printf("\n");
+}
+
+// --sites LABEL:BASE: what LABEL's function-entry sites cost a cycle: its
+// "record probes" and "teardown" stages over those of BASE, the same module
+// built without entry sites, per site (target: 30 ns, Linux's cost class of
+// one record per __fentry__ site and nothing else until ftrace is used).
+void print_site_cost(mk::Kernel &k, const std::vector<const Result *> &cols,
+                     const std::vector<StageProfile> &profs,
+                     const std::string &label, const std::string &base) {
+  auto col = [&](const std::string &l) -> int {
+    for (size_t i = 0; i < cols.size(); i++)
+      if (cols[i]->row.label == l)
+        return (int)i;
+    die("bench: --sites names no row " + l);
+  };
+  const int a = col(label), b = col(base);
+  auto cost = [&](int i) {
+    double sum = 0;
+    for (const char *name : {"record probes", "teardown"}) {
+      const StageProfile &p = profs[(size_t)i];
+      auto it = std::find(p.names.begin(), p.names.end(), name);
+      if (it == p.names.end())
+        die(std::string("bench: the loader names no stage ") + name);
+      sum += summarize(p.v[(size_t)(it - p.names.begin())]).median;
+    }
+    return sum;
+  };
+  size_t sites = 0;
+  {
+    QuietStdout quiet;
+    mk::LinkerFile *f = mk_load(k, cols[(size_t)a]->row.ko);
+    sites = k.probes().match({"fbt", f->module_name(), "", "entry"}).size();
+    mk_unload(k, f);
+  }
+  if (sites == 0)
+    die("bench: " + label + " has no function-entry sites");
+  const double ns = (cost(a) - cost(b)) * 1e3 / (double)sites;
+  std::printf("entry sites of %s: record probes + teardown %.1f µs, %.1f over "
+              "%s's: %.1f ns per site over %zu sites (target 30 ns: %s)\n",
+              label.c_str(), cost(a), cost(a) - cost(b), base.c_str(), ns,
+              sites, ns <= 30 ? "met" : "MISSED");
 }
 
 // Memory one load+unload cycle leaves behind: the C heap in use (malloc's
@@ -741,6 +790,9 @@ void usage() {
                "memdev:::write-done { @w = count(); })\n"
                "  --pair    LABEL:A:B: load+unload of A against B, both "
                "minikern's (at most 1.1x)\n"
+               "  --target  LABEL=RATIO: the ratio row LABEL is to meet\n"
+               "  --sites   LABEL:BASE: LABEL's entry-site cost per site, over "
+               "BASE (the same module without them)\n"
                "  --loop    only run N cycles of SIDE (minikern or dlopen) per "
                "row,\n"
                "            no table: for valgrind --tool=callgrind\n");
@@ -814,6 +866,8 @@ int main(int argc, char **argv) {
   std::vector<MemRow> mem_rows; // --memory LABEL:KO:N, --memory-traced
   std::string enabling = "memdev:::write-done { @w = count(); }";
   std::vector<std::array<std::string, 3>> pairs; // --pair LABEL:A:B
+  std::vector<std::pair<std::string, double>> targets; // --target LABEL=RATIO
+  std::vector<std::pair<std::string, std::string>> site_rows; // --sites A:B
   for (int i = 1; i < argc; i++) {
     std::string a = argv[i];
     if (a == "--pair" && i + 1 < argc) {
@@ -842,6 +896,18 @@ int main(int argc, char **argv) {
       m.traced = true;
       m.command = v.substr(c3 + 1);
       mem_rows.push_back(m);
+    } else if (a == "--target" && i + 1 < argc) {
+      std::string v = argv[++i];
+      size_t eq = v.find('=');
+      if (eq == std::string::npos || std::atof(v.c_str() + eq + 1) <= 0)
+        usage();
+      targets.emplace_back(v.substr(0, eq), std::atof(v.c_str() + eq + 1));
+    } else if (a == "--sites" && i + 1 < argc) {
+      std::string v = argv[++i];
+      size_t c = v.find(':');
+      if (c == std::string::npos)
+        usage();
+      site_rows.emplace_back(v.substr(0, c), v.substr(c + 1));
     } else if (a == "--enabling" && i + 1 < argc) {
       enabling = argv[++i];
     } else if (a == "--budget" && i + 1 < argc) {
@@ -863,6 +929,13 @@ int main(int argc, char **argv) {
   }
   if (rows.empty())
     usage();
+  for (const auto &[label, ratio] : targets) {
+    auto it = std::find_if(rows.begin(), rows.end(),
+                           [&](const Row &r) { return r.label == label; });
+    if (it == rows.end())
+      die("bench: --target names no row " + label);
+    it->target = ratio;
+  }
   if (!loop_side.empty() && loop_side != "minikern" && loop_side != "dlopen")
     usage();
 
@@ -935,6 +1008,8 @@ int main(int argc, char **argv) {
   }
   print_results(results);
   print_stages(cols, stages);
+  for (const auto &[label, base] : site_rows)
+    print_site_cost(k, cols, stages, label, base);
   for (const MemRow &m : mem_rows)
     memory_row(k, m.label, m.ko, m.n, m.traced ? enabling : "", m.command);
   for (const auto &p : pairs)
