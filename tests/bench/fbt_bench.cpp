@@ -178,7 +178,8 @@ int main(int argc, char **argv) {
       strf("within 0.2 ns: %s", off <= 0.2 ? "met" : "MISSED"));
   row("entry enabled, dtrace @ = count()", s_entry, "");
   row("entry + return enabled, dtrace @ = count()", s_both,
-      strf("under 25 ns: %s", both < 25 ? "met" : "MISSED"));
+      strf("at most 12 ns: %s (the first, under 25: %s)",
+           both <= 12 ? "met" : "MISSED", both < 25 ? "met" : "MISSED"));
   row("entry + return by int3 (FreeBSD fbt), @ = count()", s_trap,
       strf("%.0fx ours (at least 50x): %s", trap / std::max(both, 0.01),
            trap >= 50 * both ? "met" : "MISSED"));
