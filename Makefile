@@ -304,6 +304,17 @@ ifeq ($(ARCH),x86_64)
 $(call obj,$(wildcard $(TOP)/kernel/linuxkpi/*.cpp)): CXXFLAGS += -mincoming-stack-boundary=3
 endif
 
+# Linux's OID registry, numbered as the installed headers number it
+# (look_up_OID() in kernel/linuxkpi/asn1.cpp): the enum's order is the ABI
+# a module compiled against them compares with.
+LINUX_OIDS := $(TOP)/build/gen/linux_oids.inc
+$(LINUX_OIDS): $(TOP)/scripts/linux-oids | $(LINUX_SYMVERS)
+	@mkdir -p $(dir $@)
+	@h=$$(readlink -f $(TOP)/build/linux-headers) && \
+	  $(TOP)/scripts/linux-oids $${h%-*}-common/include/linux/oid_registry.h >$@.tmp && mv $@.tmp $@
+$(BUILD)/obj/kernel/linuxkpi/asn1.o: $(LINUX_OIDS)
+$(BUILD)/obj/kernel/linuxkpi/asn1.o: CXXFLAGS += -I$(TOP)/build/gen
+
 # A module is every source in its folder, compiled and joined with ld -r.
 define module_rules
 $(1)/$(2).ko: $(patsubst $(3)/%,$(1)/obj/$(2)/%.o,$(basename $(wildcard $(3)/*.c $(3)/*.cc $(3)/*.S)))
@@ -445,6 +456,8 @@ $(FUZZ_BUILD)/obj/%.o: $(TOP)/%.cpp $(SDT_RECORD) | $(DEPS_STAMP)
 	clang++ $(FUZZ_CXXFLAGS) -MT $@ -MF $(@:.o=.d) -c $< -o $@.raw
 	$(SDT_RECORD) $@.raw $@
 	@rm -f $@.raw
+$(FUZZ_BUILD)/obj/kernel/linuxkpi/asn1.o: $(LINUX_OIDS)
+$(FUZZ_BUILD)/obj/kernel/linuxkpi/asn1.o: FUZZ_CXXFLAGS += -I$(TOP)/build/gen
 # The D library embedded as in the kernel (the x86_64 build's).
 $(FUZZ_BUILD)/obj/sdt/dtrace/dlib_embed.o: FUZZ_CXXFLAGS += \
   -DMK_DLIB_PATH='"$(TOP)/build/x86_64/dtrace/bpf_dlib.o"'

@@ -1539,3 +1539,151 @@ TEST_CASE("linuxkpi: the memory functions take a null pointer with a zero "
   CHECK(lx<int(const void *, const void *, size_t)>("memcmp")(nullptr, buf, 0) == 0);
   CHECK(buf[0] == 1);
 }
+
+namespace {
+// What the test grammar's actions saw.
+struct Asn1Seen {
+  std::vector<std::string> values; // "TAG:hex"
+  int fail_at = -1;                // the action that returns -EINVAL
+};
+int asn1_record(void *ctx, size_t, unsigned char tag, const void *value,
+                size_t len, int which) {
+  auto *s = (Asn1Seen *)ctx;
+  std::string v = std::to_string(which) + ":" + std::to_string(tag) + ":";
+  for (size_t i = 0; i < len; i++)
+    v += fmt("%02x", ((const u8 *)value)[i]);
+  s->values.push_back(v);
+  return which == s->fail_at ? -22 : 0;
+}
+int asn1_act0(void *c, size_t h, unsigned char t, const void *v, size_t l) {
+  return asn1_record(c, h, t, v, l, 0);
+}
+int asn1_act1(void *c, size_t h, unsigned char t, const void *v, size_t l) {
+  return asn1_record(c, h, t, v, l, 1);
+}
+struct Asn1Decoder {
+  const u8 *machine;
+  size_t machlen;
+  const void *const *actions;
+};
+} // namespace
+
+TEST_CASE("linuxkpi: the ASN.1 decoder runs asn1_compiler's machine and "
+          "refuses data that overruns its elements") {
+  // Seq ::= SEQUENCE { id OBJECT IDENTIFIER ({ act0 }),
+  //                    n INTEGER OPTIONAL ({ act1 }) }
+  // as asn1_compiler lays it out: match the SEQUENCE (constructed), match
+  // and act on each element (the optional one "or skip"), end, complete.
+  static const u8 machine[] = {0x00, 0x30,       // MATCH SEQUENCE
+                               0x02, 0x06, 0,    // MATCH_ACT OID, act0
+                               0x03, 0x02, 1,    // MATCH_ACT_OR_SKIP INTEGER, act1
+                               0x20,             // END_SEQ
+                               0x1d};            // COMPLETE
+  static const void *const actions[] = {(void *)&asn1_act0, (void *)&asn1_act1};
+  const Asn1Decoder dec{machine, sizeof machine, actions};
+  auto decode = lx<int(const Asn1Decoder *, void *, const u8 *, size_t)>(
+      "asn1_ber_decoder");
+  auto run = [&](std::vector<u8> data, Asn1Seen &seen) {
+    return decode(&dec, &seen, data.data(), data.size());
+  };
+  {
+    Asn1Seen s;
+    CHECK(run({0x30, 0x06, 0x06, 0x01, 0x2a, 0x02, 0x01, 0x05}, s) == 0);
+    CHECK(s.values == std::vector<std::string>{"0:6:2a", "1:2:05"});
+  }
+  {
+    Asn1Seen s; // the optional INTEGER left out; a long-form length
+    CHECK(run({0x30, 0x81, 0x03, 0x06, 0x01, 0x2a}, s) == 0);
+    CHECK(s.values == std::vector<std::string>{"0:6:2a"});
+  }
+  {
+    Asn1Seen s; // an action's error ends the decode with it
+    s.fail_at = 0;
+    CHECK(run({0x30, 0x03, 0x06, 0x01, 0x2a}, s) == -22);
+  }
+  for (std::vector<u8> bad : {
+           std::vector<u8>{0x30, 0x40, 0x06, 0x01, 0x2a}, // SEQUENCE past the end
+           {0x30, 0x03, 0x06, 0x05, 0x2a},                // OID past the SEQUENCE
+           {0x30, 0x05, 0x06, 0x01, 0x2a, 0x04, 0x00},    // something else in it
+           {0x31, 0x03, 0x06, 0x01, 0x2a},                // a SET
+           {0x30, 0x84, 0, 0, 0, 3, 0x06, 0x01, 0x2a},    // a 4-byte length
+           {0x30, 0x80, 0x06, 0x01, 0x2a, 0x00},          // no end-of-contents
+           {0x3f, 0x03, 0x06, 0x01, 0x2a},                // a long tag
+           {0x30}}) {
+    Asn1Seen s;
+    CHECK(run(bad, s) == -74);
+    for (const std::string &v : s.values) // nothing read past the data
+      CHECK(v.size() <= 8);
+  }
+  {
+    Asn1Seen s; // an indefinite-length SEQUENCE and its end-of-contents
+    CHECK(run({0x30, 0x80, 0x06, 0x01, 0x2a, 0x00, 0x00}, s) == 0);
+    CHECK(s.values == std::vector<std::string>{"0:6:2a"});
+  }
+  // A machine that runs off its end or jumps nowhere is refused.
+  static const u8 no_complete[] = {0x00, 0x30, 0x02, 0x06, 0, 0x20};
+  static const u8 reserved[] = {0x1f};
+  for (const Asn1Decoder &d : {Asn1Decoder{no_complete, sizeof no_complete, actions},
+                               Asn1Decoder{reserved, sizeof reserved, actions},
+                               Asn1Decoder{machine, 4, actions}}) {
+    Asn1Seen s;
+    const u8 data[] = {0x30, 0x03, 0x06, 0x01, 0x2a};
+    CHECK(decode(&d, &s, data, sizeof data) == -74);
+  }
+  std::vector<u8> huge(70000, 0);
+  Asn1Seen s;
+  CHECK(decode(&dec, &s, huge.data(), huge.size()) == -90); // EMSGSIZE
+}
+
+TEST_CASE("linuxkpi: the OID registry numbers OIDs as the installed headers "
+          "do, and prints them") {
+  auto look_up = lx<int(const void *, size_t)>("look_up_OID");
+  auto sprint_OID = lx<int(int, char *, size_t)>("sprint_OID");
+  auto sprint_oid = lx<int(const void *, size_t, char *, size_t)>("sprint_oid");
+  auto parse = lx<int(const void *, size_t, int *)>("parse_OID");
+  // The registry's first enumerator is 0; every one prints as its dotted
+  // form and looks up as itself.
+  const u8 dsa_sha1[] = {0x2a, 0x86, 0x48, 0xce, 0x38, 0x04, 0x03}; // 1.2.840.10040.4.3
+  const u8 rsa[] = {0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01};
+  const int n_rsa = look_up(rsa, sizeof rsa);
+  char buf[64];
+  REQUIRE(sprint_OID(n_rsa, buf, sizeof buf) == 20);
+  CHECK(std::string(buf) == "1.2.840.113549.1.1.1");
+  const int unknown = look_up(dsa_sha1, sizeof dsa_sha1); // not in 6.1's list
+  CHECK(unknown > n_rsa);
+  CHECK(sprint_OID(unknown, buf, sizeof buf) == -74); // OID__NR
+  for (int i = 0; i < unknown; i++) {
+    REQUIRE(sprint_OID(i, buf, sizeof buf) > 0);
+    // Back to DER by the rules, and looked up again.
+    std::vector<u64> arcs;
+    for (char *p = buf; *p;) {
+      arcs.push_back(std::strtoull(p, &p, 10));
+      if (*p == '.')
+        p++;
+    }
+    std::vector<u8> der;
+    auto put = [&](u64 v) {
+      std::vector<u8> b;
+      do
+        b.insert(b.begin(), (u8)((v & 0x7f) | (b.empty() ? 0 : 0x80)));
+      while (v >>= 7);
+      der.insert(der.end(), b.begin(), b.end());
+    };
+    put(arcs[0] * 40 + arcs[1]);
+    for (size_t a = 2; a < arcs.size(); a++)
+      put(arcs[a]);
+    CHECK(look_up(der.data(), der.size()) == i);
+  }
+  // parse_OID takes the whole element; sprint_oid any contents.
+  const u8 whole[] = {0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01};
+  int oid = -1;
+  CHECK(parse(whole, sizeof whole, &oid) == 0);
+  CHECK(oid == n_rsa);
+  CHECK(parse(whole, sizeof whole - 1, &oid) == -74);
+  CHECK(sprint_oid(dsa_sha1, sizeof dsa_sha1, buf, sizeof buf) == 17);
+  CHECK(std::string(buf) == "1.2.840.10040.4.3");
+  const u8 truncated[] = {0x2a, 0x86};
+  CHECK(sprint_oid(truncated, sizeof truncated, buf, sizeof buf) == -74);
+  CHECK(std::string(buf) == "(bad)");
+  CHECK(sprint_oid(rsa, sizeof rsa, buf, 8) == -105); // ENOBUFS
+}
