@@ -8,7 +8,7 @@
 // defines it.  The data is whoever's: every length is checked against the
 // element that holds it (the short form too), so no action ever sees
 // bytes past the buffer, and a malformed encoding or machine ends the
-// decode with -EBADMSG.
+// decode with -EBADMSG, as does a machine that loops without reading.
 //
 // The registry's numbering is Linux 6.1's enum OID, read from the
 // installed linux-headers at build time (scripts/linux-oids): a module
@@ -118,8 +118,12 @@ int decode(const asn1_decoder *dec, void *context, const u8 *data,
 
   if (datalen > 65535)
     return -EMSGSIZE_;
-  for (;;) {
-    if (pc >= mlen)
+  // A compiled machine reads each element with a bounded run of ops; one
+  // that loops without reading (a SEQUENCE OF's end jumping to itself) is
+  // stopped.
+  const size_t max_steps = (datalen + 2) * (mlen + 1);
+  for (size_t steps = 0;; steps++) {
+    if (pc >= mlen || steps > max_steps)
       return -EBADMSG_;
     const u8 op = m[pc];
     const size_t oplen = op <= kReturn ? kOpLength[op] : 0;
@@ -157,8 +161,12 @@ int decode(const asn1_decoder *dec, void *context, const u8 *data,
       matched = true;
       len = data[dp++];
       if (len == kIndefinite) {
-        if (!(tag & kConsBit) || datalen - dp < 2)
+        // Its contents' length, found now: an action gets the bytes up to
+        // its end-of-contents octets (Linux hands it 0x80).
+        size_t p = dp;
+        if (!(tag & kConsBit) || !indefinite_length(data, datalen, &p, &len))
           return -EBADMSG_;
+        len -= 2;
         indefinite = true;
       } else {
         if (len > 0x7f) {
@@ -196,14 +204,8 @@ int decode(const asn1_decoder *dec, void *context, const u8 *data,
           return r;
       }
       // Past a leaf (an opened element's contents are decoded next).
-      if (!cons) {
-        if (indefinite) {
-          if (!indefinite_length(data, datalen, &dp, &len))
-            return -EBADMSG_;
-        } else {
-          dp += len;
-        }
-      }
+      if (!cons)
+        dp += indefinite ? len + 2 : len;
       pc += oplen;
       continue;
     }

@@ -1616,15 +1616,29 @@ TEST_CASE("linuxkpi: the ASN.1 decoder runs asn1_compiler's machine and "
       CHECK(v.size() <= 8);
   }
   {
+    // ANY with an action on an indefinite-length element: the action gets
+    // its contents, not the 0x80 of its length octet.
+    static const u8 any[] = {0x0a, 0, 0x1d}; // MATCH_ANY_ACT act0, COMPLETE
+    const Asn1Decoder d{any, sizeof any, actions};
+    const u8 data[] = {0x30, 0x80, 0x06, 0x01, 0x2a, 0x00, 0x00};
+    Asn1Seen s;
+    CHECK(decode(&d, &s, data, sizeof data) == 0);
+    CHECK(s.values == std::vector<std::string>{"0:48:06012a"});
+  }
+  {
     Asn1Seen s; // an indefinite-length SEQUENCE and its end-of-contents
     CHECK(run({0x30, 0x80, 0x06, 0x01, 0x2a, 0x00, 0x00}, s) == 0);
     CHECK(s.values == std::vector<std::string>{"0:6:2a"});
   }
-  // A machine that runs off its end or jumps nowhere is refused.
+  // A machine that runs off its end, holds an opcode the compiler never
+  // emits or loops without reading is refused.
   static const u8 no_complete[] = {0x00, 0x30, 0x02, 0x06, 0, 0x20};
   static const u8 reserved[] = {0x1f};
+  // A SEQUENCE OF whose end jumps to itself: it would loop without reading.
+  static const u8 loops[] = {0x00, 0x30, 0x22, 0x02, 0x1d};
   for (const Asn1Decoder &d : {Asn1Decoder{no_complete, sizeof no_complete, actions},
                                Asn1Decoder{reserved, sizeof reserved, actions},
+                               Asn1Decoder{loops, sizeof loops, actions},
                                Asn1Decoder{machine, 4, actions}}) {
     Asn1Seen s;
     const u8 data[] = {0x30, 0x03, 0x06, 0x01, 0x2a};
