@@ -432,7 +432,7 @@ tools: $(SDT_RECORD) $(MK_LINK) $(MK_BPF_RUN) $(if $(MK_IN_SAN_TREE),,$(BPF_DLIB
 # same targets with clang's libFuzzer, ASan and UBSan into build/fuzz/
 # (x86_64) and runs each for FUZZ_SECONDS from a seed corpus of the test
 # modules, the relocation corpus and the D programs of the tests.
-FUZZ_TARGETS := object kldload dtrace bpf modrun
+FUZZ_TARGETS := object kldload dtrace bpf modrun asn1
 REPLAY := $(foreach t,$(FUZZ_TARGETS),$(BUILD)/fuzz/replay-$(t))
 replay: $(REPLAY)
 $(BUILD)/fuzz/replay-%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(BUILD)/obj/tests/fuzz/replay.o \
