@@ -28,7 +28,6 @@ namespace {
 struct Stopped {
   int status = -1;       // the exit status, -1 if it did not exit
   std::string err;       // what it wrote on stderr
-  double seconds = 0;
 };
 
 // Run `body` in a child that has booted a kernel (its stdout to
@@ -41,7 +40,6 @@ template <class F> Stopped stop_in_child(F body, int out_fd = -1) {
   // Made here: the child ends in a panic, so only the parent's destructor
   // runs to remove it.
   ModuleDir dir;
-  const auto t0 = std::chrono::steady_clock::now();
   const pid_t pid = fork();
   REQUIRE(pid >= 0);
   if (pid == 0) {
@@ -65,9 +63,6 @@ template <class F> Stopped stop_in_child(F body, int out_fd = -1) {
   close(pipefd[0]);
   int st = 0;
   REQUIRE(waitpid(pid, &st, 0) == pid);
-  s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                            t0)
-                  .count();
   if (WIFEXITED(st))
     s.status = WEXITSTATUS(st);
   return s;
@@ -164,5 +159,8 @@ TEST_CASE("panic: a lock the crashed code holds costs a step, not the "
   CHECK((has(s.err, "  (dmesg: timed out)\n") ||
          has(s.err, "  (unavailable)\n")));
   CHECK(has(s.err, "panic: kernel stopped (exit status 3)\n"));
-  CHECK(s.seconds < 4);
+  // The stuck step timed out and the report went on to its end, rather
+  // than the whole report hitting its deadline (a wall-clock bound here
+  // failed on a machine at load average 9).
+  CHECK(!has(s.err, "panic: report timed out"));
 }
