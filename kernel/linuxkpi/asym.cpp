@@ -22,7 +22,7 @@ struct kpp_alg {
   int (*init)(crypto_kpp *);
   void (*exit)(crypto_kpp *);
   unsigned reqsize;
-  u8 base[kCraSize] alignas(8);
+  alignas(8) u8 base[kCraSize];
 };
 static_assert(offsetof(kpp_alg, base) == 56 && sizeof(kpp_alg) == 440);
 
@@ -37,7 +37,7 @@ struct akcipher_alg {
   int (*init)(crypto_akcipher *);
   void (*exit)(crypto_akcipher *);
   unsigned reqsize;
-  u8 base[kCraSize] alignas(8);
+  alignas(8) u8 base[kCraSize];
 };
 static_assert(offsetof(akcipher_alg, max_size) == 48 &&
               offsetof(akcipher_alg, base) == 80 && sizeof(akcipher_alg) == 464);

@@ -29,7 +29,7 @@ struct rng_alg {
   int (*seed)(crypto_rng *, const u8 *, unsigned);
   void (*set_ent)(crypto_rng *, const u8 *, unsigned);
   unsigned seedsize;
-  u8 base[kCraSize] alignas(8);
+  alignas(8) u8 base[kCraSize];
 };
 static_assert(offsetof(rng_alg, seedsize) == 24 && offsetof(rng_alg, base) == 32 &&
               sizeof(rng_alg) == 416);

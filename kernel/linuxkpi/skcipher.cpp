@@ -49,7 +49,7 @@ struct skcipher_alg {
   int (*init)(crypto_skcipher *);
   void (*exit)(crypto_skcipher *);
   unsigned min_keysize, max_keysize, ivsize, chunksize, walksize;
-  u8 base[kCraSize] alignas(8);
+  alignas(8) u8 base[kCraSize];
 };
 struct scatter_walk {
   scatterlist *sg;
