@@ -325,9 +325,11 @@ const std::vector<std::string> &oid_ders() {
 
 } // namespace
 
-int asn1_ber_decoder(const asn1_decoder *decoder, void *context,
+// (The decoder is the module's struct asn1_decoder; typed void here, as
+// the export is only ever called from C.)
+int asn1_ber_decoder(const void *decoder, void *context,
                      const unsigned char *data, size_t datalen) {
-  return decode(decoder, context, data, datalen);
+  return decode((const asn1_decoder *)decoder, context, data, datalen);
 }
 
 // An OID's DER contents to its enum OID; OID__NR (the count) if unknown.

@@ -51,7 +51,7 @@ template <class F> F *linux_fn(const char *name) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static auto *decode =
-      linux_fn<int(const Decoder *, void *, const uint8_t *, size_t)>(
+      linux_fn<int(const void *, void *, const unsigned char *, size_t)>(
           "asn1_ber_decoder");
   static auto *sprint = linux_fn<int(const void *, size_t, char *, size_t)>(
       "sprint_oid");

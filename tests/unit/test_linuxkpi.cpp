@@ -1581,7 +1581,7 @@ TEST_CASE("linuxkpi: the ASN.1 decoder runs asn1_compiler's machine and "
                                0x1d};            // COMPLETE
   static const void *const actions[] = {(void *)&asn1_act0, (void *)&asn1_act1};
   const Asn1Decoder dec{machine, sizeof machine, actions};
-  auto decode = lx<int(const Asn1Decoder *, void *, const u8 *, size_t)>(
+  auto decode = lx<int(const void *, void *, const unsigned char *, size_t)>(
       "asn1_ber_decoder");
   auto run = [&](std::vector<u8> data, Asn1Seen &seen) {
     return decode(&dec, &seen, data.data(), data.size());
