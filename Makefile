@@ -197,7 +197,7 @@ $(abspath $(M))/%.o: $(abspath $(M))/%.cc | $(SDT_RECORD)
 	$(CXX) $(MOD_COMMON) $(MOD_CXX) $(call sdt_style_flags,$(SDT_STYLE)) $(MODULE_CFLAGS) $(call fbt_cflags,$(MNAME)) -c $< -o $@
 	$(call fbt_post,$(MNAME),$@)
 else
-all: kernel modules test-modules unit tools dlib replay $(if $(filter x86_64,$(ARCH)),linux-test-modules)
+all: kernel modules test-modules unit tools dlib replay linux-test-modules
 endif
 
 # install-deps runs only when a package is missing.
@@ -209,13 +209,19 @@ $(DEPS_STAMP): $(TOP)/scripts/install-deps
 
 # Linux 6.1 as Debian ships it (scripts/linux-modules): its modules in a
 # cache (build/linux-modules), its headers installed (build/linux-headers),
-# for the loader's Linux-format support; x86_64 only.
-LINUX_SYMVERS := $(TOP)/build/linux-headers/Module.symvers
+# for the loader's Linux-format support; for the i386 kernel the 686
+# flavour of the same release, both in the cache (build/linux-*-686).
+LINUX_FLAVOUR := $(if $(filter i386,$(ARCH)),-686)
+LINUX_MODULES := $(TOP)/build/linux-modules$(LINUX_FLAVOUR)
+LINUX_HEADERS := $(TOP)/build/linux-headers$(LINUX_FLAVOUR)
+LINUX_SYMVERS := $(LINUX_HEADERS)/Module.symvers
 $(LINUX_SYMVERS): | $(DEPS_STAMP)
-	@$(TOP)/scripts/linux-modules >/dev/null
+	@$(TOP)/scripts/linux-modules --arch=$(ARCH) >/dev/null
 # Linux modules built out of tree with Debian's kbuild (tests/linux/NAME/,
 # a Kbuild file and its sources), in a copy under build/ARCH/linux-test/.
-LINUX_TEST_DIRS := $(sort $(dir $(wildcard $(TOP)/tests/linux/*/Kbuild)))
+# lkalt and lkfault are x86_64 assembly.
+LINUX_TEST_DIRS := $(filter-out $(if $(filter i386,$(ARCH)),$(patsubst %,$(TOP)/tests/linux/%/,lkalt lkfault)),\
+                     $(sort $(dir $(wildcard $(TOP)/tests/linux/*/Kbuild))))
 LINUX_TEST_KOS := $(foreach d,$(LINUX_TEST_DIRS),$(BUILD)/linux-test/$(notdir $(patsubst %/,%,$(d))).ko)
 .PHONY: linux-test-modules
 linux-test-modules: $(LINUX_TEST_KOS)
@@ -224,7 +230,7 @@ $(BUILD)/linux-test/$(1).ko: $(wildcard $(TOP)/tests/linux/$(1)/*) $(LINUX_SYMVE
 	@rm -rf $(BUILD)/linux-test/obj/$(1)
 	@mkdir -p $(BUILD)/linux-test/obj/$(1)
 	cp $(TOP)/tests/linux/$(1)/* $(BUILD)/linux-test/obj/$(1)/
-	$(MAKE) -s -C $(TOP)/build/linux-headers M=$(BUILD)/linux-test/obj/$(1) modules \
+	$(MAKE) -s -C $(LINUX_HEADERS) M=$(BUILD)/linux-test/obj/$(1) modules \
 	  >$(BUILD)/linux-test/obj/$(1).log 2>&1 || { cat $(BUILD)/linux-test/obj/$(1).log; exit 1; }
 	@grep -v 'Skipping BTF generation' $(BUILD)/linux-test/obj/$(1).log || true
 	cp $(BUILD)/linux-test/obj/$(1)/$(1).ko $$@
@@ -338,10 +344,10 @@ $(foreach d,$(TMOD_DIRS),$(eval $(call module_rules,$(BUILD)/test-modules,$(notd
 -include $(TOP)/modules/flags.mk
 -include $(TOP)/tests/modules/flags.mk
 
-# x86_64: Debian's Linux modules and the kbuild-built ones on the path too.
+# Debian's Linux modules and the kbuild-built ones on the path too.
 run: all
 	@$(TOP)/scripts/runs-here $(ARCH) $(BUILD)/kernel
-	$(BUILD)/kernel -m $(BUILD)/modules $(if $(filter x86_64,$(ARCH)),-m $(TOP)/build/linux-modules -m $(BUILD)/linux-test)
+	$(BUILD)/kernel -m $(BUILD)/modules -m $(LINUX_MODULES) -m $(BUILD)/linux-test
 
 # Every test of both architectures, then the suites of SAN_TEST_ARCHS
 # again against a build with AddressSanitizer and UBSan (build/san, as

@@ -27,33 +27,48 @@ import struct
 import sys
 
 
-def header_at(data, name):
-    """File offset of section `name`'s header in an ELF64 little-endian file."""
-    shoff, = struct.unpack_from("<Q", data, 0x28)
-    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3a)
-    strtab, = struct.unpack_from("<Q", data, shoff + shstrndx * shentsize + 24)
-    for i in range(shnum):
+def is64(data):
+    """Whether the file is ELF64 (x86_64) rather than ELF32 (i386)."""
+    return data[4] == 2
+
+
+def shdr(data, i):
+    """Section header i: (name, type, flags, addr, offset, size, header's
+    file offset), little-endian ELF64 or ELF32."""
+    if is64(data):
+        shoff, = struct.unpack_from("<Q", data, 0x28)
+        shentsize, = struct.unpack_from("<H", data, 0x3a)
         h = shoff + i * shentsize
-        n, = struct.unpack_from("<I", data, h)
-        end = data.index(b"\0", strtab + n)
-        if data[strtab + n:end] == name.encode():
+        f = struct.unpack_from("<IIQQQQ", data, h)
+    else:
+        shoff, = struct.unpack_from("<I", data, 0x20)
+        shentsize, = struct.unpack_from("<H", data, 0x2e)
+        h = shoff + i * shentsize
+        f = struct.unpack_from("<IIIIII", data, h)
+    return f + (h,)
+
+
+def find(data, name):
+    shnum, shstrndx = struct.unpack_from(
+        "<HH", data, 0x3c if is64(data) else 0x30)
+    strtab = shdr(data, shstrndx)[4]
+    for i in range(shnum):
+        h = shdr(data, i)
+        end = data.index(b"\0", strtab + h[0])
+        if data[strtab + h[0]:end] == name.encode():
             return h
     sys.exit("patch-ko: no section %s" % name)
 
 
+def header_at(data, name):
+    """File offset of section `name`'s header."""
+    return find(data, name)[6]
+
+
 def section(data, name):
-    """(file offset, size) of section `name` of an ELF64 little-endian file."""
-    shoff, = struct.unpack_from("<Q", data, 0x28)
-    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3a)
-    def hdr(i):
-        return struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize)
-    strtab = hdr(shstrndx)[4]
-    for i in range(shnum):
-        h = hdr(i)
-        end = data.index(b"\0", strtab + h[0])
-        if data[strtab + h[0]:end] == name.encode():
-            return h[4], h[5]
-    sys.exit("patch-ko: no section %s" % name)
+    """(file offset, size) of section `name`."""
+    h = find(data, name)
+    return h[4], h[5]
 
 
 def main():
@@ -62,8 +77,10 @@ def main():
     if op == "flip-crc":
         off, size = section(data, "__versions")
         want = sys.argv[3].encode() + b"\0"
+        # struct modversion_info: unsigned long crc, then the name.
+        at = 8 if is64(data) else 4
         for e in range(off, off + size, 64):
-            if data[e + 8:e + 8 + len(want)] == want:
+            if data[e + at:e + at + len(want)] == want:
                 data[e] ^= 1
                 break
         else:
@@ -127,10 +144,13 @@ def main():
             sys.exit("patch-ko: no relocation of the key of entry 0")
         out = sys.argv[3]
     elif op == "percpu-big":
-        # Elf64_Shdr: sh_type at 4, sh_size at 32.
+        # sh_type at 4; sh_size at 32 (Elf64_Shdr) or 20 (Elf32_Shdr).
         h = header_at(data, ".data..percpu")
         struct.pack_into("<I", data, h + 4, 8)  # SHT_NOBITS
-        struct.pack_into("<Q", data, h + 32, int(sys.argv[3], 0))
+        if is64(data):
+            struct.pack_into("<Q", data, h + 32, int(sys.argv[3], 0))
+        else:
+            struct.pack_into("<I", data, h + 20, int(sys.argv[3], 0))
         out = sys.argv[4]
     else:
         sys.exit("patch-ko: unknown operation %s" % op)
