@@ -305,9 +305,13 @@ $(BUILD)/obj/sdt/registry.o: CXXFLAGS += -fno-extern-tls-init
 # a variadic call (-mskip-rax-setup): each function there realigns the
 # stack it is entered with, so its SSE spills (a variadic prologue saves
 # %xmm0-7 with movaps) and everything it calls get the 16 bytes the x86_64
-# ABI promises.
+# ABI promises.  On i386 Linux keeps it 4-byte aligned
+# (-mpreferred-stack-boundary=2), and its calls come through the export
+# adapters (kernel/linuxkpi/lkpi_export.h).
 ifeq ($(ARCH),x86_64)
 $(call obj,$(wildcard $(TOP)/kernel/linuxkpi/*.cpp)): CXXFLAGS += -mincoming-stack-boundary=3
+else
+$(call obj,$(wildcard $(TOP)/kernel/linuxkpi/*.cpp)): CXXFLAGS += -mincoming-stack-boundary=2
 endif
 
 # Linux's OID registry, numbered as the installed headers number it

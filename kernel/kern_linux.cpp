@@ -1,7 +1,9 @@
 // Linux-format modules (see kern_linux.h).  The layouts read here are
-// Linux 6.1's on x86_64: struct kernel_symbol with place-relative fields
-// (CONFIG_HAVE_ARCH_PREL32_RELOCATIONS), struct modversion_info, struct
-// kernel_param, struct jump_entry.
+// Linux 6.1's on x86_64, and on i386 under Debian's 686 config: struct
+// kernel_symbol with place-relative fields (CONFIG_HAVE_ARCH_PREL32_
+// RELOCATIONS, both), struct modversion_info, struct kernel_param, struct
+// jump_entry, whose pointers and longs are the kernel's own width (a
+// kernel loads modules of its own architecture only).
 #include "kern_linux.h"
 
 #include "export.h"
@@ -26,9 +28,7 @@
 #include <fcntl.h>
 #include <fstream>
 #include <glob.h>
-#if defined(__x86_64__)
 #include <cpuid.h>
-#endif
 #include <sys/stat.h>
 #include <sstream>
 #include <tuple>
@@ -39,19 +39,29 @@ namespace mk {
 
 namespace {
 
-constexpr size_t kModversionSize = 64; // unsigned long crc; char name[56]
+// A pointer or long of the module's.
+constexpr size_t kPtr = sizeof(void *);
+// unsigned long crc; char name[64 - sizeof(long)]
+constexpr size_t kModversionSize = 64;
 constexpr size_t kKernelSymbolSize = 12;
-constexpr size_t kKernelParamSize = 40;
-constexpr size_t kJumpEntrySize = 16;
+// name, mod, ops; u16 perm, s8 level, u8 flags; arg: 40 bytes, 20 on i386
+constexpr size_t kKernelParamSize = 5 * kPtr;
+constexpr size_t kJumpEntrySize = 8 + kPtr; // s32 code, target; long key
 
 i32 rd32(const u8 *p) {
   i32 v;
   std::memcpy(&v, p, 4);
   return v;
 }
-u64 rd64(const u8 *p) {
-  u64 v;
-  std::memcpy(&v, p, 8);
+// A pointer of the module's, and a long (signed).
+u64 rdptr(const u8 *p) {
+  uintptr_t v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+i64 rdlong(const u8 *p) {
+  long v;
+  std::memcpy(&v, p, sizeof v);
   return v;
 }
 
@@ -126,12 +136,18 @@ std::vector<std::string> split_commas(const std::string &s) {
   return out;
 }
 
-// The x86 instructions a jump label switches between.
+// The x86 instructions a jump label switches between; the 5-byte NOP
+// is the one Linux compiles in: x86_64's P6 NOP, i386's `ds lea
+// 0x0(%esi,%eiz,1),%esi` (any i386 CPU runs it).
+#if defined(__x86_64__)
+constexpr u8 kJumpNop5[] = {0x0f, 0x1f, 0x44, 0x00, 0x00};
+#else
+constexpr u8 kJumpNop5[] = {0x3e, 0x8d, 0x74, 0x26, 0x00};
+#endif
 void jump_bytes(const JumpLabels::Entry &e, bool jump, u8 *out) {
   if (!jump) {
-    static const u8 nop2[] = {0x66, 0x90}, nop5[] = {0x0f, 0x1f, 0x44, 0x00,
-                                                     0x00};
-    std::memcpy(out, e.len == 2 ? nop2 : nop5, e.len);
+    static const u8 nop2[] = {0x66, 0x90};
+    std::memcpy(out, e.len == 2 ? nop2 : kJumpNop5, e.len);
     return;
   }
   const i64 rel = (i64)(e.target - (e.code + e.len));
@@ -159,15 +175,20 @@ std::atomic<const LinuxModule *> g_fault_slots[kFaultSlots];
 
 constexpr u16 kBugWarning = 1, kBugOnce = 2, kBugDone = 4;
 
+// The ucontext slots the fault handlers read and write.
+#if defined(__x86_64__)
+constexpr int kRegPc = REG_RIP, kRegSp = REG_RSP, kRegAx = REG_RAX,
+              kRegCx = REG_RCX, kRegDx = REG_RDX;
+#else
+constexpr int kRegPc = REG_EIP, kRegSp = REG_ESP, kRegAx = REG_EAX,
+              kRegCx = REG_ECX, kRegDx = REG_EDX;
+#endif
+
 // WARN: Linux's report (cut here, the site, the call trace) and on past
 // the ud2; BUG: its line, then the panic.
 int linux_bug_hook(void *uctx) {
-#if !defined(__x86_64__)
-  (void)uctx;
-  return 0; // Linux modules load on the x86_64 kernel only
-#else
   auto *uc = (ucontext_t *)uctx;
-  const u64 pc = (u64)uc->uc_mcontext.gregs[REG_RIP];
+  const u64 pc = (u64)(uintptr_t)uc->uc_mcontext.gregs[kRegPc];
   for (auto &slot : g_fault_slots) {
     const LinuxModule *m = slot.load(std::memory_order_acquire);
     if (!m || pc < m->text_lo || pc >= m->text_hi)
@@ -189,7 +210,7 @@ int linux_bug_hook(void *uctx) {
                   m->name.c_str());
       return 2;
     }
-    uc->uc_mcontext.gregs[REG_RIP] += 2;
+    uc->uc_mcontext.gregs[kRegPc] += 2;
     if ((*it->flags & kBugOnce) && (*it->flags & kBugDone))
       return 1;
     if (*it->flags & kBugOnce)
@@ -214,7 +235,6 @@ int linux_bug_hook(void *uctx) {
     return 1;
   }
   return 0;
-#endif
 }
 
 // Linux 6.1's exception-table types (arch/x86/include/asm/
@@ -232,17 +252,21 @@ enum ExType : u8 {
 constexpr u8 kExLastType = kExZeropad;
 constexpr int kExClearAx = 1, kExClearDx = 2; // flags
 
-#if defined(__x86_64__)
 // The ucontext slot of x86 register number `n` (rax, rcx, rdx, rbx, rsp,
-// rbp, rsi, rdi, r8 ... r15).
+// rbp, rsi, rdi, r8 ... r15; on i386 the first eight).
 greg_t &reg_nr(ucontext_t *uc, unsigned n) {
+#if defined(__x86_64__)
   static const int slot[16] = {REG_RAX, REG_RCX, REG_RDX, REG_RBX,
                                REG_RSP, REG_RBP, REG_RSI, REG_RDI,
                                REG_R8,  REG_R9,  REG_R10, REG_R11,
                                REG_R12, REG_R13, REG_R14, REG_R15};
   return uc->uc_mcontext.gregs[slot[n & 15]];
-}
+#else
+  static const int slot[8] = {REG_EAX, REG_ECX, REG_EDX, REG_EBX,
+                              REG_ESP, REG_EBP, REG_ESI, REG_EDI};
+  return uc->uc_mcontext.gregs[slot[n & 7]];
 #endif
+}
 
 // Linux's fixup_exception() for the types that mean something in a
 // process: the faulting instruction's entry sends the thread to its fixup,
@@ -250,14 +274,10 @@ greg_t &reg_nr(ucontext_t *uc, unsigned n) {
 // registers cleared).  Segment, FPU, BPF, SGX, machine-check and zero-pad
 // fixups are not: those faults stay panics.
 bool linux_fault_hook(int sig, void *uctx) {
-#if !defined(__x86_64__)
-  (void)sig, (void)uctx;
-  return false;
-#else
   (void)sig;
   auto *uc = (ucontext_t *)uctx;
   greg_t *g = uc->uc_mcontext.gregs;
-  const u64 pc = (u64)g[REG_RIP];
+  const u64 pc = (u64)(uintptr_t)g[kRegPc];
   for (auto &slot : g_fault_slots) {
     const LinuxModule *m = slot.load(std::memory_order_acquire);
     if (!m || pc < m->text_lo || pc >= m->text_hi)
@@ -284,7 +304,7 @@ bool linux_fault_hook(int sig, void *uctx) {
     case kExFault:
     case kExFaultMceSafe:
     case kExCopy:
-      g[REG_RAX] = trapnr;
+      g[kRegAx] = trapnr;
       break;
     case kExRdmsr:
     case kExWrmsr:
@@ -299,27 +319,26 @@ bool linux_fault_hook(int sig, void *uctx) {
       reg_nr(uc, reg) = -5; // -EIO
       break;
     case kExPopReg:
-      g[REG_RSP] += 8;
+      g[kRegSp] += kPtr;
       reg_nr(uc, reg) = imm;
       break;
     case kExImmReg:
       reg_nr(uc, reg) = imm;
       break;
     case kExUcopyLen:
-      g[REG_RCX] = imm * g[REG_RCX] + reg_nr(uc, reg);
+      g[kRegCx] = imm * g[kRegCx] + reg_nr(uc, reg);
       break;
     default:
       return false;
     }
     if (flags & kExClearAx)
-      g[REG_RAX] = 0;
+      g[kRegAx] = 0;
     if (flags & kExClearDx)
-      g[REG_RDX] = 0;
-    g[REG_RIP] = (greg_t)it->fixup;
+      g[kRegDx] = 0;
+    g[kRegPc] = (greg_t)it->fixup;
     return true;
   }
   return false;
-#endif
 }
 
 // ---- CPU features, as alternatives see them ---------------------------------
@@ -341,7 +360,6 @@ struct CpuWords {
   std::array<u32, kFeatureWords> w{};
 };
 
-#if defined(__x86_64__)
 u32 bits(std::initializer_list<unsigned> l) {
   u32 m = 0;
   for (unsigned b : l)
@@ -396,19 +414,13 @@ CpuWords read_cpu_words() {
   c.w[8] |= 1u << (kFeatureXenPv % 32);
   return c;
 }
-#endif
 
 } // namespace
 
 bool linux_cpu_has(unsigned feature) {
-#if defined(__x86_64__)
   static const CpuWords words = read_cpu_words();
   return feature < kFeatureWords * 32 &&
          (words.w[feature / 32] >> (feature % 32) & 1);
-#else
-  (void)feature;
-  return false;
-#endif
 }
 
 namespace {
@@ -516,8 +528,17 @@ std::string linux_symvers_path() {
   // The newest installed (6.1.0-9 before 6.1.0-56).
   std::string path;
   glob_t g{};
-  if (::glob("/usr/src/linux-headers-6.1.*-amd64/Module.symvers", 0, nullptr,
-             &g) == 0)
+#if defined(__x86_64__)
+  const std::string pat = "/usr/src/linux-headers-6.1.*-amd64/Module.symvers";
+#else
+  // The 686 headers are unpacked into the set-up's cache, not installed
+  // (scripts/linux-modules).
+  const char *cache = std::getenv("MK_CACHE");
+  const std::string pat =
+      std::string(cache && *cache ? cache : "/var/cache/minikern") +
+      "/linux-headers-6.1.*-686/Module.symvers";
+#endif
+  if (::glob(pat.c_str(), 0, nullptr, &g) == 0)
     for (size_t i = 0; i < g.gl_pathc; i++)
       if (path.empty() || strverscmp(g.gl_pathv[i], path.c_str()) > 0)
         path = g.gl_pathv[i];
@@ -556,7 +577,7 @@ Result<void> JumpLabels::add_module(const LinkerFile &f,
     e.owner = &f;
     e.code = at + (i64)rd32(mem);
     e.target = at + 4 + (i64)rd32(mem + 4);
-    const u64 key = at + 8 + rd64(mem + 8);
+    const u64 key = at + 8 + (u64)rdlong(mem + 8);
     e.branch = key & 1;
     const u64 kaddr = key & ~3ull;
     if (!key_ok(kaddr))
@@ -576,8 +597,7 @@ Result<void> JumpLabels::add_module(const LinkerFile &f,
     const u8 *b = pl.image_mem + (e.code - pl.image_base);
     if (b[0] == 0xeb || (b[0] == 0x66 && b[1] == 0x90))
       e.len = 2;
-    else if (b[0] == 0xe9 || (b[0] == 0x0f && b[1] == 0x1f &&
-                              b[2] == 0x44 && b[3] == 0 && b[4] == 0))
+    else if (b[0] == 0xe9 || std::memcmp(b, kJumpNop5, 5) == 0)
       e.len = 5;
     else
       return error(strf("%s: __jump_table entry %llu: the site at 0x%llx "
@@ -792,7 +812,8 @@ void StaticCalls::remove_range(const LinkerFile *f, u64 lo, u64 hi) {
 
 void StaticCalls::update(void *key, void *tramp, void *func) {
   MutexLock g(mu_);
-  __atomic_store_n((void **)key, func, __ATOMIC_RELEASE);
+  if (key) // (i386's static_call_update() has set it)
+    __atomic_store_n((void **)key, func, __ATOMIC_RELEASE);
   PatchEngine &patcher = k_.probes().patcher();
   std::vector<PatchOp> ops;
   auto aim = [&](u64 at, bool tail, u64 to) {
@@ -844,7 +865,12 @@ bool LinuxModules::is_linux(const ObjectFile &obj) {
 }
 
 const char *LinuxModules::vermagic_flags() {
+#if defined(__x86_64__)
   return "SMP preempt mod_unload modversions ";
+#else
+  // Debian's 686 flavour is built for the Geode LX (MODULE_PROC_FAMILY).
+  return "SMP preempt mod_unload modversions GEODE ";
+#endif
 }
 
 // The Linux API's exports, with the CRCs Linux 6.1's vmlinux gives them
@@ -894,10 +920,6 @@ void LinuxModules::load_symvers() {
 
 Result<std::shared_ptr<LinuxModule>>
 LinuxModules::check(const ObjectFile &obj, const std::string &fname) {
-#if !defined(__x86_64__)
-  return error(fname + ": a Linux module; this kernel (i386) loads only "
-                       "minikern modules");
-#endif
   if (!api_read_)
     load_symvers();
   auto m = std::make_shared<LinuxModule>();
@@ -951,11 +973,11 @@ LinuxModules::check(const ObjectFile &obj, const std::string &fname) {
                         who.c_str(), (unsigned long long)v->size,
                         kModversionSize));
     for (u64 k = 0; k < v->size; k += kModversionSize) {
-      const char *name = (const char *)v->data + k + 8;
-      if (!std::memchr(name, 0, kModversionSize - 8))
+      const char *name = (const char *)v->data + k + kPtr;
+      if (!std::memchr(name, 0, kModversionSize - kPtr))
         return error(strf("%s: __versions entry %llu: name not terminated",
                           who.c_str(), (unsigned long long)(k / 64)));
-      m->versions[name] = (u32)rd64(v->data + k);
+      m->versions[name] = (u32)rdptr(v->data + k);
     }
   }
   return m;
@@ -1005,11 +1027,11 @@ LinuxModules::resolve(const LinuxModule &m, const std::string &name,
   return *s;
 }
 
-// struct tracepoint (6.1, x86_64): name, static_key key (16 bytes),
-// static_call_key *, static_call_tramp, iterator, regfunc, unregfunc,
+// struct tracepoint (6.1): name, static_key key (two words: 16 bytes, 8
+// on i386), static_call_key *, static_call_tramp, iterator, regfunc, unregfunc,
 // tracepoint_func *funcs.  __tracepoints_ptrs holds a place-relative int
 // per tracepoint (CONFIG_HAVE_ARCH_PREL32_RELOCATIONS).
-constexpr u64 kTracepointSize = 72;
+constexpr u64 kTracepointSize = 9 * kPtr; // 72, 36 on i386
 
 static Result<void> read_tracepoints(const std::string &who,
                                      const ObjectFile &obj, const Placement &pl,
@@ -1023,27 +1045,29 @@ static Result<void> read_tracepoints(const std::string &who,
                         -> Result<void> {
     const u64 tp = e + (i64)rd32(ptr);
     const std::string what = strf("__tracepoints_ptrs entry %llu", n);
-    if (!within(tp, kTracepointSize, lo, hi) || (tp - lo) % 8)
+    if (!within(tp, kTracepointSize, lo, hi) || (tp - lo) % kPtr)
       return error(strf("%s: %s: 0x%llx is not a tracepoint of the "
                         "module's __tracepoints",
                         who.c_str(), what.c_str(), (unsigned long long)tp));
     const u8 *p = (const u8 *)(uintptr_t)tp;
-    auto name = img.string(rd64(p), what + " name");
+    auto name = img.string(rdptr(p), what + " name");
     if (!name)
       return name.take_error();
     const std::string tpw = who + ": tracepoint " + *name;
     // What enabling it writes: its static call's key, its function list
     // (in the struct itself, checked writable with it).
-    if (auto r = img.writable(tp, kTracepointSize, 8, tpw); !r)
+    if (auto r = img.writable(tp, kTracepointSize, kPtr, tpw); !r)
       return r.take_error();
-    if (auto r = img.writable(rd64(p + 24), 8, 8, tpw + " static call key");
+    if (auto r = img.writable(rdptr(p + 3 * kPtr), kPtr, kPtr,
+                              tpw + " static call key");
         !r)
       return r.take_error();
     for (const auto &[off, field, optional] :
-         {std::tuple{32, "static call trampoline", false},
-          std::tuple{40, "iterator", false}, std::tuple{48, "regfunc", true},
-          std::tuple{56, "unregfunc", true}})
-      if (auto fn = img.function(rd64(p + off), tpw + " " + field, optional);
+         {std::tuple{4 * kPtr, "static call trampoline", false},
+          std::tuple{5 * kPtr, "iterator", false},
+          std::tuple{6 * kPtr, "regfunc", true},
+          std::tuple{7 * kPtr, "unregfunc", true}})
+      if (auto fn = img.function(rdptr(p + off), tpw + " " + field, optional);
           !fn)
         return fn.take_error();
     m.tracepoints.push_back({tp, *name});
@@ -1140,10 +1164,10 @@ Result<void> LinuxModules::read_linked(LinuxModule &m, const ObjectFile &obj,
                     [&](u64 kp, const u8 *p, unsigned long long n)
                         -> Result<void> {
     const std::string what = strf("parameter %llu", n);
-    auto name = img.string(rd64(p), what + " name");
+    auto name = img.string(rdptr(p), what + " name");
     if (!name)
       return name.take_error();
-    const u64 ops = rd64(p + 16);
+    const u64 ops = rdptr(p + 2 * kPtr);
     // The ops are the Linux API's (param_ops_int ...) or the module's,
     // whose set and get are its own functions or the API's
     // (param_get_int ...).
@@ -1154,11 +1178,12 @@ Result<void> LinuxModules::read_linked(LinuxModule &m, const ObjectFile &obj,
       return false;
     };
     if (!is_api(ops)) {
-      auto r = img.record(ops, 32, 8, strf("parameter %s ops", *name));
+      auto r = img.record(ops, 4 * kPtr, kPtr,
+                          strf("parameter %s ops", *name));
       if (!r)
         return r.take_error();
-      for (u64 off : {8, 16}) {
-        const u64 fn = rd64((const u8 *)(uintptr_t)(ops + off));
+      for (u64 off : {kPtr, 2 * kPtr}) {
+        const u64 fn = rdptr((const u8 *)(uintptr_t)(ops + off));
         if (is_api(fn))
           continue;
         if (auto r = img.function(fn, strf("parameter %s ops", *name), true);
@@ -1169,24 +1194,27 @@ Result<void> LinuxModules::read_linked(LinuxModule &m, const ObjectFile &obj,
     LinuxParam prm;
     prm.name = *name;
     prm.kp = kp;
-    std::memcpy(&prm.perm, p + 24, 2);
+    std::memcpy(&prm.perm, p + 3 * kPtr, 2);
     m.params.push_back(std::move(prm));
     return {};
   }));
   // WARN and BUG sites: struct bug_entry { int bug_addr_disp, file_disp;
-  // unsigned short line, flags; }, the displacements from their fields.
+  // unsigned short line, flags; }, the displacements from their fields
+  // (on i386, without GENERIC_BUG_RELATIVE_POINTERS, the two addresses
+  // themselves).
   m.text_lo = pl.image_base + pl.text.off;
   m.text_hi = m.text_lo + pl.text.size;
   MK_TRY(each_entry(who, obj, pl, "__bug_table", 12,
                     [&](u64 e, const u8 *p, unsigned long long n)
                         -> Result<void> {
     LinuxModule::Bug b;
-    b.addr = e + (i64)rd32(p);
+    b.addr = kPtr == 8 ? e + (i64)rd32(p) : rdptr(p);
     const std::string what = strf("__bug_table entry %llu", n);
     // Its flags, which WARN_ONCE writes.
     if (auto r = img.writable(e + 10, 2, 2, who + ": " + what + " flags"); !r)
       return r.take_error();
-    auto file = img.string(e + 4 + (i64)rd32(p + 4), what + " file");
+    auto file = img.string(kPtr == 8 ? e + 4 + (i64)rd32(p + 4) : rdptr(p + 4),
+                           what + " file");
     if (!file)
       return file.take_error();
     if (!within(b.addr, 2, m.text_lo, m.text_hi))
@@ -1235,10 +1263,10 @@ Result<void> LinuxModules::read_linked(LinuxModule &m, const ObjectFile &obj,
   m.live_fixups.store(m.fixups.size(), std::memory_order_release);
   MK_TRY(read_tracepoints(who, obj, pl, img, m));
   MK_TRY(check_orc(who, obj, pl, m.text_lo, m.text_hi));
-  // A key is the module's own (16 bytes of its writable data) or one the
-  // kernel or a loaded Linux module exports.
+  // A key is the module's own (its two words in the module's writable
+  // data) or one the kernel or a loaded Linux module exports.
   auto key_ok = [&](u64 key) {
-    if (img.writable(key, 16, 4, "static key"))
+    if (img.writable(key, 2 * kPtr, 4, "static key"))
       return true;
     for (const auto &[n, s] : api_)
       if (s.value == key)
@@ -1290,10 +1318,12 @@ Result<void> LinuxModules::read_linked(LinuxModule &m, const ObjectFile &obj,
 
 Result<void> LinuxModules::set_params(LinuxModule &m, LinkerFile &f,
                                       const std::vector<std::string> &args) {
-  using SetFn = int (*)(const char *, const void *);
-  using GetFn = int (*)(char *, const void *);
+  // struct kernel_param_ops { unsigned flags; set, get, free }, called
+  // with Linux's convention.
+  using SetFn = int(LKAPI *)(const char *, const void *);
+  using GetFn = int(LKAPI *)(char *, const void *);
   auto ops_of = [](const LinuxParam &p) {
-    return rd64((const u8 *)(uintptr_t)(p.kp + 16));
+    return rdptr((const u8 *)(uintptr_t)(p.kp + 2 * kPtr));
   };
   for (const std::string &a : args) {
     const size_t eq = a.find('=');
@@ -1308,7 +1338,7 @@ Result<void> LinuxModules::set_params(LinuxModule &m, LinkerFile &f,
       continue;
     }
     const u64 ops = ops_of(*p);
-    auto set = (SetFn)(uintptr_t)rd64((const u8 *)(uintptr_t)(ops + 8));
+    auto set = (SetFn)(uintptr_t)rdptr((const u8 *)(uintptr_t)(ops + kPtr));
     const std::string val = eq == std::string::npos ? "" : a.substr(eq + 1);
     if (!set || set(eq == std::string::npos ? nullptr : val.c_str(),
                     (const void *)(uintptr_t)p->kp) < 0)
@@ -1327,7 +1357,8 @@ Result<void> LinuxModules::set_params(LinuxModule &m, LinkerFile &f,
     n.owner = &f;
     const u64 kp = p.kp;
     n.get = [ops, kp] {
-      auto get = (GetFn)(uintptr_t)rd64((const u8 *)(uintptr_t)(ops + 16));
+      auto get =
+          (GetFn)(uintptr_t)rdptr((const u8 *)(uintptr_t)(ops + 2 * kPtr));
       if (!get)
         return std::string();
       std::string buf(4096, '\0');
@@ -1339,7 +1370,8 @@ Result<void> LinuxModules::set_params(LinuxModule &m, LinkerFile &f,
     };
     if (p.perm & 0222)
       n.set = [ops, kp, name = p.name](const std::string &v) -> Result<void> {
-        auto set = (SetFn)(uintptr_t)rd64((const u8 *)(uintptr_t)(ops + 8));
+        auto set =
+            (SetFn)(uintptr_t)rdptr((const u8 *)(uintptr_t)(ops + kPtr));
         if (!set || set(v.c_str(), (const void *)(uintptr_t)kp) < 0)
           return error(strf("`%s' invalid for parameter `%s'", v.c_str(),
                             name.c_str()));
@@ -1355,10 +1387,11 @@ void LinuxModules::free_params(const LinuxModule &m) {
   if (!k_.opts().run_module_code)
     return;
   for (const LinuxParam &p : m.params) {
-    const u64 ops = rd64((const u8 *)(uintptr_t)(p.kp + 16));
-    auto fr = (void (*)(void *))(uintptr_t)rd64((const u8 *)(uintptr_t)(ops + 24));
+    const u64 ops = rdptr((const u8 *)(uintptr_t)(p.kp + 2 * kPtr));
+    auto fr = (void(LKAPI *)(void *))(uintptr_t)rdptr(
+        (const u8 *)(uintptr_t)(ops + 3 * kPtr));
     if (fr)
-      fr((void *)(uintptr_t)rd64((const u8 *)(uintptr_t)(p.kp + 32)));
+      fr((void *)(uintptr_t)rdptr((const u8 *)(uintptr_t)(p.kp + 4 * kPtr)));
   }
 }
 
@@ -1461,7 +1494,9 @@ template <class F> void for_each_ko(const std::vector<std::string> &path, F fn) 
       continue;
     std::vector<std::string> sub;
     bool stop = false;
-    while (dirent *e = readdir(d)) {
+    // readdir64: a 32-bit process's readdir fails on a directory whose
+    // offsets are 64-bit hashes (ext4's, as a 64-bit kernel hands them out).
+    while (dirent64 *e = readdir64(d)) {
       const std::string n = e->d_name;
       if (n == "." || n == "..")
         continue;
@@ -1470,8 +1505,8 @@ template <class F> void for_each_ko(const std::vector<std::string> &path, F fn) 
         stop = stop || fn(n.substr(0, n.size() - 3), p);
         continue;
       }
-      struct stat st;
-      if (::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+      struct stat64 st;
+      if (::stat64(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
         sub.push_back(p);
     }
     closedir(d);
@@ -1482,26 +1517,36 @@ template <class F> void for_each_ko(const std::vector<std::string> &path, F fn) 
   }
 }
 
-// A file's .modinfo, read with its ELF64 section headers alone (not the
-// whole file); empty if it has none or is not such a file.
+// A file's .modinfo, read with its section headers alone (not the whole
+// file), ELF64 or ELF32 as the kernel's own class; empty if it has none or
+// is not such a file.
 std::string modinfo_of(const std::string &path) {
+#if defined(__x86_64__)
+  using Ehdr = Elf64_Ehdr;
+  using Shdr = Elf64_Shdr;
+  constexpr unsigned char kClass = ELFCLASS64;
+#else
+  using Ehdr = Elf32_Ehdr;
+  using Shdr = Elf32_Shdr;
+  constexpr unsigned char kClass = ELFCLASS32;
+#endif
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return {};
   std::string out;
-  Elf64_Ehdr eh;
+  Ehdr eh;
   auto at = [&](void *buf, size_t n, u64 off) {
     return ::pread(fd, buf, n, (off_t)off) == (ssize_t)n;
   };
   if (at(&eh, sizeof eh, 0) && std::memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
-      eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_shentsize == sizeof(Elf64_Shdr) &&
+      eh.e_ident[EI_CLASS] == kClass && eh.e_shentsize == sizeof(Shdr) &&
       eh.e_shnum && eh.e_shnum < 65280 && eh.e_shstrndx < eh.e_shnum) {
-    std::vector<Elf64_Shdr> sh(eh.e_shnum);
-    if (at(sh.data(), sh.size() * sizeof(Elf64_Shdr), eh.e_shoff)) {
-      const Elf64_Shdr &names = sh[eh.e_shstrndx];
+    std::vector<Shdr> sh(eh.e_shnum);
+    if (at(sh.data(), sh.size() * sizeof(Shdr), eh.e_shoff)) {
+      const Shdr &names = sh[eh.e_shstrndx];
       std::string strtab(std::min<u64>(names.sh_size, 1 << 20), '\0');
       if (at(strtab.data(), strtab.size(), names.sh_offset))
-        for (const Elf64_Shdr &s : sh)
+        for (const Shdr &s : sh)
           if (s.sh_name < strtab.size() &&
               std::strcmp(strtab.c_str() + s.sh_name, ".modinfo") == 0 &&
               s.sh_type == SHT_PROGBITS && s.sh_size < (1 << 20)) {

@@ -257,6 +257,14 @@ void begin_report(Out &o) {
 // ---- naming --------------------------------------------------------------------
 
 std::string brief_name(std::string_view name) {
+  // The Linux API's i386 adapters (kernel/linuxkpi/lkpi_export.h) go by
+  // the function each adapts: the one Linux code called.
+  constexpr std::string_view kAdapter = "lkabi::Adapter<&";
+  if (name.substr(0, kAdapter.size()) == kAdapter) {
+    const size_t end = name.find_first_of(",>", kAdapter.size());
+    if (end != std::string_view::npos)
+      return brief_name(name.substr(kAdapter.size(), end - kAdapter.size()));
+  }
   std::string out;
   int depth = 0;
   for (size_t i = 0; i < name.size(); i++) {

@@ -7,6 +7,13 @@
 #include <asm/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#elif defined(__i386__)
+#include <asm/ldt.h>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <sys/syscall.h>
+#include <unistd.h>
 #endif
 
 namespace mk {
@@ -14,6 +21,36 @@ namespace mk {
 namespace {
 thread_local u8 *t_area = nullptr;
 thread_local int t_index = -1;
+
+#if defined(__i386__)
+// i386: glibc's TLS is %gs, and Linux's per-CPU segment is %fs.  A
+// thread's %fs selects one of its TLS descriptors (set_thread_area): the
+// same slot in every thread, taken by the first that asks (threads
+// inherit their creator's descriptors, so the slot is then held in each),
+// each thread's copy based at its own area.
+std::atomic<int> g_fs_slot{-1};
+
+void load_fs(u8 *base) {
+  if (!base) {
+    asm volatile("movw %w0, %%fs" : : "r"(0));
+    return;
+  }
+  user_desc d{};
+  d.entry_number = (unsigned)g_fs_slot.load();
+  d.base_addr = (unsigned)(uintptr_t)base;
+  d.limit = 0xfffff; // in pages: the whole 4 GiB, as Linux's segment
+  d.seg_32bit = 1;
+  d.limit_in_pages = 1;
+  d.useable = 1;
+  if (syscall(SYS_set_thread_area, &d) != 0) {
+    std::perror("minikern: set_thread_area (the per-CPU segment)");
+    std::abort();
+  }
+  g_fs_slot.store((int)d.entry_number);
+  const unsigned short sel = (unsigned short)(d.entry_number * 8 + 3);
+  asm volatile("movw %w0, %%fs" : : "r"(sel));
+}
+#endif
 } // namespace
 
 PerCpu::~PerCpu() {
@@ -24,6 +61,8 @@ PerCpu::~PerCpu() {
       t_index = -1;
 #if defined(__x86_64__)
       syscall(SYS_arch_prctl, ARCH_SET_GS, 0ul);
+#elif defined(__i386__)
+      load_fs(nullptr);
 #endif
     }
     munmap(a, kAreaSize);
@@ -47,6 +86,8 @@ void PerCpu::enter(unsigned i) {
 #if defined(__x86_64__)
   // glibc's x86_64 TLS is %fs: %gs is free for the kernel's use.
   syscall(SYS_arch_prctl, ARCH_SET_GS, (unsigned long)t_area);
+#elif defined(__i386__)
+  load_fs(t_area);
 #endif
 }
 

@@ -3,7 +3,8 @@
 // (two threads never share per-CPU data).  On x86_64 a thread's area is
 // its GS base, as in Linux, where code reaches per-CPU data with
 // %gs-relative addressing: the stack canary at %gs:40, current_task,
-// this_cpu_* operations.
+// this_cpu_* operations.  On i386 it is the base of %fs, Linux's per-CPU
+// segment there (the canary is the per-CPU __stack_chk_guard).
 //
 // An area's first kStaticSize bytes are the kernel's own per-CPU
 // variables, laid out by their owner (the Linux KPI's fixed part); the
@@ -34,8 +35,8 @@ public:
   Result<void> init(unsigned n);
   unsigned count() const { return (unsigned)areas_.size(); }
   u8 *area(unsigned i) const { return areas_[i]; }
-  // The calling thread takes area `i` (its GS base on x86_64); until it
-  // does, it has none.
+  // The calling thread takes area `i` (its GS base on x86_64, FS on
+  // i386); until it does, it has none.
   void enter(unsigned i);
   // The calling thread's area, and its index (-1: none).
   static u8 *current();

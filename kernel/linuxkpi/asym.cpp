@@ -19,8 +19,8 @@ struct crypto_kpp {
 };
 struct kpp_alg {
   void *set_secret, *generate_public_key, *compute_shared_secret, *max_size;
-  int (*init)(crypto_kpp *);
-  void (*exit)(crypto_kpp *);
+  int (LKAPI *init)(crypto_kpp *);
+  void (LKAPI *exit)(crypto_kpp *);
   unsigned reqsize;
   alignas(8) u8 base[kCraSize];
 };
@@ -30,12 +30,12 @@ struct crypto_akcipher {
   crypto_tfm base;
 };
 struct akcipher_alg {
-  int (*sign)(void *), (*verify)(void *), (*encrypt)(void *), (*decrypt)(void *);
-  int (*set_pub_key)(crypto_akcipher *, const void *, unsigned);
-  int (*set_priv_key)(crypto_akcipher *, const void *, unsigned);
+  int (LKAPI *sign)(void *), (LKAPI *verify)(void *), (LKAPI *encrypt)(void *), (LKAPI *decrypt)(void *);
+  int (LKAPI *set_pub_key)(crypto_akcipher *, const void *, unsigned);
+  int (LKAPI *set_priv_key)(crypto_akcipher *, const void *, unsigned);
   void *max_size;
-  int (*init)(crypto_akcipher *);
-  void (*exit)(crypto_akcipher *);
+  int (LKAPI *init)(crypto_akcipher *);
+  void (LKAPI *exit)(crypto_akcipher *);
   unsigned reqsize;
   alignas(8) u8 base[kCraSize];
 };

@@ -37,16 +37,16 @@ struct shash_desc {
   // the context follows
 };
 struct shash_alg {
-  int (*init)(shash_desc *);
-  int (*update)(shash_desc *, const u8 *, unsigned);
-  int (*final)(shash_desc *, u8 *);
-  int (*finup)(shash_desc *, const u8 *, unsigned, u8 *);
-  int (*digest)(shash_desc *, const u8 *, unsigned, u8 *);
-  int (*export_)(shash_desc *, void *);
-  int (*import_)(shash_desc *, const void *);
-  int (*setkey)(crypto_shash *, const u8 *, unsigned);
-  int (*init_tfm)(crypto_shash *);
-  void (*exit_tfm)(crypto_shash *);
+  int (LKAPI *init)(shash_desc *);
+  int (LKAPI *update)(shash_desc *, const u8 *, unsigned);
+  int (LKAPI *final)(shash_desc *, u8 *);
+  int (LKAPI *finup)(shash_desc *, const u8 *, unsigned, u8 *);
+  int (LKAPI *digest)(shash_desc *, const u8 *, unsigned, u8 *);
+  int (LKAPI *export_)(shash_desc *, void *);
+  int (LKAPI *import_)(shash_desc *, const void *);
+  int (LKAPI *setkey)(crypto_shash *, const u8 *, unsigned);
+  int (LKAPI *init_tfm)(crypto_shash *);
+  void (LKAPI *exit_tfm)(crypto_shash *);
   unsigned descsize;
   unsigned digestsize alignas(8);
   unsigned statesize;
@@ -308,7 +308,7 @@ int crypto_has_shash(const char *name, u32, u32) {
   return find_alg(name, kAlgTypeShash) != nullptr;
 }
 void destroy_tfm(void *mem, crypto_tfm *tfm, u64 caller) {
-  auto cra_exit = field<void (*)(crypto_tfm *)>(tfm->alg, kCraExit);
+  auto cra_exit = field<void (LKAPI *)(crypto_tfm *)>(tfm->alg, kCraExit);
   if (!tfm->exit && cra_exit)
     cra_exit(tfm);
   else if (tfm->exit)
@@ -549,10 +549,10 @@ struct BuiltinShas {
   BuiltinShas() {
     struct Def {
       const char *name, *driver;
-      int (*init)(shash_desc *);
-      int (*update)(shash_desc *, const u8 *, unsigned);
-      int (*final)(shash_desc *, u8 *);
-      int (*finup)(shash_desc *, const u8 *, unsigned, u8 *);
+      int (LKAPI *init)(shash_desc *);
+      int (LKAPI *update)(shash_desc *, const u8 *, unsigned);
+      int (LKAPI *final)(shash_desc *, u8 *);
+      int (LKAPI *finup)(shash_desc *, const u8 *, unsigned, u8 *);
       unsigned descsize, digest;
     } defs[3] = {
         {"sha1", "sha1-generic", sha1_generic_init, crypto_sha1_update,

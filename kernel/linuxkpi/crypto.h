@@ -36,7 +36,7 @@ struct crypto_tfm {
   u32 refcnt;
   u32 crt_flags;
   int node;
-  void (*exit)(crypto_tfm *);
+  void (LKAPI *exit)(crypto_tfm *);
   u8 *alg; // struct crypto_alg
   // the context follows (__crt_ctx, CRYPTO_MINALIGN)
 };

@@ -37,9 +37,9 @@ constexpr size_t kFileSize = 232, kFileInode = 32, kFilePos = 104,
 constexpr size_t kFopRead = 16, kFopWrite = 24, kFopOpen = 112, kFopRelease = 128;
 constexpr size_t kIoMax = 4096;
 
-using OpenFn = int (*)(u8 *inode, u8 *file);
-using ReadFn = long (*)(u8 *file, char *buf, size_t n, i64 *pos);
-using WriteFn = long (*)(u8 *file, const char *buf, size_t n, i64 *pos);
+using OpenFn = int (LKAPI *)(u8 *inode, u8 *file);
+using ReadFn = long (LKAPI *)(u8 *file, char *buf, size_t n, i64 *pos);
+using WriteFn = long (LKAPI *)(u8 *file, const char *buf, size_t n, i64 *pos);
 
 // A dentry: what debugfs_create_* return and modules hand back.
 struct Entry {
@@ -225,8 +225,8 @@ namespace {
 // struct simple_attr: the get/set the module gave, its format, and the
 // text of the last read and write.
 struct SimpleAttr {
-  int (*get)(void *, u64 *);
-  int (*set)(void *, u64);
+  int (LKAPI *get)(void *, u64 *);
+  int (LKAPI *set)(void *, u64);
   char get_buf[24];
   char set_buf[24];
   void *data;
@@ -259,8 +259,8 @@ long attr_write(u8 *file, const char *buf, size_t len, bool is_signed) {
 } // namespace
 
 __attribute__((noinline)) int simple_attr_open(u8 *inode, u8 *file,
-                                               int (*get)(void *, u64 *),
-                                               int (*set)(void *, u64),
+                                               int (LKAPI *get)(void *, u64 *),
+                                               int (LKAPI *set)(void *, u64),
                                                const char *fmt) {
   auto *a = (SimpleAttr *)alloc(sizeof(SimpleAttr), kGfpZero, LKPI_CALLER());
   if (!a)

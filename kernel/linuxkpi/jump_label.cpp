@@ -40,6 +40,13 @@ bool static_key_fast_inc_not_disabled(void *key) {
 void __static_call_update(void *key, void *tramp, void *func) {
   calls().update(key, tramp, func);
 }
+#if defined(__i386__)
+// Without inline static calls (i386), static_call_update() sets the key's
+// function itself and has only the trampoline re-aimed, here.
+void arch_static_call_transform(void *, void *tramp, void *func, bool) {
+  calls().update(nullptr, tramp, func);
+}
+#endif
 // DEFINE_STATIC_CALL_RET0's function.
 long __static_call_return0() { return 0; }
 
@@ -53,5 +60,9 @@ LINUX_EXPORT_GPL(static_key_slow_inc);
 LINUX_EXPORT_GPL(static_key_slow_dec);
 LINUX_EXPORT_GPL(static_key_count);
 LINUX_EXPORT_GPL(static_key_fast_inc_not_disabled);
+#if defined(__x86_64__)
 LINUX_EXPORT_GPL(__static_call_update);
+#else
+LINUX_EXPORT_GPL(arch_static_call_transform);
+#endif
 LINUX_EXPORT_GPL(__static_call_return0);

@@ -65,8 +65,8 @@ int ZSTD_getErrorCode(size_t);
 namespace lkpi {
 
 struct ZSTD_customMem {
-  void *(*customAlloc)(void *opaque, size_t size);
-  void (*customFree)(void *opaque, void *address);
+  void *(LKAPI *customAlloc)(void *opaque, size_t size);
+  void (LKAPI *customFree)(void *opaque, void *address);
   void *opaque;
 };
 
@@ -427,8 +427,8 @@ void __crypto_xor(u8 *dst, const u8 *src1, const u8 *src2, unsigned len) {
 // ---- sort and search
 // -------------------------------------------------------------
 
-typedef int (*cmp_r_func_t)(const void *, const void *, const void *);
-typedef void (*swap_r_func_t)(void *, void *, int, const void *);
+typedef int (LKAPI *cmp_r_func_t)(const void *, const void *, const void *);
+typedef void (LKAPI *swap_r_func_t)(void *, void *, int, const void *);
 
 namespace {
 void swap_bytes(void *a, void *b, size_t n) {
@@ -478,26 +478,26 @@ void sort_r(void *base, size_t num, size_t size, cmp_r_func_t cmp,
 
 namespace {
 struct SortWrap {
-  int (*cmp)(const void *, const void *);
-  void (*swap)(void *, void *, int);
+  int (LKAPI *cmp)(const void *, const void *);
+  void (LKAPI *swap)(void *, void *, int);
 };
-int cmp_wrap(const void *a, const void *b, const void *priv) {
+LKAPI int cmp_wrap(const void *a, const void *b, const void *priv) {
   return ((const SortWrap *)priv)->cmp(a, b);
 }
-void swap_wrap(void *a, void *b, int n, const void *priv) {
+LKAPI void swap_wrap(void *a, void *b, int n, const void *priv) {
   ((const SortWrap *)priv)->swap(a, b, n);
 }
 } // namespace
 
 void sort(void *base, size_t num, size_t size,
-          int (*cmp)(const void *, const void *),
-          void (*swap)(void *, void *, int)) {
+          int (LKAPI *cmp)(const void *, const void *),
+          void (LKAPI *swap)(void *, void *, int)) {
   SortWrap w{cmp, swap};
   sort_r(base, num, size, cmp_wrap, swap ? swap_wrap : nullptr, &w);
 }
 
 void *lkpi_bsearch(const void *key, const void *base, size_t num, size_t size,
-                   int (*cmp)(const void *, const void *)) {
+                   int (LKAPI *cmp)(const void *, const void *)) {
   const u8 *b = (const u8 *)base;
   while (num > 0) {
     const u8 *pivot = b + (num >> 1) * size;

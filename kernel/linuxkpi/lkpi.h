@@ -1,6 +1,7 @@
 // What the Linux API's files share: Linux 6.1's layouts of the structures
-// modules own (x86_64 under Debian's config, measured with a probe module
-// built by Debian's kbuild), the allocator, the per-CPU layout, the clock.
+// modules own (x86_64 and i386 under Debian's amd64 and 686 configs,
+// measured with a probe module built by Debian's kbuild), the allocator,
+// the per-CPU layout, the clock.
 //
 // Everything lives in namespace lkpi with Linux's names, so nothing here
 // collides with the C library at link time (the export records carry the
@@ -27,8 +28,15 @@ using mk::u64;
 using mk::u8;
 
 // The return address of the exported function that uses it: the module
-// code that called, which pays for memory and names the culprit.
+// code that called, which pays for memory and names the culprit.  On i386
+// the call came through an adapter (lkpi_export.h), which says where from.
+#if defined(__i386__)
+#define LKPI_CALLER()                                                          \
+  ((lkpi::u64)(uintptr_t)(lkabi::t_caller ? lkabi::t_caller                    \
+                                          : __builtin_return_address(0)))
+#else
 #define LKPI_CALLER() ((lkpi::u64)(uintptr_t)__builtin_return_address(0))
+#endif
 
 // ---- structures modules own ------------------------------------------------
 
@@ -55,18 +63,18 @@ struct hlist_node {
 
 struct callback_head {
   callback_head *next;
-  void (*func)(callback_head *);
+  void (LKAPI *func)(callback_head *);
 };
 
 struct timer_list {
   hlist_node entry; // pprev != null while pending (timer_pending())
   unsigned long expires;
-  void (*function)(timer_list *);
+  void (LKAPI *function)(timer_list *);
   u32 flags;
 };
 
 struct work_struct;
-typedef void (*work_func_t)(work_struct *);
+typedef void (LKAPI *work_func_t)(work_struct *);
 struct work_struct {
   long data; // bit 0: pending (WORK_STRUCT_PENDING_BIT)
   list_head entry;
@@ -82,7 +90,7 @@ struct delayed_work {
 };
 
 struct wait_queue_entry;
-typedef int (*wait_queue_func_t)(wait_queue_entry *, unsigned mode, int flags,
+typedef int (LKAPI *wait_queue_func_t)(wait_queue_entry *, unsigned mode, int flags,
                                  void *key);
 struct wait_queue_entry {
   unsigned flags;
@@ -117,7 +125,7 @@ constexpr unsigned long kSgChain = 1, kSgEnd = 2, kSgFlags = 3;
 // priority, highest first; called with no lock held (a block may well
 // register another), until one answers with NOTIFY_STOP_MASK.
 struct notifier_block {
-  int (*notifier_call)(notifier_block *, unsigned long, void *);
+  int (LKAPI *notifier_call)(notifier_block *, unsigned long, void *);
   notifier_block *next;
   int priority;
 };
@@ -170,6 +178,12 @@ static_assert(sizeof(delayed_work) == 88 && offsetof(delayed_work, cpu) == 80);
 static_assert(sizeof(wait_queue_entry) == 40 && sizeof(wait_queue_head) == 24);
 static_assert(sizeof(completion) == 32 && offsetof(completion, wait) == 8);
 static_assert(sizeof(scatterlist) == 32);
+#else // Debian's 686 config
+static_assert(sizeof(timer_list) == 20);
+static_assert(sizeof(work_struct) == 16);
+static_assert(sizeof(delayed_work) == 44 && offsetof(delayed_work, cpu) == 40);
+static_assert(sizeof(wait_queue_entry) == 20 && sizeof(wait_queue_head) == 12);
+static_assert(sizeof(completion) == 16 && offsetof(completion, wait) == 4);
 #endif
 
 // gfp_t bits and task states the code reads.
@@ -181,18 +195,25 @@ constexpr unsigned HZ = 250;
 
 // ---- per-CPU areas ---------------------------------------------------------
 // The first PerCpu::kStaticSize bytes of every area, as Linux code reaches
-// them through %gs.
+// them through %gs (%fs on i386).
 constexpr u64 kPcpuFixed = 0; // fixed_percpu_data: canary at 40
-constexpr u64 kPcpuCanary = 40;
+constexpr u64 kPcpuCanary = 40; // i386: __stack_chk_guard
 constexpr u64 kPcpuCurrentTask = 64;  // struct task_struct *
 constexpr u64 kPcpuPreemptCount = 72; // int
 constexpr u64 kPcpuCpuNumber = 76;    // int
 constexpr u64 kPcpuThisCpuOff = 80;   // unsigned long: the area's address
 constexpr u64 kPcpuTask = 4096;       // the CPU's fake task_struct
+#if defined(__x86_64__)
 constexpr u64 kTaskSize = 9792;       // sizeof(struct task_struct)
 constexpr u64 kTaskState = 24;        // task_struct.__state (u32)
 constexpr u64 kTaskPid = 0x970;
 constexpr u64 kTaskComm = 0xba0; // char comm[16]
+#else // Debian's 686 config
+constexpr u64 kTaskSize = 6528;
+constexpr u64 kTaskState = 16;
+constexpr u64 kTaskPid = 0x454;
+constexpr u64 kTaskComm = 0x584;
+#endif
 
 // The calling thread's fake task (its per-CPU area's; a thread without
 // an area has one of its own), and its __state word.

@@ -14,9 +14,9 @@ namespace lkpi {
 struct kernel_param;
 struct kernel_param_ops {
   unsigned flags; // KERNEL_PARAM_OPS_FL_NOARG: set() takes a null value
-  int (*set)(const char *val, const kernel_param *kp);
-  int (*get)(char *buffer, const kernel_param *kp);
-  void (*free)(void *arg);
+  int (LKAPI *set)(const char *val, const kernel_param *kp);
+  int (LKAPI *get)(char *buffer, const kernel_param *kp);
+  void (LKAPI *free)(void *arg);
 };
 struct kparam_string {
   unsigned maxlen;
@@ -45,6 +45,9 @@ struct kernel_param {
 #if defined(__x86_64__)
 static_assert(sizeof(kernel_param) == 40 && offsetof(kernel_param, arg) == 32);
 static_assert(sizeof(kernel_param_ops) == 32 && sizeof(kparam_array) == 32);
+#else
+static_assert(sizeof(kernel_param) == 20 && offsetof(kernel_param, arg) == 16);
+static_assert(sizeof(kernel_param_ops) == 16 && sizeof(kparam_array) == 20);
 #endif
 
 int kstrtou8(const char *, unsigned, u8 *);
@@ -65,10 +68,10 @@ constexpr size_t kPage = 4096;
 
 // STANDARD_PARAM_DEF: parse with kstrto*, print with the type's format.
 #define LKPI_STANDARD_PARAM(name, type, format, strtolfn)                      \
-  int param_set_##name(const char *val, const kernel_param *kp) {              \
+  LKAPI int param_set_##name(const char *val, const kernel_param *kp) {        \
     return strtolfn(val, 0, (type *)kp->arg);                                  \
   }                                                                            \
-  int param_get_##name(char *buffer, const kernel_param *kp) {                 \
+  LKAPI int param_get_##name(char *buffer, const kernel_param *kp) {           \
     return scnprintf(buffer, kPage, format "\n", *(type *)kp->arg);            \
   }                                                                            \
   const kernel_param_ops param_ops_##name = {0, param_set_##name,              \
@@ -85,18 +88,18 @@ LKPI_STANDARD_PARAM(ullong, unsigned long long, "%llu", kstrtoull)
 LKPI_STANDARD_PARAM(hexint, unsigned, "%#08x", kstrtouint)
 
 // bool: y/n/1/0/Y/N (and on/off); a bare "name" means true.
-int param_set_bool(const char *val, const kernel_param *kp) {
+LKAPI int param_set_bool(const char *val, const kernel_param *kp) {
   if (!val)
     val = "1";
   return kstrtobool(val, (bool *)kp->arg);
 }
-int param_get_bool(char *buffer, const kernel_param *kp) {
+LKAPI int param_get_bool(char *buffer, const kernel_param *kp) {
   return std::snprintf(buffer, kPage, "%c\n", *(bool *)kp->arg ? 'Y' : 'N');
 }
 const kernel_param_ops param_ops_bool = {1, param_set_bool, param_get_bool,
                                          nullptr};
 
-int param_set_invbool(const char *val, const kernel_param *kp) {
+LKAPI int param_set_invbool(const char *val, const kernel_param *kp) {
   bool v;
   kernel_param dummy = *kp;
   dummy.arg = &v;
@@ -105,7 +108,7 @@ int param_set_invbool(const char *val, const kernel_param *kp) {
     *(bool *)kp->arg = !v;
   return r;
 }
-int param_get_invbool(char *buffer, const kernel_param *kp) {
+LKAPI int param_get_invbool(char *buffer, const kernel_param *kp) {
   return std::snprintf(buffer, kPage, "%c\n", *(bool *)kp->arg ? 'N' : 'Y');
 }
 const kernel_param_ops param_ops_invbool = {0, param_set_invbool,
@@ -127,7 +130,7 @@ void maybe_free(void *p) {
 }
 } // namespace
 
-int param_set_charp(const char *val, const kernel_param *kp) {
+LKAPI int param_set_charp(const char *val, const kernel_param *kp) {
   const size_t n = std::strlen(val);
   if (n > 1024) {
     console_line(3, mk::strf("%s: string parameter too long\n", kp->name));
@@ -145,15 +148,15 @@ int param_set_charp(const char *val, const kernel_param *kp) {
   *(char **)kp->arg = copy;
   return 0;
 }
-int param_get_charp(char *buffer, const kernel_param *kp) {
+LKAPI int param_get_charp(char *buffer, const kernel_param *kp) {
   return scnprintf(buffer, kPage, "%s\n", *(char **)kp->arg);
 }
-void param_free_charp(void *arg) { maybe_free(*(char **)arg); }
+LKAPI void param_free_charp(void *arg) { maybe_free(*(char **)arg); }
 const kernel_param_ops param_ops_charp = {0, param_set_charp, param_get_charp,
                                           param_free_charp};
 
 // string: copied into the module's own buffer of maxlen bytes.
-int param_set_copystring(const char *val, const kernel_param *kp) {
+LKAPI int param_set_copystring(const char *val, const kernel_param *kp) {
   const kparam_string *kps = kp->str;
   if (std::strlen(val) + 1 > kps->maxlen) {
     console_line(3, mk::strf("%s: string doesn't fit in %u chars.\n", kp->name,
@@ -163,7 +166,7 @@ int param_set_copystring(const char *val, const kernel_param *kp) {
   std::strcpy(kps->string, val);
   return 0;
 }
-int param_get_string(char *buffer, const kernel_param *kp) {
+LKAPI int param_get_string(char *buffer, const kernel_param *kp) {
   return scnprintf(buffer, kPage, "%s\n", kp->str->string);
 }
 const kernel_param_ops param_ops_string = {0, param_set_copystring,
@@ -172,7 +175,7 @@ const kernel_param_ops param_ops_string = {0, param_set_copystring,
 // Arrays: a comma-separated list, each element set through the element
 // type's ops; *num counts them.
 namespace {
-int param_array_set(const char *val, const kernel_param *kp) {
+LKAPI int param_array_set(const char *val, const kernel_param *kp) {
   const kparam_array *arr = kp->arr;
   unsigned temp_num;
   unsigned *num = arr->num ? arr->num : &temp_num;
@@ -200,7 +203,7 @@ int param_array_set(const char *val, const kernel_param *kp) {
   } while (save == ',');
   return 0;
 }
-int param_array_get(char *buffer, const kernel_param *kp) {
+LKAPI int param_array_get(char *buffer, const kernel_param *kp) {
   const kparam_array *arr = kp->arr;
   kernel_param p = *kp;
   int off = 0;
@@ -217,7 +220,7 @@ int param_array_get(char *buffer, const kernel_param *kp) {
   buffer[off] = '\0';
   return off;
 }
-void param_array_free(void *arg) {
+LKAPI void param_array_free(void *arg) {
   const kparam_array *arr = (const kparam_array *)arg;
   if (arr->ops->free)
     for (unsigned i = 0; i < (arr->num ? *arr->num : arr->max); i++)
@@ -241,32 +244,32 @@ LINUX_EXPORT(param_ops_invbool);
 LINUX_EXPORT(param_ops_charp);
 LINUX_EXPORT(param_ops_string);
 LINUX_EXPORT(param_array_ops);
-LINUX_EXPORT(param_set_byte);
-LINUX_EXPORT(param_get_byte);
-LINUX_EXPORT(param_set_short);
-LINUX_EXPORT(param_get_short);
-LINUX_EXPORT(param_set_ushort);
-LINUX_EXPORT(param_get_ushort);
-LINUX_EXPORT(param_set_int);
-LINUX_EXPORT(param_get_int);
-LINUX_EXPORT(param_set_uint);
-LINUX_EXPORT(param_get_uint);
-LINUX_EXPORT(param_set_long);
-LINUX_EXPORT(param_get_long);
-LINUX_EXPORT(param_set_ulong);
-LINUX_EXPORT(param_get_ulong);
-LINUX_EXPORT(param_set_ullong);
-LINUX_EXPORT(param_get_ullong);
-LINUX_EXPORT(param_set_hexint);
-LINUX_EXPORT(param_get_hexint);
-LINUX_EXPORT(param_set_bool);
-LINUX_EXPORT(param_get_bool);
-LINUX_EXPORT(param_set_invbool);
-LINUX_EXPORT(param_get_invbool);
-LINUX_EXPORT(param_set_charp);
-LINUX_EXPORT(param_get_charp);
-LINUX_EXPORT(param_free_charp);
-LINUX_EXPORT(param_set_copystring);
-LINUX_EXPORT(param_get_string);
+LINUX_EXPORT_LKAPI(param_set_byte);
+LINUX_EXPORT_LKAPI(param_get_byte);
+LINUX_EXPORT_LKAPI(param_set_short);
+LINUX_EXPORT_LKAPI(param_get_short);
+LINUX_EXPORT_LKAPI(param_set_ushort);
+LINUX_EXPORT_LKAPI(param_get_ushort);
+LINUX_EXPORT_LKAPI(param_set_int);
+LINUX_EXPORT_LKAPI(param_get_int);
+LINUX_EXPORT_LKAPI(param_set_uint);
+LINUX_EXPORT_LKAPI(param_get_uint);
+LINUX_EXPORT_LKAPI(param_set_long);
+LINUX_EXPORT_LKAPI(param_get_long);
+LINUX_EXPORT_LKAPI(param_set_ulong);
+LINUX_EXPORT_LKAPI(param_get_ulong);
+LINUX_EXPORT_LKAPI(param_set_ullong);
+LINUX_EXPORT_LKAPI(param_get_ullong);
+LINUX_EXPORT_LKAPI(param_set_hexint);
+LINUX_EXPORT_LKAPI(param_get_hexint);
+LINUX_EXPORT_LKAPI(param_set_bool);
+LINUX_EXPORT_LKAPI(param_get_bool);
+LINUX_EXPORT_LKAPI(param_set_invbool);
+LINUX_EXPORT_LKAPI(param_get_invbool);
+LINUX_EXPORT_LKAPI(param_set_charp);
+LINUX_EXPORT_LKAPI(param_get_charp);
+LINUX_EXPORT_LKAPI(param_free_charp);
+LINUX_EXPORT_LKAPI(param_set_copystring);
+LINUX_EXPORT_LKAPI(param_get_string);
 
 } // namespace lkpi

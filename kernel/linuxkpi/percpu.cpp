@@ -1,6 +1,6 @@
 // Linux's per-CPU variables in the kernel's per-CPU areas (kern_percpu.h),
 // set up in every area at boot: the stack canary module code reads at
-// %gs:40, current_task (a zeroed fake task_struct per area, so inline
+// %gs:40 (i386: %fs:__stack_chk_guard), current_task (a zeroed fake task_struct per area, so inline
 // code may write current->__state), __preempt_count, cpu_number,
 // this_cpu_off; and the globals that index them (__per_cpu_offset[],
 // nr_cpu_ids, the CPU masks).  Also the hook the loader calls as a Linux
@@ -100,7 +100,12 @@ SYSINIT(linuxkpi_percpu, SI_SUB_CPUS, 1, init_percpu);
 
 } // namespace
 
+#if defined(__x86_64__)
 LINUX_EXPORT_PERCPU_GPL("fixed_percpu_data", kPcpuFixed);
+#else
+// i386 reads its canary from the per-CPU variable at %fs:__stack_chk_guard.
+LINUX_EXPORT_PERCPU("__stack_chk_guard", kPcpuCanary);
+#endif
 LINUX_EXPORT_PERCPU("current_task", kPcpuCurrentTask);
 LINUX_EXPORT_PERCPU("__preempt_count", kPcpuPreemptCount);
 LINUX_EXPORT_PERCPU("cpu_number", kPcpuCpuNumber);

@@ -2,7 +2,8 @@
 // uses (sdt/registry.h): every CPU thread and the shell are registered
 // readers already; another thread registers on its first use.  Linux's
 // struct rcu_head and liburcu's are the same two words, so call_rcu
-// hands the module's head to liburcu as it is.
+// hands the module's head to liburcu as it is (on i386 a head of its own,
+// whose callback calls the module's with Linux's convention).
 #include "lkpi.h"
 
 #include "../../sdt/registry.h"
@@ -28,6 +29,20 @@ void kvfree_cb(rcu_head *h) {
   release(r->ptr, (u64)(uintptr_t)__builtin_return_address(0));
   delete r;
 }
+#if defined(__i386__)
+struct CallRcu {
+  rcu_head head;
+  callback_head *cb;
+  void(LKAPI *fn)(callback_head *);
+};
+void call_rcu_cb(rcu_head *h) {
+  auto *r = (CallRcu *)h;
+  callback_head *cb = r->cb;
+  void(LKAPI * fn)(callback_head *) = r->fn;
+  delete r;
+  fn(cb);
+}
+#endif
 } // namespace
 
 void __rcu_read_lock() {
@@ -40,10 +55,14 @@ void synchronize_rcu() {
   urcu_memb_synchronize_rcu();
 }
 void synchronize_rcu_expedited() { synchronize_rcu(); }
-void call_rcu(callback_head *head, void (*fn)(callback_head *)) {
+void call_rcu(callback_head *head, void (LKAPI *fn)(callback_head *)) {
   reader();
   g_callbacks = true;
+#if defined(__i386__)
+  urcu_memb_call_rcu(&(new CallRcu{{}, head, fn})->head, call_rcu_cb);
+#else
   urcu_memb_call_rcu((rcu_head *)head, (void (*)(rcu_head *))fn);
+#endif
 }
 void rcu_barrier() {
   reader();
@@ -52,7 +71,7 @@ void rcu_barrier() {
 // kvfree_rcu(ptr, field): `head` is the object's rcu_head and `fn` its
 // offset in the object; kvfree_rcu(ptr): `head` null and `fn` the
 // object itself.
-void kvfree_call_rcu(callback_head *head, void (*fn)(callback_head *)) {
+void kvfree_call_rcu(callback_head *head, void (LKAPI *fn)(callback_head *)) {
   if (!head) {
     synchronize_rcu();
     release((const void *)fn, LKPI_CALLER());

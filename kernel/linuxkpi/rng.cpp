@@ -25,9 +25,9 @@ struct crypto_rng {
   crypto_tfm base;
 };
 struct rng_alg {
-  int (*generate)(crypto_rng *, const u8 *, unsigned, u8 *, unsigned);
-  int (*seed)(crypto_rng *, const u8 *, unsigned);
-  void (*set_ent)(crypto_rng *, const u8 *, unsigned);
+  int (LKAPI *generate)(crypto_rng *, const u8 *, unsigned, u8 *, unsigned);
+  int (LKAPI *seed)(crypto_rng *, const u8 *, unsigned);
+  void (LKAPI *set_ent)(crypto_rng *, const u8 *, unsigned);
   unsigned seedsize;
   alignas(8) u8 base[kCraSize];
 };

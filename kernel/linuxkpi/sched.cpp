@@ -89,9 +89,7 @@ struct mutex {
   u32 osq;
   list_head wait_list;
 };
-#if defined(__x86_64__)
-static_assert(sizeof(mutex) == 32);
-#endif
+static_assert(sizeof(mutex) == (sizeof(long) == 8 ? 32 : 20));
 
 void __mutex_init(mutex *m, const char *, void *) {
   m->owner = 0;
@@ -359,18 +357,20 @@ void __init_waitqueue_head(wait_queue_head *wq, const char *, void *) {
   list_init(&wq->head);
 }
 
-int default_wake_function(wait_queue_entry *e, unsigned mode, int, void *) {
+// Wake functions are called through wait_queue_entry.func (LKAPI).
+LKAPI int default_wake_function(wait_queue_entry *e, unsigned mode, int,
+                                void *) {
   return wake_task((u8 *)e->priv, mode);
 }
-int autoremove_wake_function(wait_queue_entry *e, unsigned mode, int sync,
-                             void *key) {
+LKAPI int autoremove_wake_function(wait_queue_entry *e, unsigned mode,
+                                   int sync, void *key) {
   int r = default_wake_function(e, mode, sync, key);
   if (r)
     list_del_init(&e->entry);
   return r;
 }
-int woken_wake_function(wait_queue_entry *e, unsigned mode, int sync,
-                        void *key) {
+LKAPI int woken_wake_function(wait_queue_entry *e, unsigned mode, int sync,
+                              void *key) {
   return default_wake_function(e, mode, sync, key);
 }
 
@@ -603,9 +603,9 @@ LINUX_EXPORT(__SCT__preempt_schedule_notrace);
 LINUX_EXPORT(preempt_schedule);
 LINUX_EXPORT(yield);
 LINUX_EXPORT(__init_waitqueue_head);
-LINUX_EXPORT(default_wake_function);
-LINUX_EXPORT(autoremove_wake_function);
-LINUX_EXPORT(woken_wake_function);
+LINUX_EXPORT_LKAPI(default_wake_function);
+LINUX_EXPORT_LKAPI(autoremove_wake_function);
+LINUX_EXPORT_LKAPI(woken_wake_function);
 LINUX_EXPORT(init_wait_entry);
 LINUX_EXPORT(prepare_to_wait_event);
 LINUX_EXPORT(prepare_to_wait);

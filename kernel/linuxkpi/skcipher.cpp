@@ -30,7 +30,7 @@ struct crypto_skcipher {
 };
 struct crypto_async_request {
   list_head list;
-  void (*complete)(crypto_async_request *, int);
+  void (LKAPI *complete)(crypto_async_request *, int);
   void *data;
   crypto_tfm *tfm;
   u32 flags;
@@ -43,11 +43,11 @@ struct skcipher_request {
   // the provider's request context follows
 };
 struct skcipher_alg {
-  int (*setkey)(crypto_skcipher *, const u8 *, unsigned);
-  int (*encrypt)(skcipher_request *);
-  int (*decrypt)(skcipher_request *);
-  int (*init)(crypto_skcipher *);
-  void (*exit)(crypto_skcipher *);
+  int (LKAPI *setkey)(crypto_skcipher *, const u8 *, unsigned);
+  int (LKAPI *encrypt)(skcipher_request *);
+  int (LKAPI *decrypt)(skcipher_request *);
+  int (LKAPI *init)(crypto_skcipher *);
+  void (LKAPI *exit)(crypto_skcipher *);
   unsigned min_keysize, max_keysize, ivsize, chunksize, walksize;
   alignas(8) u8 base[kCraSize];
 };

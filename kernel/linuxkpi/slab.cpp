@@ -20,7 +20,7 @@ struct kmem_cache {
   std::string name;
   unsigned size = 0;
   unsigned align = 0;
-  void (*ctor)(void *) = nullptr;
+  void (LKAPI *ctor)(void *) = nullptr;
   std::atomic<long> live{0}; // objects allocated and not freed
 };
 
@@ -231,7 +231,7 @@ namespace {
 constexpr unsigned long SLAB_HWCACHE_ALIGN = 0x2000;
 
 kmem_cache *cache_create(const char *name, unsigned size, unsigned align,
-                         unsigned flags, void (*ctor)(void *)) {
+                         unsigned flags, void (LKAPI *ctor)(void *)) {
   auto *c = new kmem_cache;
   c->name = name ? name : "";
   c->size = size;
@@ -244,13 +244,13 @@ kmem_cache *cache_create(const char *name, unsigned size, unsigned align,
 } // namespace
 
 kmem_cache *kmem_cache_create(const char *name, unsigned size, unsigned align,
-                              unsigned flags, void (*ctor)(void *)) {
+                              unsigned flags, void (LKAPI *ctor)(void *)) {
   return cache_create(name, size, align, flags, ctor);
 }
 kmem_cache *kmem_cache_create_usercopy(const char *name, unsigned size,
                                        unsigned align, unsigned flags,
                                        unsigned, unsigned,
-                                       void (*ctor)(void *)) {
+                                       void (LKAPI *ctor)(void *)) {
   return cache_create(name, size, align, flags, ctor);
 }
 

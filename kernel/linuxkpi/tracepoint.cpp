@@ -54,17 +54,20 @@ struct tracepoint_func {
 };
 
 // A tracepoint's fields, at their 6.1 offsets (kern_linux.cpp checked
-// each against the module).
+// each against the module): pointers but for the two-word static key.
 struct Tp {
+  static constexpr u64 P = sizeof(void *);
   u64 at;
-  void *key() const { return (void *)(uintptr_t)(at + 8); }
-  void *call_key() const { return *(void **)(uintptr_t)(at + 24); }
-  void *tramp() const { return *(void **)(uintptr_t)(at + 32); }
-  void *iterator() const { return *(void **)(uintptr_t)(at + 40); }
-  int (*regfunc() const)() { return *(int (**)())(uintptr_t)(at + 48); }
-  void (*unregfunc() const)() { return *(void (**)())(uintptr_t)(at + 56); }
+  void *key() const { return (void *)(uintptr_t)(at + P); }
+  void *call_key() const { return *(void **)(uintptr_t)(at + 3 * P); }
+  void *tramp() const { return *(void **)(uintptr_t)(at + 4 * P); }
+  void *iterator() const { return *(void **)(uintptr_t)(at + 5 * P); }
+  int (*regfunc() const)() { return *(int (**)())(uintptr_t)(at + 6 * P); }
+  void (*unregfunc() const)() {
+    return *(void (**)())(uintptr_t)(at + 7 * P);
+  }
   std::atomic<tracepoint_func *> &funcs() const {
-    return *(std::atomic<tracepoint_func *> *)(uintptr_t)(at + 64);
+    return *(std::atomic<tracepoint_func *> *)(uintptr_t)(at + 8 * P);
   }
 };
 
@@ -74,8 +77,9 @@ struct TpProbe : mk::ProbeData {
 };
 
 // Called by the tracepoint's iterator as every registered function is:
-// (data, the TP_PROTO arguments...).  The first five arrive in registers.
-void fire_tracepoint(void *data, uintptr_t a0, uintptr_t a1, uintptr_t a2,
+// (data, the TP_PROTO arguments...).  The first five arrive in registers
+// (on i386 the first two, after data: Linux's regparm(3)).
+LKAPI void fire_tracepoint(void *data, uintptr_t a0, uintptr_t a1, uintptr_t a2,
                      uintptr_t a3, uintptr_t a4) {
   const uintptr_t args[6] = {a0, a1, a2, a3, a4, 0};
   // stack() walks from the iterator's frame: the module's event call.

@@ -170,7 +170,7 @@ struct State {
   std::multimap<u64, timer_list *> timers;
   std::map<timer_list *, u64> armed;
   timer_list *running_timer = nullptr;
-  void (*running_timer_fn)(timer_list *) = nullptr;
+  void (LKAPI *running_timer_fn)(timer_list *) = nullptr;
   struct callout tick {};
   u64 tick_due = UINT64_MAX;
   // Work.
@@ -360,7 +360,7 @@ delayed_work *to_dwork(timer_list *t) {
 
 // ---- timer API -------------------------------------------------------------
 
-void init_timer_key(timer_list *t, void (*fn)(timer_list *), unsigned flags,
+void init_timer_key(timer_list *t, void (LKAPI *fn)(timer_list *), unsigned flags,
                     const char *, void *) {
   t->entry.next = nullptr;
   t->entry.pprev = nullptr;
@@ -651,10 +651,12 @@ bool in(const void *p, u64 lo, u64 hi) {
 }
 // A timer belongs to the module if it lives there or calls it (a
 // delayed work's timer: if its work does).
-bool timer_of(timer_list *t, void (*fn)(timer_list *), u64 lo, u64 hi) {
+bool timer_of(timer_list *t, void (LKAPI *fn)(timer_list *), u64 lo, u64 hi) {
   if (in(t, lo, hi) || in((const void *)fn, lo, hi))
     return true;
-  return fn == delayed_work_timer_fn &&
+  // The module's INIT_DELAYED_WORK named the export (on i386 its adapter).
+  return (const void *)fn ==
+             (const void *)lkabi::entry<&delayed_work_timer_fn>() &&
          in((const void *)to_dwork(t)->work.func, lo, hi);
 }
 } // namespace

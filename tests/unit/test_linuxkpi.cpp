@@ -33,11 +33,23 @@ const linux_export *find_export(const char *name) {
   return nullptr;
 }
 
+// A pointer to T as Linux code holds one: a function's with Linux's
+// calling convention (LKAPI: regparm(3) on i386), unless it is variadic.
+template <class T> struct LinuxPtr {
+  using type = T *;
+};
+template <class R, class... A> struct LinuxPtr<R(A...)> {
+  using type = R(LKAPI *)(A...);
+};
+template <class R, class... A> struct LinuxPtr<R(A..., ...)> {
+  using type = R (*)(A..., ...);
+};
+
 // The export `name`, as a `T *` (a function pointer or a variable).
-template <class T> T *lx(const char *name) {
+template <class T> typename LinuxPtr<T>::type lx(const char *name) {
   const linux_export *e = find_export(name);
   REQUIRE_MESSAGE(e != nullptr, name);
-  return (T *)(uintptr_t)e->le_addr;
+  return (typename LinuxPtr<T>::type)(uintptr_t)e->le_addr;
 }
 
 // A booted one-CPU kernel: the Linux API's per-kernel state (timers,
@@ -65,13 +77,13 @@ struct list_head {
 struct timer_list {
   void *next, **pprev;
   unsigned long expires;
-  void (*function)(timer_list *);
+  void (LKAPI *function)(timer_list *);
   u32 flags;
 };
 struct work_struct {
   long data;
   list_head entry;
-  void (*func)(work_struct *);
+  void (LKAPI *func)(work_struct *);
 };
 struct delayed_work {
   work_struct work;
@@ -97,12 +109,12 @@ void init_completion(completion *c) {
   lx<void(void *, const char *, void *)>("__init_swait_queue_head")(
       &c->wait, "c", nullptr);
 }
-void INIT_WORK(work_struct *w, void (*fn)(work_struct *)) {
+void INIT_WORK(work_struct *w, void (LKAPI *fn)(work_struct *)) {
   w->data = (long)(~0ul << 5); // WORK_DATA_INIT(): no pool, not pending
   w->entry.next = w->entry.prev = &w->entry;
   w->func = fn;
 }
-void INIT_DELAYED_WORK(delayed_work *d, void (*fn)(work_struct *)) {
+void INIT_DELAYED_WORK(delayed_work *d, void (LKAPI *fn)(work_struct *)) {
   INIT_WORK(&d->work, fn);
   lx<void(timer_list *, void *, unsigned, const char *, void *)>(
       "init_timer_key")(&d->timer, lx<void>("delayed_work_timer_fn"), 0x200000,
@@ -261,7 +273,7 @@ TEST_CASE("linuxkpi: krealloc, kstrdup, kmemdup, vmalloc and pages") {
 
 namespace {
 int g_ctor_calls;
-void count_ctor(void *p) {
+LKAPI void count_ctor(void *p) {
   g_ctor_calls++;
   std::memset(p, 0x5a, 8);
 }
@@ -271,7 +283,7 @@ TEST_CASE("linuxkpi: kmem caches align, construct, and refuse to die with live "
           "objects") {
   Booted b;
   auto create =
-      lx<void *(const char *, unsigned, unsigned, unsigned, void (*)(void *))>(
+      lx<void *(const char *, unsigned, unsigned, unsigned, void (LKAPI *)(void *))>(
           "kmem_cache_create");
   auto alloc = lx<void *(void *, unsigned)>("kmem_cache_alloc");
   auto cfree = lx<void(void *, void *)>("kmem_cache_free");
@@ -475,7 +487,7 @@ namespace {
 std::atomic<int> g_work_runs;
 std::atomic<int> g_work_area;
 completion g_work_done;
-void count_work(work_struct *) {
+LKAPI void count_work(work_struct *) {
   g_work_area = mk::PerCpu::current_index();
   g_work_runs++;
   lx<void(completion *)>("complete")(&g_work_done);
@@ -534,17 +546,17 @@ TEST_CASE("linuxkpi: alloc_workqueue, a delayed work through its timer, "
 namespace {
 completion g_timer_done;
 std::atomic<int> g_timer_area;
-void timer_fn(timer_list *) {
+LKAPI void timer_fn(timer_list *) {
   g_timer_area = mk::PerCpu::current_index();
   lx<void(completion *)>("complete")(&g_timer_done);
 }
-void never_fn(timer_list *) {}
+LKAPI void never_fn(timer_list *) {}
 } // namespace
 
 TEST_CASE("linuxkpi: timers fire on a CPU thread; timer_delete_sync disarms") {
   Booted b;
   init_completion(&g_timer_done);
-  auto init = lx<void(timer_list *, void (*)(timer_list *), unsigned,
+  auto init = lx<void(timer_list *, void (LKAPI *)(timer_list *), unsigned,
                       const char *, void *)>("init_timer_key");
   auto mod = lx<int(timer_list *, unsigned long)>("mod_timer");
   timer_list t;
@@ -581,7 +593,7 @@ TEST_CASE(
 TEST_CASE("linuxkpi: a module going takes its timers and work with it") {
   Booted b;
   REQUIRE(mk::linux_module_gone);
-  auto init = lx<void(timer_list *, void (*)(timer_list *), unsigned,
+  auto init = lx<void(timer_list *, void (LKAPI *)(timer_list *), unsigned,
                       const char *, void *)>("init_timer_key");
   timer_list t;
   init(&t, never_fn, 0, nullptr, nullptr);
@@ -605,7 +617,7 @@ TEST_CASE("linuxkpi: a module going takes its timers and work with it") {
 
 namespace {
 std::atomic<int> g_rcu_calls;
-void rcu_cb(void *) { g_rcu_calls++; }
+LKAPI void rcu_cb(void *) { g_rcu_calls++; }
 } // namespace
 
 TEST_CASE("linuxkpi: call_rcu's callback has run after rcu_barrier") {
@@ -615,7 +627,7 @@ TEST_CASE("linuxkpi: call_rcu's callback has run after rcu_barrier") {
   } head;
   lx<void()>("__rcu_read_lock")();
   lx<void()>("__rcu_read_unlock")();
-  lx<void(void *, void (*)(void *))>("call_rcu")(&head, rcu_cb);
+  lx<void(void *, void (LKAPI *)(void *))>("call_rcu")(&head, rcu_cb);
   lx<void()>("rcu_barrier")();
   CHECK(g_rcu_calls == 1);
   lx<void()>("synchronize_rcu")();
@@ -699,7 +711,7 @@ TEST_CASE("linuxkpi: LZ4_decompress_safe undoes liblz4's compression") {
 #if defined(__x86_64__)
 namespace {
 int g_zstd_allocs;
-void *zstd_alloc(void *opaque, size_t size) {
+LKAPI void *zstd_alloc(void *opaque, size_t size) {
   g_zstd_allocs++;
   return static_cast<u8 *>(opaque);
 }
@@ -719,8 +731,8 @@ TEST_CASE(
         "No error detected");
   CHECK(!lx<unsigned(size_t)>("ZSTD_isError")(0));
   struct {
-    void *(*alloc)(void *, size_t);
-    void (*free)(void *, void *);
+    void *(LKAPI *alloc)(void *, size_t);
+    void (LKAPI *free)(void *, void *);
     void *opaque;
   } mem{zstd_alloc, nullptr, nullptr};
   alignas(8) u8 arena[16];
@@ -738,18 +750,22 @@ TEST_CASE(
 }
 #endif
 
+namespace {
+LKAPI int int_cmp(const void *a, const void *b) {
+  return *(const int *)a - *(const int *)b;
+}
+} // namespace
+
 TEST_CASE("linuxkpi: sort, bsearch and hex dumps") {
   int v[] = {5, 3, 9, 1, 7, 3};
-  auto cmp = +[](const void *a, const void *b) {
-    return *(const int *)a - *(const int *)b;
-  };
-  lx<void(void *, size_t, size_t, int (*)(const void *, const void *), void *)>(
+  int (LKAPI *cmp)(const void *, const void *) = int_cmp;
+  lx<void(void *, size_t, size_t, int (LKAPI *)(const void *, const void *), void *)>(
       "sort")(v, 6, sizeof(int), cmp, nullptr);
   CHECK((v[0] == 1 && v[1] == 3 && v[2] == 3 && v[3] == 5 && v[4] == 7 &&
          v[5] == 9));
   int key = 7;
   CHECK(lx<void *(const void *, const void *, size_t, size_t,
-                  int (*)(const void *, const void *))>("bsearch")(
+                  int (LKAPI *)(const void *, const void *))>("bsearch")(
             &key, v, 6, sizeof(int), cmp) == &v[4]);
   char line[200];
   const u8 b[] = {'A', 'B', 0, 0xff};
@@ -773,9 +789,9 @@ TEST_CASE("linuxkpi: sort, bsearch and hex dumps") {
 namespace {
 struct kernel_param_ops {
   unsigned flags;
-  int (*set)(const char *, const void *);
-  int (*get)(char *, const void *);
-  void (*free)(void *);
+  int (LKAPI *set)(const char *, const void *);
+  int (LKAPI *get)(char *, const void *);
+  void (LKAPI *free)(void *);
 };
 struct kernel_param {
   const char *name;
@@ -867,7 +883,12 @@ TEST_CASE("linuxkpi: param_ops set and get as kernel/params.c does") {
 // ---- per-CPU areas
 // ----------------------------------------------------------------
 
+// Linux's per-CPU segment: %gs on x86_64, %fs on i386.
 #if defined(__x86_64__)
+#define PCPU_SEG "%%gs:"
+#else
+#define PCPU_SEG "%%fs:"
+#endif
 namespace {
 struct GsView {
   unsigned long canary;
@@ -877,10 +898,10 @@ struct GsView {
 };
 GsView read_gs() {
   GsView v;
-  asm volatile("mov %%gs:40, %0" : "=r"(v.canary));
-  asm volatile("mov %%gs:64, %0" : "=r"(v.current));
-  asm volatile("movl %%gs:76, %0" : "=r"(v.cpu));
-  asm volatile("mov %%gs:80, %0" : "=r"(v.this_cpu_off));
+  asm volatile("mov " PCPU_SEG "40, %0" : "=r"(v.canary));
+  asm volatile("mov " PCPU_SEG "64, %0" : "=r"(v.current));
+  asm volatile("movl " PCPU_SEG "76, %0" : "=r"(v.cpu));
+  asm volatile("mov " PCPU_SEG "80, %0" : "=r"(v.this_cpu_off));
   return v;
 }
 GsView g_cpu_view;
@@ -891,8 +912,8 @@ void read_gs_on_cpu(void *) {
 }
 } // namespace
 
-TEST_CASE("linuxkpi: %gs holds the canary, current_task and cpu_number on the "
-          "shell and a CPU") {
+TEST_CASE("linuxkpi: %gs (i386: %fs) holds the canary, current_task and "
+          "cpu_number on the shell and a CPU") {
   Booted b;
   const GsView shell = read_gs();
   CHECK(shell.canary != 0);
@@ -900,7 +921,9 @@ TEST_CASE("linuxkpi: %gs holds the canary, current_task and cpu_number on the "
   CHECK(shell.cpu == 1); // one CPU: the shell's area is the second
   CHECK(shell.this_cpu_off == (unsigned long)(uintptr_t)b.k.percpu().area(1));
   CHECK((u8 *)shell.current == b.k.percpu().area(1) + 4096);
+#if defined(__x86_64__)
   CHECK(std::string((char *)shell.current + 0xba0) == "shell");
+#endif
 
   init_completion(&g_gs_done);
   struct callout c;
@@ -916,7 +939,7 @@ TEST_CASE("linuxkpi: %gs holds the canary, current_task and cpu_number on the "
   // A held spinlock counts in __preempt_count, as in_atomic() reads it.
   auto preempt = [] {
     u32 v;
-    asm volatile("movl %%gs:72, %0" : "=r"(v));
+    asm volatile("movl " PCPU_SEG "72, %0" : "=r"(v));
     return v;
   };
   CHECK(preempt() == 0x80000000u); // PREEMPT_ENABLED
@@ -932,8 +955,33 @@ TEST_CASE("linuxkpi: %gs holds the canary, current_task and cpu_number on the "
   const linux_export *e = find_export("current_task");
   CHECK((e->le_flags & LE_PERCPU));
   CHECK((uintptr_t)e->le_addr == 64);
-}
+#if defined(__i386__)
+  e = find_export("__stack_chk_guard"); // %fs:__stack_chk_guard
+  CHECK((e->le_flags & LE_PERCPU));
+  CHECK((uintptr_t)e->le_addr == 40);
 #endif
+}
+
+TEST_CASE("linuxkpi: functions take Linux's calling convention (i386: "
+          "regparm(3), through adapters), variadic ones and data as they "
+          "are") {
+  const bool i386 = sizeof(void *) == 4;
+  for (const char *fn : {"memcpy", "kmalloc_trace", "queue_work_on",
+                         "static_key_enable", "param_set_int"})
+    CHECK_MESSAGE(((find_export(fn)->le_flags & LE_REGPARM) != 0) == i386, fn);
+  for (const char *other : {"_printk", "snprintf", "jiffies", "param_ops_int"})
+    CHECK_MESSAGE((find_export(other)->le_flags & LE_REGPARM) == 0, other);
+  // Called as Linux's code calls them (lx: through regparm(3) pointers
+  // on i386): the three arguments arrive.
+  char buf[16];
+  auto cpy = lx<size_t(char *, const char *, size_t)>("strlcpy");
+  CHECK(cpy(buf, "regparm", sizeof buf) == 7);
+  CHECK(std::string(buf) == "regparm");
+  auto hex = lx<char *(char *, const void *, size_t)>("bin2hex");
+  const u8 in[] = {0xde, 0xad};
+  *hex(buf, in, 2) = 0;
+  CHECK(std::string(buf) == "dead");
+}
 
 // ---- the export table
 // -------------------------------------------------------------
@@ -959,7 +1007,8 @@ TEST_CASE("linuxkpi: every export is GPL-only exactly when Linux 6.1's is") {
   const linux_export *const *it;
   SET_FOREACH(it, linux_export_set) {
     auto g = gpl.find((*it)->le_name);
-    CHECK_MESSAGE(g != gpl.end(), (*it)->le_name, " is not a vmlinux export");
+    CHECK_MESSAGE(g != gpl.end(),
+                  (std::string((*it)->le_name) + " is not a vmlinux export"));
     if (g != gpl.end())
       CHECK_MESSAGE(g->second == (((*it)->le_flags & LE_GPL) != 0),
                     (*it)->le_name);
@@ -1045,13 +1094,13 @@ namespace {
 // with Linux 6.1's struct shash_alg layout: the crypto API's front end
 // must call it as Linux's does.
 struct FakeShash {
-  int (*init)(void *), (*update)(void *, const u8 *, unsigned),
-      (*final)(void *, u8 *);
+  int (LKAPI *init)(void *), (LKAPI *update)(void *, const u8 *, unsigned),
+      (LKAPI *final)(void *, u8 *);
   void *finup = nullptr, *digest = nullptr, *export_ = nullptr,
        *import_ = nullptr;
-  int (*setkey)(void *, const u8 *, unsigned) = nullptr;
-  int (*init_tfm)(void *) = nullptr;
-  void (*exit_tfm)(void *) = nullptr;
+  int (LKAPI *setkey)(void *, const u8 *, unsigned) = nullptr;
+  int (LKAPI *init_tfm)(void *) = nullptr;
+  void (LKAPI *exit_tfm)(void *) = nullptr;
   unsigned descsize = 8;
   unsigned digestsize alignas(8) = 8;
   unsigned statesize = 0;
@@ -1060,26 +1109,26 @@ struct FakeShash {
 static_assert(offsetof(FakeShash, base) == 96 && sizeof(FakeShash) == 480);
 int g_misaligned = 0, g_exits = 0, g_notified = 0;
 u64 &sum_of(void *desc) { return *(u64 *)((u8 *)desc + 8); }
-int sum_init(void *desc) { return sum_of(desc) = 0; }
-int sum_update(void *desc, const u8 *p, unsigned n) {
+LKAPI int sum_init(void *desc) { return sum_of(desc) = 0; }
+LKAPI int sum_update(void *desc, const u8 *p, unsigned n) {
   g_misaligned += (uintptr_t)p % 4 != 0; // its alignmask is 3
   while (n--)
     sum_of(desc) += *p++;
   return 0;
 }
-int sum_final(void *desc, u8 *out) {
+LKAPI int sum_final(void *desc, u8 *out) {
   g_misaligned += (uintptr_t)out % 4 != 0;
   std::memcpy(out, &sum_of(desc), 8);
   return 0;
 }
-int sum_setkey(void *, const u8 *, unsigned len) { return len == 4 ? 0 : -22; }
-void sum_exit(void *) { g_exits++; }
+LKAPI int sum_setkey(void *, const u8 *, unsigned len) { return len == 4 ? 0 : -22; }
+LKAPI void sum_exit(void *) { g_exits++; }
 struct Notifier {
-  int (*call)(Notifier *, unsigned long, void *);
+  int (LKAPI *call)(Notifier *, unsigned long, void *);
   Notifier *next;
   int priority;
 };
-int on_crypto(Notifier *, unsigned long msg, void *alg) {
+LKAPI int on_crypto(Notifier *, unsigned long msg, void *alg) {
   if (msg == 2 && std::string((char *)alg + 56) == "sum8") // ALG_LOADED
     g_notified++;
   return 0;
@@ -1163,8 +1212,8 @@ namespace {
 // the IV's first byte, which counts the blocks done), with Linux 6.1's
 // struct skcipher_alg layout, walking requests as Linux's providers do.
 struct FakeSkcipher {
-  int (*setkey)(u8 *, const u8 *, unsigned);
-  int (*encrypt)(u8 *), (*decrypt)(u8 *);
+  int (LKAPI *setkey)(u8 *, const u8 *, unsigned);
+  int (LKAPI *encrypt)(u8 *), (LKAPI *decrypt)(u8 *);
   void *init = nullptr, *exit = nullptr;
   unsigned min_keysize = 1, max_keysize = 1, ivsize = 8, chunksize = 0,
            walksize = 0;
@@ -1173,11 +1222,11 @@ struct FakeSkcipher {
 static_assert(offsetof(FakeSkcipher, base) == 64 && sizeof(FakeSkcipher) == 448);
 int g_xor_steps = 0, g_xor_unaligned = 0, g_xor_leave = -1;
 u8 &xor_key(u8 *tfm) { return tfm[8 + 32]; } // the context after crypto_tfm
-int xor_setkey(u8 *tfm, const u8 *key, unsigned) {
+LKAPI int xor_setkey(u8 *tfm, const u8 *key, unsigned) {
   xor_key(tfm) = key[0];
   return 0;
 }
-int xor_crypt(u8 *req) {
+LKAPI int xor_crypt(u8 *req) {
   u8 *tfm = *(u8 **)(req + 32 + 32) - 8; // req->base.tfm
   alignas(8) u8 walk[152];
   auto walk_virt = lx<int(u8 *, u8 *, bool)>("skcipher_walk_virt");
@@ -1209,9 +1258,9 @@ void set_buf(u8 *sg, const void *buf, unsigned len) {
 
 namespace {
 u64 g_attr = 7;
-int attr_get(void *data, u64 *v) { return *v = *(u64 *)data, 0; }
-int attr_set(void *data, u64 v) { return v > 100 ? -34 : (*(u64 *)data = v, 0); }
-int attr_open(u8 *inode, u8 *file) { // DEFINE_DEBUGFS_ATTRIBUTE's open
+LKAPI int attr_get(void *data, u64 *v) { return *v = *(u64 *)data, 0; }
+LKAPI int attr_set(void *data, u64 v) { return v > 100 ? -34 : (*(u64 *)data = v, 0); }
+LKAPI int attr_open(u8 *inode, u8 *file) { // DEFINE_DEBUGFS_ATTRIBUTE's open
   return lx<int(u8 *, u8 *, void *, void *, const char *)>("simple_attr_open")(
       inode, file, (void *)attr_get, (void *)attr_set, "%llu\n");
 }
@@ -1370,7 +1419,7 @@ TEST_CASE("linuxkpi: akcipher and kpp providers register with Linux's "
   std::memcpy(ak + 48, &fn, 8);
   REQUIRE(reg_ak(ak) == 0);
   for (int op = 0; op < 4; op++) { // what it left out says -ENOSYS
-    int (*f)(void *);
+    int (LKAPI *f)(void *);
     std::memcpy(&f, ak + 8 * op, 8);
     REQUIRE((void *)f != nullptr);
     CHECK(f(nullptr) == -38);
@@ -1393,7 +1442,7 @@ TEST_CASE("linuxkpi: akcipher and kpp providers register with Linux's "
   CHECK(std::string((char *)*(u8 **)(*def + 24) + 184) == "getrandom");
   // crypto_rng_get_bytes(): the alg's generate, as the inline one calls it.
   u8 *alg = *(u8 **)(*def + 24) - 32;
-  int (*generate)(u8 *, const u8 *, unsigned, u8 *, unsigned);
+  int (LKAPI *generate)(u8 *, const u8 *, unsigned, u8 *, unsigned);
   std::memcpy(&generate, alg, 8);
   u8 r1[32] = {}, r2[32] = {};
   CHECK(generate(*def, nullptr, 0, r1, 32) == 0);
