@@ -5,9 +5,8 @@
 // final, finup and digest calls run the provider's functions, aligning
 // what it asks to be aligned, and a tfm holds the provider's module as
 // crypto_mod_get() does.  Consumers such as Debian's libcrc32c,
-// crc-t10dif and crc64-rocksoft bind these.  Also lib/textsearch.c's
-// textsearch_register.  The offsets are x86_64's: the i386 build, which
-// loads no Linux module yet, leaves these out.
+// crc-t10dif and crc64-rocksoft bind these.  The offsets are x86_64's:
+// the i386 build leaves these out.
 #include "crypto.h"
 
 #if defined(__x86_64__)
@@ -63,7 +62,6 @@ constexpr unsigned long kMsgAlgLoaded = 2; // CRYPTO_MSG_ALG_LOADED
 
 std::mutex g_mu;
 std::vector<u8 *> g_algs;                      // registered crypto_algs
-std::set<std::pair<std::string, void *>> g_ts; // textsearch: name, ops
 NotifierChain g_chain;                          // crypto_chain
 
 // crypto_mod_get()/crypto_mod_put(): the provider's module stays while a
@@ -576,21 +574,6 @@ struct BuiltinShas {
 } g_builtin_shas;
 } // namespace
 
-// struct ts_ops: its name is the first field.
-int textsearch_register(void *ops) {
-  const std::string name = *(const char **)ops;
-  std::lock_guard g(g_mu);
-  for (auto &[n, o] : g_ts)
-    if (n == name)
-      return -EEXIST_;
-  g_ts.emplace(name, ops);
-  return 0;
-}
-int textsearch_unregister(void *ops) {
-  std::lock_guard g(g_mu);
-  return g_ts.erase({*(const char **)ops, ops}) ? 0 : -ENOENT_;
-}
-
 LINUX_EXPORT_GPL(crypto_register_alg);
 LINUX_EXPORT_GPL(crypto_unregister_alg);
 LINUX_EXPORT_GPL(crypto_register_algs);
@@ -619,8 +602,6 @@ LINUX_EXPORT(crypto_sha1_update);
 LINUX_EXPORT(crypto_sha1_finup);
 LINUX_EXPORT(crypto_sha256_update);
 LINUX_EXPORT(crypto_sha256_finup);
-LINUX_EXPORT(textsearch_register);
-LINUX_EXPORT(textsearch_unregister);
 
 } // namespace lkpi
 

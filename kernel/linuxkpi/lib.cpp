@@ -4,7 +4,8 @@
 // kernel's own struct xxh64_state/xxh32_state, which are not libxxhash's),
 // the ChaCha block function, the CRC32 family (zlib for the IEEE one,
 // tables for crc32c and the big-endian form), random bytes, crypto helpers,
-// sort/bsearch, the bitmap searches and hex dumps.
+// sort/bsearch, the bitmap searches, hex dumps and the text search
+// registry.
 #include "lkpi.h"
 
 #define LZ4_DISABLE_DEPRECATE_WARNINGS
@@ -14,6 +15,9 @@
 
 #include <cctype>
 #include <cstring>
+#include <mutex>
+#include <set>
+#include <string>
 #include <sys/random.h>
 
 namespace lkpi {
@@ -717,6 +721,32 @@ LINUX_EXPORT_GPL(__crypto_xor);
 LINUX_EXPORT(sort_r);
 LINUX_EXPORT(sort);
 LINUX_EXPORT_AS("bsearch", lkpi_bsearch);
+// ---- text search
+// -------------------------------------------------------------
+
+// lib/textsearch.c's registry of algorithms (ts_kmp, ts_bm, ts_fsm):
+// struct ts_ops, whose name is its first field, by name.
+namespace {
+std::mutex g_ts_mu;
+std::set<std::pair<std::string, void *>> g_ts;
+constexpr int kEexist = 17, kEnoent = 2;
+} // namespace
+int textsearch_register(void *ops) {
+  const std::string name = *(const char **)ops;
+  std::lock_guard g(g_ts_mu);
+  for (auto &[n, o] : g_ts)
+    if (n == name)
+      return -kEexist;
+  g_ts.emplace(name, ops);
+  return 0;
+}
+int textsearch_unregister(void *ops) {
+  std::lock_guard g(g_ts_mu);
+  return g_ts.erase({*(const char **)ops, ops}) ? 0 : -kEnoent;
+}
+
+LINUX_EXPORT(textsearch_register);
+LINUX_EXPORT(textsearch_unregister);
 LINUX_EXPORT(hex_dump_to_buffer);
 LINUX_EXPORT(print_hex_dump);
 LINUX_EXPORT(_find_next_bit);
