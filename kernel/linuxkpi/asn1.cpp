@@ -26,8 +26,10 @@ constexpr int EBADMSG_ = 74, EMSGSIZE_ = 90, ENOBUFS_ = 105;
 
 // ---- the decoder -------------------------------------------------------------
 
-typedef int (*asn1_action_t)(void *context, size_t hdrlen, unsigned char tag,
-                             const void *value, size_t vlen);
+// The module's action functions (regparm(3) on i386, as Linux calls).
+typedef int (LKAPI *asn1_action_t)(void *context, size_t hdrlen,
+                                   unsigned char tag, const void *value,
+                                   size_t vlen);
 struct asn1_decoder {
   const u8 *machine;
   size_t machlen;

@@ -25,7 +25,7 @@ struct Data {
   size_t n;
 };
 
-int check_value(void *ctx, size_t, unsigned char, const void *value,
+int LKAPI check_value(void *ctx, size_t, unsigned char, const void *value,
                 size_t len) {
   const Data *d = (const Data *)ctx;
   const uint8_t *v = (const uint8_t *)value;
@@ -38,24 +38,26 @@ int check_value(void *ctx, size_t, unsigned char, const void *value,
   return len == 3 ? -22 : 0; // some actions fail, ending the decode
 }
 
-template <class F> F *linux_fn(const char *name) {
+// The export `name` as a pointer of type F (called as Linux code calls:
+// LKAPI, regparm(3) on i386).
+template <class F> F linux_fn(const char *name) {
   const linux_export *const *it;
   SET_FOREACH(it, linux_export_set) {
     if (!std::strcmp((*it)->le_name, name))
-      return (F *)(uintptr_t)(*it)->le_addr;
+      return (F)(uintptr_t)(*it)->le_addr;
   }
   std::abort();
 }
+using DecodeFn = int(LKAPI *)(const void *, void *, const unsigned char *, size_t);
+using SprintFn = int(LKAPI *)(const void *, size_t, char *, size_t);
+using LookUpFn = int(LKAPI *)(const void *, size_t);
 
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  static auto *decode =
-      linux_fn<int(const void *, void *, const unsigned char *, size_t)>(
-          "asn1_ber_decoder");
-  static auto *sprint = linux_fn<int(const void *, size_t, char *, size_t)>(
-      "sprint_oid");
-  static auto *look_up = linux_fn<int(const void *, size_t)>("look_up_OID");
+  static const DecodeFn decode = linux_fn<DecodeFn>("asn1_ber_decoder");
+  static const SprintFn sprint = linux_fn<SprintFn>("sprint_oid");
+  static const LookUpFn look_up = linux_fn<LookUpFn>("look_up_OID");
   static const void *actions[256];
   if (!actions[0])
     for (const void *&a : actions)

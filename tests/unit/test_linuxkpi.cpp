@@ -1604,10 +1604,10 @@ int asn1_record(void *ctx, size_t, unsigned char tag, const void *value,
   s->values.push_back(v);
   return which == s->fail_at ? -22 : 0;
 }
-int asn1_act0(void *c, size_t h, unsigned char t, const void *v, size_t l) {
+int LKAPI asn1_act0(void *c, size_t h, unsigned char t, const void *v, size_t l) {
   return asn1_record(c, h, t, v, l, 0);
 }
-int asn1_act1(void *c, size_t h, unsigned char t, const void *v, size_t l) {
+int LKAPI asn1_act1(void *c, size_t h, unsigned char t, const void *v, size_t l) {
   return asn1_record(c, h, t, v, l, 1);
 }
 struct Asn1Decoder {
