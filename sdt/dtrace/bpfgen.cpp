@@ -166,6 +166,7 @@ Result<void> Lowering::run() {
            (in.op == OP_VAR && (Builtin)in.a <= Builtin::ProbeName &&
             (Builtin)in.a != Builtin::Timestamp &&
             (Builtin)in.a != Builtin::WallTimestamp) ||
+           (in.op == OP_VAR && (Builtin)in.a == Builtin::CurThread) ||
            ((in.op == OP_LDVAR || in.op == OP_STVAR) &&
             (VarScope)in.a != VarScope::Global);
   }
@@ -294,6 +295,11 @@ Result<void> Lowering::insn(const dt::Insn &in, size_t pc) {
       return {};
     case Builtin::Caller:
       put(call(H_CALLER));
+      push(0);
+      return {};
+    case Builtin::CurThread:
+      put(ldx(kDW, 1, R_CTX, offsetof(FireCtx, cpu)));
+      put(call(H_CURTHREAD));
       push(0);
       return {};
     case Builtin::Execname: {

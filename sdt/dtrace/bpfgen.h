@@ -69,6 +69,7 @@ enum BpfHelperId : u32 {
   H_COPYIN_MEM,     // (src, size, action): copyin( )'s copy, 0 after a fault
   H_REC_MEM,        // (addr, size, action): size bytes at addr into the
                     // record; 0, or 1 after a fault
+  H_CURTHREAD,      // (cpu): the firing thread's struct task_struct
 };
 
 // Map indices of the Env every clause of a consumer shares.

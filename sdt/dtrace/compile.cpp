@@ -526,9 +526,8 @@ Result<const Expr *> Compiler::translated(const Translator &x,
     made_.push_back(subst(*m.value));
     return made_.back().get();
   }
-  return sem(DTag::D_XLATE_MEMB, line,
-             "translator from " + x.in.name + " to " + x.out.name +
-                 " does not define member " + member);
+  return sem(DTag::D_XLATE_NOCONV, line,
+             "translator does not define conversion for member: " + member);
 }
 
 Result<const Expr *> Compiler::xlate_member(const Expr &m) {
@@ -553,6 +552,9 @@ Result<const Expr *> Compiler::xlate_member(const Expr &m) {
 Result<void> Compiler::check_translators() {
   static const std::vector<ProbeInfo> kNone;
   std::vector<Insn> dry;
+  // A dry compile: what the program uses is what its clauses use (the
+  // library's translators read memory whether or not a clause does).
+  const bool memory_used = prog_.memory_used;
   for (const Translator &x : ast_.translators) {
     origin_ = x.origin.get();
     // A stand-in for the input: (T)0 of a pointer or an integer type (a
@@ -581,7 +583,9 @@ Result<void> Compiler::check_translators() {
       const Field *f = x.out.sou->field(m.name);
       auto pt = ptr_type(**e);
       const bool zero = (*e)->kind == Expr::Int && (*e)->ival == 0;
-      if (f && !f->type.sou && f->type.pointer != pt.has_value() && !zero) {
+      // (An array member takes an array or a string: pr_fname = T->comm.)
+      if (f && !f->type.sou && !f->dim && f->type.pointer != pt.has_value() &&
+          !zero) {
         auto p = place(**e);
         const std::string got = pt                 ? pt->name
                                 : p && *p && !(*p)->dim ? (*p)->type.name
@@ -595,6 +599,7 @@ Result<void> Compiler::check_translators() {
   }
   types_.clear();
   prog_.strings.clear();
+  prog_.memory_used = memory_used;
   return {};
 }
 
@@ -872,6 +877,8 @@ std::optional<CType> Compiler::ptr_type(const Expr &e) {
       return elem(ptr_type(*e.kids[0]));
     return std::nullopt;
   case Expr::Member: {
+    if (auto x = xlate_member(e); x && *x) // a translated member: its own
+      return ptr_type(**x);
     auto p = place(e);
     if (p && *p && (*p)->dim && (*p)->ptr) // an array: its first element's
       return pointer_to((*p)->type);
@@ -1583,6 +1590,7 @@ Result<Type> Compiler::expr(const Expr &e) {
     case Builtin::StackDepth:
       return Type::UInt32;
     case Builtin::Caller:
+    case Builtin::CurThread:
       return Type::UInt64;
     case Builtin::Cpu:
     case Builtin::Id:
@@ -1890,6 +1898,20 @@ Result<Type> Compiler::expr(const Expr &e) {
     return l;
   if (*l == Type::Stack)
     return sem(DTag::D_OP_SCALAR, e.line, "a stack( ) is not a value to compute with");
+  // A char * or char [] compared with a string is one: its characters
+  // are compared ("dtrace" == curthread->comm), as in DTrace.
+  auto as_string = [&](const Expr &k, Type &t, const Expr &other) -> Result<void> {
+    if (!cmp || !is_int(t) || !is_char_ptr(k))
+      return {};
+    auto o = type_of(other);
+    if (!o || *o != Type::String)
+      return {};
+    MK_TRY(take_scratch(k));
+    emit(OP_STRINGOF);
+    t = Type::String;
+    return {};
+  };
+  MK_TRY(as_string(*e.kids[0], *l, *e.kids[1]));
   if (e.op == X_LXOR)
     emit(OP_BOOL);
   // An operand narrower than the operation's type (or compared) takes
@@ -1908,6 +1930,7 @@ Result<Type> Compiler::expr(const Expr &e) {
     return r;
   if (*r == Type::Stack)
     return sem(DTag::D_OP_SCALAR, e.line, "a stack( ) is not a value to compute with");
+  MK_TRY(as_string(*e.kids[1], *r, *e.kids[0]));
   if (is_int(*l) && is_int(*r) && !shift && e.op != X_LXOR &&
       !exact(*e.kids[1]) && (cmp || int_bytes(*r) < int_bytes(*l)))
     narrow(*r);
@@ -2674,12 +2697,18 @@ Result<void> Compiler::clause(size_t ci) {
       }
       rec(Type::Int64);
       a.types.push_back(Type::Int64);
-      auto at = type_of(*s.args[0]);
-      if (!at)
-        return at.take_error();
+      // A struct (tracemem(*curthread, n)) is refused by its type before
+      // it would be as a value.
       auto pl = place(*s.args[0]);
       if (!pl)
         return pl.take_error();
+      if (*pl && (*pl)->type.sou && !(*pl)->type.pointer)
+        return sem(DTag::D_TRACEMEM_ADDR, s.line,
+                   proto_arg("tracemem( )", 1, "pointer or integer",
+                             (*pl)->type.name));
+      auto at = type_of(*s.args[0]);
+      if (!at)
+        return at.take_error();
       if (!is_int(*at) || (*pl && (*pl)->type.sou))
         return sem(DTag::D_TRACEMEM_ADDR, s.line,
                    proto_arg("tracemem( )", 1, "pointer or integer",

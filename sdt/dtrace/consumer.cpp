@@ -467,7 +467,11 @@ struct BpfRuntime {
       return 1;
     }
     if (!in_mem(l, dst, n)) {
-      fault(l, FLT_BADADDR, dst, site);
+      // As DTrace checks alloca( ) memory: a destination inside what was
+      // given out that the size runs past is a bad size, any other a bad
+      // address.
+      const bool start_ok = in_mem(l, dst, 0) && dst < (u64)(uintptr_t)l.mem + l.mem_used;
+      fault(l, start_ok ? FLT_BADSIZE : FLT_BADADDR, start_ok ? n : dst, site);
       return 1;
     }
     if (!read_mem(l, src, (void *)(uintptr_t)dst, n)) {
@@ -493,6 +497,9 @@ struct BpfRuntime {
   }
   static u64 stackdepth(u64, u64, u64, u64, u64, RunCtx *rc) {
     return stack_depth(lane(rc).c->opts_.code);
+  }
+  static u64 curthread(u64 cpu, u64, u64, u64, u64, RunCtx *) {
+    return current_task((u32)cpu);
   }
   static u64 caller(u64, u64, u64, u64, u64, RunCtx *rc) {
     return stack_caller(lane(rc).c->opts_.code);
@@ -727,6 +734,7 @@ struct BpfRuntime {
         h(H_BCOPY, "dt_bcopy", bcopy_h, {A, S, S, S}),
         h(H_COPYIN_MEM, "dt_copyin_mem", copyin_mem, {A, S, S}),
         h(H_REC_MEM, "dt_rec_mem", rec_mem, {A, S, S}),
+        h(H_CURTHREAD, "dt_curthread", curthread, {S}),
     };
   }
 };
@@ -1627,6 +1635,7 @@ op_var:
   case Builtin::VTimestamp: st[sp++] = (i64)thread_cpu_ns(); break;
   case Builtin::StackDepth: st[sp++] = (i64)stack_depth(opts_.code); break;
   case Builtin::Caller: st[sp++] = (i64)stack_caller(opts_.code); break;
+  case Builtin::CurThread: st[sp++] = (i64)current_task(ts->cpu); break;
   default:
     st[sp++] = (i64)(uintptr_t)e.pstr[in->a - (u8)Builtin::ProbeProv];
   }

@@ -148,6 +148,7 @@ enum class Builtin : u8 {
   Pid, Ppid, Uid, Gid,
   Ipl,   // 0: probes fire in threads, never at interrupt level
   Errno, // 0: there are no system calls to fail
+  CurThread, // the firing thread's struct task_struct (task.cpp)
 };
 
 // Operators of Unary and Binary expressions.
@@ -288,7 +289,7 @@ struct Stmt {
   X(D_DECL_BFTYPE) X(D_OFFSETOF_BITFIELD) X(D_OFFSETOF_TYPE)                   \
   X(D_SIZEOF_BITFIELD) X(D_ADDROF_BITFIELD) X(D_ADDROF_VAR) X(D_DECL_VOIDOBJ)  \
   X(D_TYPE_MEMBER) X(D_XLATE_NONE) X(D_XLATE_MEMB) X(D_XLATE_INCOMPAT)        \
-  X(D_XLATE_SOU) X(D_XLATE_REDECL) X(D_OP_INCOMPLETE) X(D_TRACEMEM_SIZE)      \
+  X(D_XLATE_SOU) X(D_XLATE_REDECL) X(D_XLATE_NOCONV) X(D_OP_INCOMPLETE) X(D_TRACEMEM_SIZE)      \
   X(D_TRACEMEM_ADDR) X(D_PRINT_SIZE) X(D_VAR_UNDEF) X(D_DECL_ARRNULL) X(D_ALLOCA_SIZE) \
   X(D_ADDROF_LVAL) X(D_DECL_PROTO_VARARGS) X(D_DECL_PARMCLASS) X(D_DECL_PROTO_NAME) \
   X(D_DECL_PROTO_VOID) X(D_DECL_PROTO_TYPE) X(D_DECL_SCOPE)                  \
@@ -509,6 +510,12 @@ enum : u8 {
 // chill( ) and panic( ) for both engines.  chill( ) is capped by the
 // compiler's caller at kMaxChill per call.
 void dt_chill(u64 ns);
+
+// `curthread` (task.cpp): the firing thread's struct task_struct, with
+// `cpu` the CPU it fires on, and the D library's declaration of it, the
+// psinfo_t and lwpsinfo_t translators and curpsinfo, curlwpsinfo.
+u64 current_task(u32 cpu);
+extern const char kTaskLibraryD[];
 [[noreturn]] void dt_panic(const char *probe); // probe: "p:m:f:n" or null
 constexpr u64 kMaxChill = 500000000; // ns: DTrace's chill_max
 

@@ -200,6 +200,7 @@ public:
   void adopt_library(Parser &lib, ProgramAst &&parsed);
   void allow_empty(bool on) { empty_ok_ = on; }
   void kernel_vars(const KernelVars *kv) { kvars_ = kv; }
+  void library_text() { library_text_ = true; }
 
 private:
   // The library's names (struct tags as "struct x", typedefs, inlines):
@@ -317,6 +318,9 @@ private:
   // The word at p_ (raw), and the one after it.
   std::string peek_word(size_t at, size_t *end = nullptr) const;
   std::map<std::string, std::pair<CType, ExprPtr>> inlines_;
+  const Sou *task_ = nullptr; // the library's struct task_struct (curthread)
+  std::vector<Translator> lib_translators_; // the library's, first in a program
+  bool library_text_ = false; // this is the D library's own text
   std::map<std::string, VarDecl> declared_; // "scope:name"
   // Where the lexer is, to look ahead and come back.
   struct Mark {
@@ -2736,7 +2740,11 @@ Result<ExprPtr> Parser::primary() {
     return e;
   }
   if (auto in = inlines_.find(n); in != inlines_.end()) {
-    // An inline stands for its expression, of its declared type.
+    // An inline stands for its expression, of its declared type (a
+    // translation is of its type already, and stays one: curpsinfo->x).
+    if (in->second.second->kind == Expr::Xlate &&
+        in->second.second->ctype.same(in->second.first))
+      return copy_expr(*in->second.second);
     auto e = node(Expr::Cast, t);
     e->ctype = in->second.first;
     e->kids.push_back(copy_expr(*in->second.second));
@@ -2817,6 +2825,23 @@ Result<ExprPtr> Parser::primary() {
     e->near = "args[" + tok_.text + "]";
     MK_TRY(advance());
     MK_TRY(expect(T_RBRACK));
+    return e;
+  }
+  const Sou *task = task_;
+  if (!task && library_text_) // the library's own inlines name it
+    if (auto ts = sous_.find("struct task_struct"); ts != sous_.end())
+      task = ts->second;
+  if (n == "curthread" && task) {
+    // (struct task_struct *) the firing thread's task (task.cpp).
+    auto v = node(Expr::Var, t);
+    v->builtin = Builtin::CurThread;
+    auto e = node(Expr::Cast, t);
+    CType ts;
+    ts.sou = task, ts.name = task->name, ts.bytes = 0;
+    e->ctype = pointer_to(ts);
+    e->near = n;
+    e->kids.push_back(std::move(v));
+    MK_TRY(deepen(*e, t));
     return e;
   }
   for (const auto &v : kBuiltinVars)
@@ -2928,6 +2953,7 @@ Result<void> Parser::subscripts(Expr &e, const Token &t) {
 
 Result<ProgramAst> Parser::run() {
   ProgramAst prog;
+  prog.translators = std::move(lib_translators_);
   for (;;) {
     MK_TRY(skip_space());
     if (at_end())
@@ -3150,7 +3176,11 @@ void Parser::adopt_library(Parser &lib, ProgramAst &&parsed) {
   typedefs_ = std::move(lib.typedefs_);
   sous_ = std::move(lib.sous_);
   inlines_ = std::move(lib.inlines_);
+  xlate_pairs_ = std::move(lib.xlate_pairs_);
   types_ = std::move(parsed.types);
+  lib_translators_ = std::move(parsed.translators);
+  if (auto t = sous_.find("struct task_struct"); t != sous_.end())
+    task_ = t->second;
   for (const auto &[n, _] : typedefs_)
     library_.insert(n);
   for (const auto &[n, _] : sous_)
@@ -3252,8 +3282,9 @@ Result<ProgramAst> parse(const std::string &text, const std::string &file,
                          const MacroArgs &macros, bool errtags, bool empty_ok,
                          const KernelVars *kvars) {
   static const MacroArgs kNoMacros;
-  static const std::string kLibraryText = kLibraryD;
+  static const std::string kLibraryText = std::string(kLibraryD) + kTaskLibraryD;
   Parser lib(kLibraryText, "", kNoMacros, false);
+  lib.library_text();
   auto parsed = lib.run();
   if (!parsed) // kLibraryD is the kernel's own text
     return error("the D library: " + parsed.error().message);
