@@ -875,6 +875,11 @@ std::optional<CType> Compiler::ptr_type(const Expr &e) {
   case Expr::Unary:
     if (e.op == X_DEREF)
       return elem(ptr_type(*e.kids[0]));
+    if (e.op == X_ADDR) { // &p[i], &p->m: a pointer to the element
+      auto p = place(*e.kids[0]);
+      if (p && *p && (*p)->ptr && !(*p)->root && !(*p)->bitfield)
+        return pointer_to((*p)->type);
+    }
     return std::nullopt;
   case Expr::Member: {
     if (auto x = xlate_member(e); x && *x) // a translated member: its own
@@ -1676,14 +1681,16 @@ Result<Type> Compiler::expr(const Expr &e) {
     if (!t)
       return t;
     if (e.ctype.string) {
-      if (*t != Type::String && is_char_ptr(*e.kids[0])) { // (string)p
+      // (string)p, and as DTrace casts any scalar to a string, (string)x:
+      // the string at that address.
+      if (!is_int(*t) && *t != Type::String)
+        return sem(DTag::D_CAST_INVAL, e.line,
+                   strf("invalid cast expression: \"%s\" to \"string\"",
+                        type_name(*t)));
+      if (*t != Type::String) {
         MK_TRY(take_scratch(e));
         emit(OP_STRINGOF);
-        return Type::String;
       }
-      if (*t != Type::String)
-        return sem(DTag::D_CAST_INVAL, e.line, "an integer cannot be cast to string; "
-                                   "use stringof( ) or lltostr( )");
       return Type::String;
     }
     if (!is_int(*t))
@@ -1767,6 +1774,12 @@ Result<Type> Compiler::expr(const Expr &e) {
       if (*p && (*p)->bitfield)
         return sem(DTag::D_ADDROF_BITFIELD, e.line,
                    "cannot take address of bit-field");
+      // Something in memory through a pointer (&p[i], &p->m, &*p): its
+      // address.  A D variable itself has none.
+      if (*p && (*p)->ptr && !(*p)->root) {
+        MK_TRY(address(**p));
+        return Type::UInt64;
+      }
       if (*p || e.kids[0]->kind == Expr::Variable)
         return sem(DTag::D_ADDROF_VAR, e.line,
                    "cannot take address of dynamic variable");

@@ -106,3 +106,7 @@ minikern> dtrace -n 'BEGIN { tracemem(1, -4); }'
 dtrace: invalid probe specifier BEGIN { tracemem(1, -4); }: tracemem( ) argument #2 must be a non-zero positive integral constant expression
 minikern> dtrace -n 'BEGIN { tracemem(1); }'
 dtrace: invalid probe specifier BEGIN { tracemem(1); }: tracemem( ) prototype mismatch: 1 arg passed, at least 2 expected
+minikern> # &p[i] and &p->m of memory through a pointer are addresses; (string)
+minikern> # of a void * (or any scalar) is the string there, as DTrace casts.
+minikern> dtrace -q -n 'BEGIN { s = (char *)alloca(8); bcopy("ab", &s[5], 3); v = alloca(4); bcopy(probename, v, 3); printf("%s %d %s\n", (string)&s[5], &s[5] - s, (string)v); exit(0); }'
+ab 5 BEG
