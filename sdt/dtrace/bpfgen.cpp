@@ -166,7 +166,8 @@ Result<void> Lowering::run() {
            (in.op == OP_VAR && (Builtin)in.a <= Builtin::ProbeName &&
             (Builtin)in.a != Builtin::Timestamp &&
             (Builtin)in.a != Builtin::WallTimestamp) ||
-           (in.op == OP_VAR && (Builtin)in.a == Builtin::CurThread) ||
+           (in.op == OP_VAR && ((Builtin)in.a == Builtin::CurThread ||
+                                (Builtin)in.a == Builtin::CurCpu)) ||
            ((in.op == OP_LDVAR || in.op == OP_STVAR) &&
             (VarScope)in.a != VarScope::Global);
   }
@@ -298,8 +299,9 @@ Result<void> Lowering::insn(const dt::Insn &in, size_t pc) {
       push(0);
       return {};
     case Builtin::CurThread:
+    case Builtin::CurCpu:
       put(ldx(kDW, 1, R_CTX, offsetof(FireCtx, cpu)));
-      put(call(H_CURTHREAD));
+      put(call((Builtin)in.a == Builtin::CurThread ? H_CURTHREAD : H_CURCPU));
       push(0);
       return {};
     case Builtin::Execname: {

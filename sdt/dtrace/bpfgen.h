@@ -70,6 +70,7 @@ enum BpfHelperId : u32 {
   H_REC_MEM,        // (addr, size, action): size bytes at addr into the
                     // record; 0, or 1 after a fault
   H_CURTHREAD,      // (cpu): the firing thread's struct task_struct
+  H_CURCPU,         // (cpu): that CPU's cpuinfo_t
 };
 
 // Map indices of the Env every clause of a consumer shares.

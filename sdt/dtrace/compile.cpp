@@ -1596,6 +1596,7 @@ Result<Type> Compiler::expr(const Expr &e) {
       return Type::UInt32;
     case Builtin::Caller:
     case Builtin::CurThread:
+    case Builtin::CurCpu:
       return Type::UInt64;
     case Builtin::Cpu:
     case Builtin::Id:

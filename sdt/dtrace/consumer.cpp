@@ -501,6 +501,9 @@ struct BpfRuntime {
   static u64 curthread(u64 cpu, u64, u64, u64, u64, RunCtx *) {
     return current_task((u32)cpu);
   }
+  static u64 curcpu(u64 cpu, u64, u64, u64, u64, RunCtx *) {
+    return cpu_info((u32)cpu);
+  }
   static u64 caller(u64, u64, u64, u64, u64, RunCtx *rc) {
     return stack_caller(lane(rc).c->opts_.code);
   }
@@ -735,6 +738,7 @@ struct BpfRuntime {
         h(H_COPYIN_MEM, "dt_copyin_mem", copyin_mem, {A, S, S}),
         h(H_REC_MEM, "dt_rec_mem", rec_mem, {A, S, S}),
         h(H_CURTHREAD, "dt_curthread", curthread, {S}),
+        h(H_CURCPU, "dt_curcpu", curcpu, {S}),
     };
   }
 };
@@ -1636,6 +1640,7 @@ op_var:
   case Builtin::StackDepth: st[sp++] = (i64)stack_depth(opts_.code); break;
   case Builtin::Caller: st[sp++] = (i64)stack_caller(opts_.code); break;
   case Builtin::CurThread: st[sp++] = (i64)current_task(ts->cpu); break;
+  case Builtin::CurCpu: st[sp++] = (i64)cpu_info(ts->cpu); break;
   default:
     st[sp++] = (i64)(uintptr_t)e.pstr[in->a - (u8)Builtin::ProbeProv];
   }

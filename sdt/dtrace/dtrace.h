@@ -149,6 +149,7 @@ enum class Builtin : u8 {
   Ipl,   // 0: probes fire in threads, never at interrupt level
   Errno, // 0: there are no system calls to fail
   CurThread, // the firing thread's struct task_struct (task.cpp)
+  CurCpu,    // the firing CPU's cpuinfo_t (task.cpp)
 };
 
 // Operators of Unary and Binary expressions.
@@ -515,6 +516,8 @@ void dt_chill(u64 ns);
 // `cpu` the CPU it fires on, and the D library's declaration of it, the
 // psinfo_t and lwpsinfo_t translators and curpsinfo, curlwpsinfo.
 u64 current_task(u32 cpu);
+// `curcpu`: CPU `cpu`'s cpuinfo_t.
+u64 cpu_info(u32 cpu);
 extern const char kTaskLibraryD[];
 [[noreturn]] void dt_panic(const char *probe); // probe: "p:m:f:n" or null
 constexpr u64 kMaxChill = 500000000; // ns: DTrace's chill_max

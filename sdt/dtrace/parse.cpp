@@ -318,7 +318,8 @@ private:
   // The word at p_ (raw), and the one after it.
   std::string peek_word(size_t at, size_t *end = nullptr) const;
   std::map<std::string, std::pair<CType, ExprPtr>> inlines_;
-  const Sou *task_ = nullptr; // the library's struct task_struct (curthread)
+  // The library's struct task_struct (curthread) and cpuinfo_t (curcpu).
+  std::optional<CType> task_, cpuinfo_;
   std::vector<Translator> lib_translators_; // the library's, first in a program
   bool library_text_ = false; // this is the D library's own text
   std::map<std::string, VarDecl> declared_; // "scope:name"
@@ -2827,22 +2828,30 @@ Result<ExprPtr> Parser::primary() {
     MK_TRY(expect(T_RBRACK));
     return e;
   }
-  const Sou *task = task_;
-  if (!task && library_text_) // the library's own inlines name it
-    if (auto ts = sous_.find("struct task_struct"); ts != sous_.end())
-      task = ts->second;
-  if (n == "curthread" && task) {
-    // (struct task_struct *) the firing thread's task (task.cpp).
-    auto v = node(Expr::Var, t);
-    v->builtin = Builtin::CurThread;
-    auto e = node(Expr::Cast, t);
-    CType ts;
-    ts.sou = task, ts.name = task->name, ts.bytes = 0;
-    e->ctype = pointer_to(ts);
-    e->near = n;
-    e->kids.push_back(std::move(v));
-    MK_TRY(deepen(*e, t));
-    return e;
+  if (n == "curthread" || n == "curcpu") {
+    // (struct task_struct *) the firing thread's task, (cpuinfo_t *) its
+    // CPU's description (task.cpp): the library's types (which its own
+    // inlines name while it is read).
+    const bool thread = n == "curthread";
+    std::optional<CType> ct = thread ? task_ : cpuinfo_;
+    if (!ct && library_text_) {
+      if (auto ts = sous_.find("struct task_struct"); thread && ts != sous_.end()) {
+        ct = CType();
+        ct->sou = ts->second, ct->name = ts->second->name, ct->bytes = 0;
+      }
+      if (auto td = typedefs_.find("cpuinfo_t"); !thread && td != typedefs_.end())
+        ct = td->second;
+    }
+    if (ct) {
+      auto v = node(Expr::Var, t);
+      v->builtin = thread ? Builtin::CurThread : Builtin::CurCpu;
+      auto e = node(Expr::Cast, t);
+      e->ctype = pointer_to(*ct);
+      e->near = n;
+      e->kids.push_back(std::move(v));
+      MK_TRY(deepen(*e, t));
+      return e;
+    }
   }
   for (const auto &v : kBuiltinVars)
     if (n == v.name) {
@@ -3179,8 +3188,12 @@ void Parser::adopt_library(Parser &lib, ProgramAst &&parsed) {
   xlate_pairs_ = std::move(lib.xlate_pairs_);
   types_ = std::move(parsed.types);
   lib_translators_ = std::move(parsed.translators);
-  if (auto t = sous_.find("struct task_struct"); t != sous_.end())
-    task_ = t->second;
+  if (auto t = sous_.find("struct task_struct"); t != sous_.end()) {
+    task_ = CType();
+    task_->sou = t->second, task_->name = t->second->name, task_->bytes = 0;
+  }
+  if (auto t = typedefs_.find("cpuinfo_t"); t != typedefs_.end())
+    cpuinfo_ = t->second;
   for (const auto &[n, _] : typedefs_)
     library_.insert(n);
   for (const auto &[n, _] : sous_)

@@ -150,6 +150,16 @@ const char kTaskLibraryD[] =
     " pr_name = T->comm;\n"
     " pr_onpro = T->cpu;\n"
     "};\n"
+    // DTrace's sched.d: the CPU a probe fires on.  minikern's CPUs are
+    // one processor set, chip and locality group.
+    "typedef id_t chipid_t;\n"
+    "typedef id_t lgrp_id_t;\n"
+    "typedef struct cpuinfo { processorid_t cpu_id; psetid_t cpu_pset;"
+    " chipid_t cpu_chip; lgrp_id_t cpu_lgrp; } cpuinfo_t;\n"
+    "typedef cpuinfo_t *cpuinfo_t_p;\n"
+    "inline psetid_t pset = curcpu->cpu_pset;\n"
+    "inline chipid_t chip = curcpu->cpu_chip;\n"
+    "inline lgrp_id_t lgrp = curcpu->cpu_lgrp;\n"
     "inline psinfo_t *curpsinfo = xlate <psinfo_t *> (curthread);\n"
     "inline lwpsinfo_t *curlwpsinfo = xlate <lwpsinfo_t *> (curthread);\n";
 
@@ -307,6 +317,20 @@ struct ThreadTask {
 thread_local ThreadTask t_task;
 
 } // namespace
+
+namespace {
+struct CpuInfo {
+  i32 cpu_id, cpu_pset, cpu_chip, cpu_lgrp;
+};
+constexpr u32 kCpuInfos = 1024;
+CpuInfo g_cpus[kCpuInfos]; // cpu_id is set on first use; the rest are 0
+} // namespace
+
+u64 cpu_info(u32 cpu) {
+  CpuInfo &c = g_cpus[cpu % kCpuInfos];
+  c.cpu_id = (i32)cpu;
+  return (u64)(uintptr_t)&c;
+}
 
 u64 current_task(u32 cpu) {
   ThreadTask &tt = t_task;

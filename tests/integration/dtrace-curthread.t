@@ -3,7 +3,9 @@
 # curpsinfo (psinfo_t) and curlwpsinfo (lwpsinfo_t).  Their values agree
 # with the built-in variables; a member the translator does not define is
 # D_XLATE_NOCONV, as in DTrace; a char array compared with a string is
-# compared as one; a struct is no tracemem( ) address.
+# compared as one; a struct is no tracemem( ) address.  curcpu is the
+# firing CPU's cpuinfo_t, as DTrace's sched.d declares it, with the
+# inlines chip, lgrp and pset (one processor set, chip and group here).
 # status: 1
 minikern> dtrace -q -n 'BEGIN { printf("%d %d %d %d %d\n", curthread->pid == tid, curthread->tgid == pid, curthread->real_parent->tgid == ppid, curthread->comm == execname, "dtrace" == curthread->comm); exit(0); }'
 1 1 1 1 1
@@ -13,6 +15,8 @@ minikern> dtrace -q -n 'BEGIN { printf("%d %c %d %d %s %s\n", curlwpsinfo->pr_lw
 1 R 1 1 dtrace dtrace
 minikern> dtrace -q -n 'BEGIN { printf("%d\n", xlate<psinfo_t>(curthread).pr_pid == pid); exit(0); }'
 1
+minikern> dtrace -q -n 'cpuinfo_t *c; BEGIN { c = curcpu; printf("%d %d %d %d\n", c->cpu_id == cpu, chip, lgrp, pset); exit(0); }'
+1 0 0 0
 minikern> dtrace -q -x errtags -n 'BEGIN { trace(curpsinfo->pr_psargs); }'
 dtrace: invalid probe specifier BEGIN { trace(curpsinfo->pr_psargs); }: [D_XLATE_NOCONV] translator does not define conversion for member: pr_psargs
 minikern> dtrace -q -x errtags -n 'BEGIN { tracemem(*curthread, 8); }'
