@@ -631,6 +631,23 @@ Result<std::optional<Compiler::Place>> Compiler::place(const Expr &e) {
     return k;
   }
   if (e.kind == Expr::Call && e.name == "[]") { // p[i] of any pointer
+    auto x = xlate_member(*e.kids[0]);
+    if (!x)
+      return x.take_error();
+    if (*x) { // xlate<T>(v)->m[i]: an element of what m translates to
+      const Expr &xl = *e.kids[0]->kids[0];
+      const Sou *out = xl.ctype.pointer ? xl.ctype.pointee->sou : xl.ctype.sou;
+      const Field *f = out ? out->field(e.kids[0]->name) : nullptr;
+      const Expr &i = *e.kids[1];
+      if (f && f->dim && i.kind == Expr::Int && (i.ival < 0 || (u64)i.ival >= f->dim))
+        return sem(DTag::D_ARR_BOUNDS, e.line,
+                   strf("index outside array bounds: %lld, max is %u",
+                        (long long)i.ival, f->dim));
+      auto c = copy_expr(e);
+      c->kids[0] = copy_expr(**x);
+      made_.push_back(std::move(c));
+      return place(*made_.back());
+    }
     auto a = place(*e.kids[0]);
     if (!a)
       return a;
@@ -2043,6 +2060,18 @@ Result<Type> Compiler::assign(const Expr &v, const Expr &x, int line,
         return sem(DTag::D_OP_INCOMPAT, line,
                    "operands have incompatible types: \"" + d->type.name +
                        "\" = \"" + pt->name + "\"");
+    } else if (const VarDecl *d = decl_of(v.scope, v.name);
+               d && d->type.pointer && v.kids.empty() &&
+               !(x.kind == Expr::Int && x.ival == 0)) {
+      // A pointer variable takes pointers (and NULL), no integer: x =
+      // curthread; x = pid is DTrace's D_OP_INCOMPAT.
+      auto t = type_of(x);
+      if (!t)
+        return t.take_error();
+      if (is_int(*t))
+        return sem(DTag::D_OP_INCOMPAT, line,
+                   "operands have incompatible types: \"" + d->type.name +
+                       "\" = \"" + type_name(*t) + "\"");
     }
   }
   auto dst = place(v);

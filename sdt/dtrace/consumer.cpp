@@ -134,6 +134,7 @@ struct BpfLane {
   const EcbRt *cur = nullptr;
   u32 probe = 0;
   u64 now = 0;
+  u64 vnow = 0; // vtimestamp, the same for one run as timestamp is
   u8 *rec = nullptr;
   u64 rec_head = 0, roff = 0;
   u32 keylen = 0;
@@ -492,8 +493,11 @@ struct BpfRuntime {
     std::snprintf((char *)(uintptr_t)dst, size, "%s", current_execname());
     return 0;
   }
-  static u64 vtimestamp(u64, u64, u64, u64, u64, RunCtx *) {
-    return thread_cpu_ns();
+  static u64 vtimestamp(u64, u64, u64, u64, u64, RunCtx *rc) {
+    BpfLane &l = lane(rc);
+    if (!l.vnow)
+      l.vnow = thread_cpu_ns();
+    return l.vnow;
   }
   static u64 stackdepth(u64, u64, u64, u64, u64, RunCtx *rc) {
     return stack_depth(lane(rc).c->opts_.code);
@@ -1481,6 +1485,7 @@ __attribute__((noinline)) static void bpf_run_helped(const EcbRt &e, BpfLane &l,
   l.cur = &e;
   l.probe = probe;
   l.now = 0;
+  l.vnow = 0;
   l.keylen = 0;
   l.mem_used = 0;
   const bpf::RunResult r = l.runner.run(*e.bprog, &l.ctx);
@@ -1575,6 +1580,7 @@ void Consumer::run(const EcbRt &e, ThreadState *ts, const uintptr_t *args,
       now = now_ns();
     return now;
   };
+  u64 vnow = 0;
   auto fail = [&](u32 kind, u64 addr) {
     fault(e, ts, probe, e.action_at[in - code], kind, addr, depth,
           (u32)(in - code));
@@ -1636,7 +1642,11 @@ op_var:
     st[sp++] = (i64)(uintptr_t)dst;
     break;
   }
-  case Builtin::VTimestamp: st[sp++] = (i64)thread_cpu_ns(); break;
+  case Builtin::VTimestamp:
+    if (!vnow)
+      vnow = thread_cpu_ns();
+    st[sp++] = (i64)vnow;
+    break;
   case Builtin::StackDepth: st[sp++] = (i64)stack_depth(opts_.code); break;
   case Builtin::Caller: st[sp++] = (i64)stack_caller(opts_.code); break;
   case Builtin::CurThread: st[sp++] = (i64)current_task(ts->cpu); break;

@@ -27,3 +27,11 @@ minikern> # A copy into alloca( ) memory that runs past it is a bad size.
 minikern> dtrace -q -n 'BEGIN { p = (char *)alloca(8); copyinto((uintptr_t)curthread, 9, p); } ERROR { printf("fault %d\n", arg4); exit(0); }'
 dtrace: error in dt_clause_0 for probe ID 1 (dtrace:::BEGIN): invalid size (0x9) at BPF pc {{[0-9]+}}
 fault 10
+minikern> # A translated array member is bounded by the output type's size;
+minikern> # a pointer variable takes no integer.
+minikern> dtrace -q -x errtags -n 'BEGIN { trace(curlwpsinfo->pr_name[16]); }'
+dtrace: invalid probe specifier BEGIN { trace(curlwpsinfo->pr_name[16]); }: [D_ARR_BOUNDS] index outside array bounds: 16, max is 16
+minikern> dtrace -q -n 'BEGIN { printf("%c\n", curlwpsinfo->pr_name[1]); exit(0); }'
+t
+minikern> dtrace -q -x errtags -n 'BEGIN { x = curthread; x = pid; }'
+dtrace: invalid probe specifier BEGIN { x = curthread; x = pid; }: [D_OP_INCOMPAT] operands have incompatible types: "struct task_struct *" = "int"
