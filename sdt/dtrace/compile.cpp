@@ -1597,6 +1597,8 @@ Result<Type> Compiler::expr(const Expr &e) {
     case Builtin::Gid: emit(OP_PUSH, 0, 0, 0, getgid()); return Type::UInt32;
     case Builtin::Ipl: emit(OP_PUSH, 0, 0, 0, 0); return Type::UInt32;
     case Builtin::Errno: emit(OP_PUSH, 0, 0, 0, 0); return Type::Int32;
+    case Builtin::UCaller: emit(OP_PUSH, 0, 0, 0, 0); return Type::UInt64;
+    case Builtin::UStackDepth: emit(OP_PUSH, 0, 0, 0, 0); return Type::UInt32;
     case Builtin::Execname:
       MK_TRY(take_scratch(e)); // the name is copied in
       break;

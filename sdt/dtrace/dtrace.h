@@ -148,6 +148,7 @@ enum class Builtin : u8 {
   Pid, Ppid, Uid, Gid,
   Ipl,   // 0: probes fire in threads, never at interrupt level
   Errno, // 0: there are no system calls to fail
+  UCaller, UStackDepth, // 0: no thread here runs user code
   CurThread, // the firing thread's struct task_struct (task.cpp)
   CurCpu,    // the firing CPU's cpuinfo_t (task.cpp)
 };

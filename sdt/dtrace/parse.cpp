@@ -185,7 +185,8 @@ const struct {
     {"stackdepth", Builtin::StackDepth}, {"caller", Builtin::Caller},
     {"pid", Builtin::Pid},             {"ppid", Builtin::Ppid},
     {"uid", Builtin::Uid},             {"gid", Builtin::Gid},
-    {"ipl", Builtin::Ipl},             {"errno", Builtin::Errno}};
+    {"ipl", Builtin::Ipl},             {"errno", Builtin::Errno},
+    {"ucaller", Builtin::UCaller},     {"ustackdepth", Builtin::UStackDepth}};
 
 class Parser {
 public:

@@ -51,6 +51,9 @@ minikern> dtrace -q -x defaultargs -s $TMP/args.d apples
 apples has 0
 minikern> dtrace -q -n 'BEGIN { printf("%s %d %d %d\n", execname, pid != 0, vtimestamp > 0, errno); exit(0); }'
 dtrace 1 1 0
+minikern> # No thread here runs user code: ucaller and ustackdepth are 0.
+minikern> dtrace -q -n 'BEGIN { printf("%d %d\n", ucaller, ustackdepth); exit(0); }'
+0 0
 minikern> # vtimestamp, as timestamp, is the same throughout one clause.
 minikern> dtrace -q -n 'BEGIN { t = vtimestamp; printf("%d\n", vtimestamp - t); exit(0); }'
 0
