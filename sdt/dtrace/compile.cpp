@@ -2197,6 +2197,13 @@ Result<Type> Compiler::call(const Expr &e) {
       return sem(DTag::D_PROTO_ARG, e.line,
                  proto_arg(std::string(f->name) + "( )", dst + 1, "void *",
                            "integer"));
+    // What D may write is alloca( )'s memory: a destination that is not
+    // known to point there (NULL, a kernel address, a pointer variable
+    // never given one) is refused before tracing, as DTrace refuses it.
+    if (f->how == BuiltinFn::Bcopy && !alloca_ptr(*e.kids[dst]))
+      return sem(DTag::D_PROTO_ARG, e.line,
+                 proto_arg(std::string(f->name) + "( )", dst + 1,
+                           "alloca pointer", "non-alloca pointer"));
     emit(f->how == BuiltinFn::Bcopy ? OP_BCOPY
          : e.name == "copyin"       ? OP_COPYIN
                                     : OP_ALLOCA);
@@ -2431,8 +2438,8 @@ Result<void> Compiler::check_format(const Stmt &s, const Format &f,
 
 bool Compiler::alloca_ptr(const Expr &e) const {
   switch (e.kind) {
-  case Expr::Call:
-    return e.name == "alloca";
+  case Expr::Call: // copyin( )'s copy is in alloca( )'s bytes too
+    return e.name == "alloca" || e.name == "copyin";
   case Expr::Cast: // no cast takes the taint away
     return alloca_ptr(*e.kids[0]);
   case Expr::Binary: // pointer arithmetic

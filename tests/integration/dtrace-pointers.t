@@ -110,3 +110,15 @@ minikern> # &p[i] and &p->m of memory through a pointer are addresses; (string)
 minikern> # of a void * (or any scalar) is the string there, as DTrace casts.
 minikern> dtrace -q -n 'BEGIN { s = (char *)alloca(8); bcopy("ab", &s[5], 3); v = alloca(4); bcopy(probename, v, 3); printf("%s %d %s\n", (string)&s[5], &s[5] - s, (string)v); exit(0); }'
 ab 5 BEG
+minikern> # bcopy( ) and copyinto( ) write only alloca( )'s memory: any other
+minikern> # destination is refused before tracing starts.
+minikern> dtrace -q -n 'int *p; BEGIN { bcopy("ab", p, 2); }'
+dtrace: invalid probe specifier int *p; BEGIN { bcopy("ab", p, 2); }: bcopy( ) argument #2 is incompatible with prototype:
+	prototype: alloca pointer
+	 argument: non-alloca pointer
+minikern> dtrace -q -n 'BEGIN { copyinto(0, 2, (void *)NULL); }'
+dtrace: invalid probe specifier BEGIN { copyinto(0, 2, (void *)NULL); }: copyinto( ) argument #3 is incompatible with prototype:
+	prototype: alloca pointer
+	 argument: non-alloca pointer
+minikern> dtrace -q -n 'BEGIN { p = copyin((uintptr_t)&`max_pfn, 8); bcopy("x", p, 1); printf("%c\n", *(char *)p); exit(0); }'
+x
