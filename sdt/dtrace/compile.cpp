@@ -1691,6 +1691,12 @@ Result<Type> Compiler::expr(const Expr &e) {
       return sem(DTag::D_CAST_INVAL, e.line,
                  "invalid cast expression: D converts nothing to or from "
                  "float or double (" + e.ctype.name + ")");
+    if (e.ctype.is_void && !e.ctype.pointer) { // (void)x: x, no value
+      auto t = expr(*e.kids[0]);
+      if (!t)
+        return t;
+      return Type::Void;
+    }
     if (e.ctype.sou && !e.ctype.pointer) { // (struct s)v
       auto p = place(e);
       if (!p)
@@ -2016,6 +2022,9 @@ Result<Type> Compiler::expr(const Expr &e) {
 
 Result<Type> Compiler::assign(const Expr &v, const Expr &x, int line,
                               bool value, bool post, ExprOp op) {
+  if (x.kind == Expr::Cast && x.ctype.is_void && !x.ctype.pointer)
+    return sem(DTag::D_DECL_VOIDOBJ, line,
+               "cannot declare void object: " + v.near);
   if (v.kind == Expr::Variable) {
     // DTrace types the value before it checks where it is stored (an
     // operation's: a struct's copy is no value to type).
@@ -2564,7 +2573,10 @@ Result<void> Compiler::clause(size_t ci) {
     switch (s.kind) {
     case Stmt::Trace:
     case Stmt::Exit: {
-      if (s.kind == Stmt::Trace && s.args[0]->kind == Expr::Void)
+      const Expr &arg = *s.args[0];
+      if (s.kind == Stmt::Trace &&
+          (arg.kind == Expr::Void ||
+           (arg.kind == Expr::Cast && arg.ctype.is_void && !arg.ctype.pointer)))
         return sem(DTag::D_TRACE_VOID, s.line,
                    "trace( ) may not be applied to a void expression");
       auto t = s.args[0]->kind == Expr::Void ? Result<Type>(Type::Void)

@@ -2537,9 +2537,6 @@ Result<ExprPtr> Parser::unary() {
       auto t = ctype(true);
       if (!t)
         return t.take_error();
-      if (t->is_void && !t->pointer)
-        return err(lp.line, DTag::D_CAST_INVAL,
-                   "invalid cast expression: " + t->name);
       MK_TRY(expect(T_RPAREN));
       auto k = unary();
       if (!k)

@@ -151,6 +151,13 @@ dtrace: invalid probe specifier BEGIN { printf("%d", printf("")); }: [D_PRINTF_A
 
 minikern> dtrace -q -x errtags -n 'BEGIN { trace(trace(1)); }'
 dtrace: invalid probe specifier BEGIN { trace(trace(1)); }: [D_TRACE_VOID] trace( ) may not be applied to a void expression
+minikern> # A cast to void is a void expression: it may be evaluated, not traced or stored.
+minikern> dtrace -q -x errtags -n 'BEGIN { trace((void)`max_pfn); }'
+dtrace: invalid probe specifier BEGIN { trace((void)`max_pfn); }: [D_TRACE_VOID] trace( ) may not be applied to a void expression
+minikern> dtrace -q -x errtags -n 'BEGIN { x = (void)1; }'
+dtrace: invalid probe specifier BEGIN { x = (void)1; }: [D_DECL_VOIDOBJ] cannot declare void object: x
+minikern> dtrace -q -n 'BEGIN { (void)(n = 2); printf("%d\n", n); exit(0); }'
+2
 
 minikern> dtrace -q -x errtags -n 'BEGIN { x = 1 ? trace(0) : trace(1); }'
 dtrace: invalid probe specifier BEGIN { x = 1 ? trace(0) : trace(1); }: [D_OP_ACT] action cannot be used in a conditional context
