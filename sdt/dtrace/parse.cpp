@@ -160,7 +160,8 @@ struct Token {
 
 // What DTrace's own D libraries declare for every script that has a
 // meaning here: the network address types of its net.d, laid out as
-// Linux's, that inet_ntoa( ), inet_ntoa6( ) and inet_ntop( ) take.  A
+// Linux's, that inet_ntoa( ), inet_ntoa6( ) and inet_ntop( ) take (and,
+// from task.cpp, procfs.d's and sched.d's over curthread and curcpu).  A
 // script may declare any of these names itself; its own then stands.
 const char kLibraryD[] =
     "typedef uint32_t ipaddr_t;\n"
