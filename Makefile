@@ -285,7 +285,7 @@ $(BUILD)/obj/%.o: $(TOP)/%.cpp $(SDT_RECORD) | $(DEPS_STAMP)
 # runs on it.
 NOTRACE_SRCS := sdt/registry.cpp sdt/patch.cpp sdt/trampoline.cpp sdt/x86.cpp \
   sdt/fbt.cpp sdt/profile.cpp sdt/unwind.cpp sdt/codemap.cpp \
-  sdt/dtrace/consumer.cpp sdt/dtrace/bpf/interp.cpp \
+  sdt/dtrace/consumer.cpp sdt/dtrace/interp.cpp sdt/dtrace/bpf/interp.cpp \
   sdt/dtrace/bpf/jit_x86_64.cpp sdt/dtrace/bpf/maps.cpp \
   sdt/dtrace/bpf/program.cpp
 $(filter-out $(call obj,$(addprefix $(TOP)/,$(NOTRACE_SRCS))),$(KERNEL_OBJS) $(LINKER_OBJS)) \

@@ -1,6 +1,8 @@
-// The consumer: the firing path (thread states, the interpreter, records,
-// aggregation tables) and the draining side.  See consumer.h.
-#include "consumer.h"
+// The consumer: the firing path (thread states, records, aggregation
+// tables, the BPF engine's runs) and the draining side.  See consumer.h;
+// the layout both engines share is in firing.h, the old interpreter in
+// interp.cpp.
+#include "firing.h"
 
 #include "../../kernel/kernel.h"
 #include "../registry.h"
@@ -16,140 +18,6 @@
 
 namespace mk::dt {
 
-// ---- layout ---------------------------------------------------------------------------
-
-// A record in a ring: this header, then the clause's values in action order
-// (an integer in 8 bytes; a string as a 4-byte length in an 8-byte slot,
-// then its bytes, padded to 8).  A header with size 0 marks the unused end
-// of the ring before a record that wrapped to the start.
-struct RecHeader {
-  u32 size;  // bytes, header included, a multiple of 8
-  u32 epid;  // 0: an error record (ErrorData follows)
-  u64 ts;    // ns, CLOCK_MONOTONIC
-  i32 cpu;
-  u32 spec; // 0, or the speculation it went to (kSpecDropped: none)
-};
-static_assert(sizeof(RecHeader) == 24);
-
-// A record speculate( )d to no speculation (0, or one not active): its
-// data is discarded, as DTrace's.
-constexpr u32 kSpecDropped = ~0u;
-
-struct ErrorData {
-  u32 epid;
-  i32 action; // 0: the predicate
-  u32 fault;
-  u32 pc; // of the BPF program (or the interpreter's bytecode)
-  u64 addr;
-};
-
-// DTrace's fault codes, as arg4 of dtrace:::ERROR.
-enum Fault : u32 {
-  FLT_BADADDR = 1, FLT_ILLOP = 3, FLT_DIVZERO = 4, FLT_NOSCRATCH = 5,
-  FLT_BADSIZE = 10, FLT_BADINDEX = 11
-};
-
-struct AggEntry {
-  std::atomic<u32> tag; // hash | 1 once published; 0: free
-  u32 agg;
-  u32 keylen;
-  u32 key_off; // in the arena
-  u32 val_off;
-};
-
-struct alignas(64) ThreadState {
-  // Written by the firing thread.
-  std::atomic<u64> head{0};
-  std::atomic<u64> drops{0};
-  std::atomic<u64> agg_drops{0};
-  u8 *ring = nullptr;
-  u64 ring_size = 0;
-  AggEntry *entries = nullptr;
-  u32 cap_mask = 0;
-  u32 used = 0;
-  u8 *arena = nullptr;
-  u64 arena_size = 0;
-  u64 arena_used = 0;
-  std::atomic<const void *> owner{nullptr};
-  int cpu = 0;
-  // Each keyless aggregation's counter, by aggregation (as many as the
-  // program has).
-  std::unique_ptr<i64 *[]> keyless;
-  // The interpreter's buffers, by depth (0; 1 for dtrace:::ERROR clauses
-  // run from a fault): strings copied in, aggregation keys, this->
-  // variables.
-  char scratch[2][kMaxScratch][kStrSize];
-  i64 locals[2][kMaxLocals];
-  i64 self[kSelfSlots] = {}; // the interpreter's self-> slots
-  u32 tid = 0;               // the thread that owns it
-  u8 keybuf[2][kMaxKeys * (kStrSize + 8)];
-  // The BPF engine's lanes: 0 for clauses, 1 for ERROR clauses run from
-  // a fault (bpf only).
-  BpfLane *lane[2] = {};
-  // Written by the consumer.
-  alignas(64) std::atomic<u64> tail{0};
-  u64 drops_seen = 0, agg_drops_seen = 0;
-};
-
-constexpr u8 kPrepArgs = 1, kPrepLocals = 2;
-
-struct EcbRt {
-  const Insn *code;
-  const u8 *action_at;
-  u32 epid;
-  u32 clause;
-  u32 stmt; // EcbInfo::stmt
-  u8 fast; // CompiledClause::Fast
-  u32 fast_agg;
-  const char *pstr[4]; // provider, module, function, name
-  // The first ECB of its probe: the this-> variables it zeroes as a
-  // firing starts (the program's; 0 for the others).
-  u32 clear_locals;
-  // BPF: the clause's program, and what its context holds for this ECB.
-  const bpf::Program *bprog = nullptr;
-  const BpfClause *bclause = nullptr;
-  // bprog's entry when it is plain (bpf::Program::plain_entry): no helper
-  // reads the lane, so the run is the call alone.
-  bpf::JitEntry direct = nullptr;
-  // What run_bpf_on does before the program, one test on the hot path:
-  // kPrepArgs, the arguments and this ECB's fields into the context (the
-  // program reads them); kPrepLocals, the firing's this-> variables
-  // zeroed (clear_locals).
-  u8 prep = 0;
-  u64 ecbctx[kEcbCtxWords] = {}; // probe, epid, str[4]
-};
-
-// One BPF run state per thread state and depth: the Runner (its CPU number
-// is the lane's, so per-CPU maps have a copy per lane), the context, and
-// what the helpers keep between calls of one run.
-struct BpfLane {
-  BpfLane(const bpf::Env &env, u32 cpu)
-      : runner(env, cpu, this), rc(&runner.ctx()) {}
-  bpf::Runner runner;
-  bpf::RunCtx *rc; // the runner's, for plain code called directly
-  FireCtx ctx{};
-  Consumer *c = nullptr;
-  ThreadState *ts = nullptr;
-  int depth = 0;
-  const EcbRt *cur = nullptr;
-  u32 probe = 0;
-  u64 now = 0;
-  u64 vnow = 0; // vtimestamp, the same for one run as timestamp is
-  u8 *rec = nullptr;
-  u64 rec_head = 0, roff = 0;
-  u32 keylen = 0;
-  u32 spec = 0; // the record's speculation (RecHeader::spec)
-  char *local_strs = nullptr; // this-> strings' buffers, in dt_scratch
-  u32 nlocal_strs = 0;
-  // alloca( )'s bytes in dt_scratch: `used` of `cap` given out by the
-  // clause running (each clause starts with none), and the word a load
-  // through a pointer lands in.
-  u8 *mem = nullptr;
-  u32 mem_cap = 0, mem_used = 0;
-  u64 *load_word = nullptr;
-  u8 key[kMaxKeys * (kStrSize + 8)];
-};
-
 namespace {
 
 // Consumers are told apart in the thread-local caches by a number never
@@ -164,11 +32,6 @@ thread_local TlsSlot t_states[4];
 thread_local char t_token; // its address names the thread
 thread_local u32 t_tid;
 
-u64 align8(u64 v) { return (v + 7) & ~(u64)7; }
-
-// A string aggregation key held by value starts with this byte (see OP_AGG).
-constexpr u8 kCopiedKey = 0;
-
 // The least power of two >= v; v above 2^63 has none and gets 2^63 (the
 // option parsers keep sizes to 1g, so that is never a size used).
 u64 pow2_at_least(u64 v) {
@@ -176,26 +39,6 @@ u64 pow2_at_least(u64 v) {
   while (p < v && p < (1ull << 63))
     p <<= 1;
   return p;
-}
-
-// Aggregation values: the firing thread is the only writer, the consumer
-// reads concurrently.  On x86_64 these are relaxed atomic loads and stores
-// (plain moves).  On i386 a 64-bit atomic goes through the x87 unit
-// (fildll/fistpll), whose store-to-load forwarding stalls cost tens of ns
-// per update; there a value is two 32-bit moves, and a reader racing a
-// carry into the high word may see a torn value while tracing runs (the
-// final print happens after disable, when nothing writes).
-#if defined(__x86_64__)
-inline i64 rd(const i64 *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
-inline void wr(i64 *p, i64 v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
-#else
-inline i64 rd(const i64 *p) { return *(const volatile i64 *)p; }
-inline void wr(i64 *p, i64 v) { *(volatile i64 *)p = v; }
-#endif
-// Two's complement sums, as DTrace's (no undefined overflow).
-inline i64 add(i64 a, i64 b) { return (i64)((u64)a + (u64)b); }
-inline void bump(std::atomic<u64> &c) {
-  c.store(c.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
 }
 
 // Keys are short (8 bytes per integer, 9 per string held by address): hash
@@ -227,10 +70,21 @@ bool keys_equal(const u8 *a, const u8 *b, u32 len) {
   return true;
 }
 
-// Copy the NUL-terminated string at `src` (untrusted) into dst[size]
-// (size at most kStrSize: strsize and the NUL) without faulting: a bad
-// address is reported, never dereferenced.
-bool copy_string_in(int pid, uintptr_t src, char *dst, size_t size = kStrSize) {
+const char *fault_text(u32 f) {
+  switch (f) {
+  case FLT_BADADDR: return "invalid address";
+  case FLT_ILLOP: return "illegal operation";
+  case FLT_DIVZERO: return "divide-by-zero";
+  case FLT_BADINDEX: return "index out of bounds";
+  case FLT_NOSCRATCH: return "out of scratch space";
+  case FLT_BADSIZE: return "invalid size";
+  }
+  return "fault";
+}
+
+} // namespace
+
+bool copy_string_in(int pid, uintptr_t src, char *dst, size_t size) {
   const size_t page = 4096;
   size_t got = 0;
   size = std::min<size_t>(size, kStrSize);
@@ -254,81 +108,18 @@ bool copy_string_in(int pid, uintptr_t src, char *dst, size_t size = kStrSize) {
   return true;
 }
 
-const char *fault_text(u32 f) {
-  switch (f) {
-  case FLT_BADADDR: return "invalid address";
-  case FLT_ILLOP: return "illegal operation";
-  case FLT_DIVZERO: return "divide-by-zero";
-  case FLT_BADINDEX: return "index out of bounds";
-  case FLT_NOSCRATCH: return "out of scratch space";
-  case FLT_BADSIZE: return "invalid size";
-  }
-  return "fault";
-}
-
-// One update of an aggregation's values.
-// A histogram's bucket gains `weight` (quantize(v, w)); the rest ignore it.
-inline void agg_apply(const AggDef &d, i64 *v, i64 val, i64 weight = 1) {
-  switch (d.fn) {
-  case AggFn::Count: wr(v, rd(v) + 1); break;
-  case AggFn::Sum: wr(v, add(rd(v), val)); break;
-  case AggFn::Min: if (val < rd(v)) wr(v, val); break;
-  case AggFn::Max: if (val > rd(v)) wr(v, val); break;
-  case AggFn::Avg:
-    wr(&v[0], rd(&v[0]) + 1);
-    wr(&v[1], add(rd(&v[1]), val));
-    break;
-  case AggFn::Stddev: {
-    wr(&v[0], rd(&v[0]) + 1);
-    wr(&v[1], add(rd(&v[1]), val));
-    const u64 m = val < 0 ? 0 - (u64)val : (u64)val;
-    const U128 sq = U128{(u64)rd(&v[3]), (u64)rd(&v[2])}.add(U128::mul(m, m));
-    wr(&v[2], (i64)sq.lo);
-    wr(&v[3], (i64)sq.hi);
-    break;
-  }
-  case AggFn::LLQuantize: {
-    const u32 b = llquantize_bucket(d, val);
-    wr(&v[b], add(rd(&v[b]), weight));
-    break;
-  }
-  case AggFn::Quantize: {
-    int b = quantize_bucket(val);
-    wr(&v[b], add(rd(&v[b]), weight));
-    break;
-  }
-  case AggFn::LQuantize: {
-    i64 levels = (i64)d.nvals - 2;
-    i64 b = val < d.lq_base ? 0
-          : val >= d.lq_base + levels * d.lq_step ? levels + 1
-          : 1 + (val - d.lq_base) / d.lq_step;
-    wr(&v[b], add(rd(&v[b]), weight));
-    break;
-  }
-  }
-}
-
-// dlib/vars.c's key of a variable: the kind in the top 32 bits of the id
-// (0 global, 1 thread-local, 2 associative), then the key.
-inline u64 var_id(VarScope s, bool keyed, u32 number) {
-  const u64 kind = s == VarScope::Thread ? 1 : keyed ? 2 : 0;
-  return kind << 32 | number;
-}
-
 u32 thread_id() {
   if (!t_tid)
     t_tid = (u32)syscall(SYS_gettid);
   return t_tid;
 }
 
-// vtimestamp: the firing thread's CPU time.
 u64 thread_cpu_ns() {
   timespec t;
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
   return (u64)t.tv_sec * 1000000000 + (u64)t.tv_nsec;
 }
 
-// stackdepth and caller: from the walk stack( ) makes, without keeping it.
 u64 stack_depth(const CodeMap *code) {
   const ProbeFrame *pf = probe_frame();
   u64 pcs[kMaxStackFrames];
@@ -340,7 +131,6 @@ u64 stack_caller(const CodeMap *code) {
   return code && pf && unwind(*code, *pf, pcs, 2) == 2 ? pcs[1] : 0;
 }
 
-} // namespace
 
 // The helpers clauses call by id (bpfgen.h), on the lane of the run.
 // Pointers a program passes as strings or stacks are looked up in the
@@ -532,25 +322,9 @@ struct BpfRuntime {
   }
   static u64 reserve(u64 need, u64, u64, u64, u64, RunCtx *rc) {
     BpfLane &l = lane(rc);
-    ThreadState *ts = l.ts;
-    u64 h = ts->head.load(std::memory_order_relaxed);
-    u64 t = ts->tail.load(std::memory_order_acquire);
-    u64 pos = h & (ts->ring_size - 1);
-    if (pos + need > ts->ring_size) {
-      u64 pad = ts->ring_size - pos;
-      if (need > ts->ring_size || h + pad + need - t > ts->ring_size) {
-        bump(ts->drops);
-        return 0;
-      }
-      ((RecHeader *)(ts->ring + pos))->size = 0;
-      h += pad;
-      pos = 0;
-    } else if (h + need - t > ts->ring_size) {
-      bump(ts->drops);
+    l.rec = ring_reserve(l.ts, need, l.rec_head);
+    if (!l.rec)
       return 0;
-    }
-    l.rec = ts->ring + pos;
-    l.rec_head = h;
     l.roff = sizeof(RecHeader);
     l.spec = 0;
     stamp(l);
@@ -1535,436 +1309,15 @@ inline void Consumer::run_bpf(const EcbRt &e, ThreadState *ts,
   std::memcpy(mine, its, sizeof(FireCtx::self));
 }
 
-// The interpreter.  One call runs one clause for one firing.  Direct
-// threaded: every instruction ends by jumping through the label table to
-// the next, so each has its own well-predicted indirect branch.
+// A clause runs on the BPF engine unless -x engine=interp chose the old
+// interpreter (interp.cpp).
 void Consumer::run(const EcbRt &e, ThreadState *ts, const uintptr_t *args,
                    u32 probe, int depth) {
   if (bpf_) {
     run_bpf(e, ts, args, probe, depth);
     return;
   }
-  static const void *const L[] = {
-      &&op_push,    &&op_arg,     &&op_strarg,  &&op_var,     &&op_stringof,
-      &&op_call,    &&op_add,     &&op_sub,     &&op_mul,     &&op_div,
-      &&op_mod,     &&op_shl,     &&op_shr,     &&op_and,     &&op_or,
-      &&op_xor,     &&op_neg,     &&op_bnot,    &&op_lnot,    &&op_bool,
-      &&op_eq,      &&op_ne,      &&op_lt,      &&op_le,      &&op_gt,
-      &&op_ge,      &&op_seq,     &&op_sne,     &&op_slt,     &&op_sle,
-      &&op_sgt,     &&op_sge,     &&op_trunc32, &&op_sext,    &&op_zext,
-      &&op_jz,      &&op_jnz,
-      &&op_jmp,     &&op_dup,     &&op_pop,     &&op_pred,    &&op_reserve,
-      &&op_rec_int, &&op_rec_str, &&op_exit,    &&op_agg,     &&op_count0,
-      &&op_commit,  &&op_stack,   &&op_rec_stack, &&op_ldvar,
-      &&op_stvar,   &&op_speculation, &&op_speculate, &&op_specend,
-      &&op_bounds,  &&op_alloca,  &&op_load,    &&op_store,   &&op_bcopy,
-      &&op_copyin,  &&op_rec_mem, &&op_ret,
-  };
-  static_assert(sizeof L / sizeof L[0] == OP_RET + 1, "label per Op, in order");
-  i64 st[kStackDepth];
-  int sp = 0;
-  u32 nscratch = 0;
-  u8 *rec = nullptr;
-  u64 rec_head = 0, roff = 0, now = 0;
-  u32 spec = 0;
-  const Insn *code = e.code;
-  const Insn *pc = code;
-  const Insn *in;
-  int cmp;
-  i64 *const locals = ts->locals[depth];
-  for (u32 i = 0; i < e.clear_locals; i++)
-    locals[i] = 0;
-  bpf::Map &vars = *maps_[M_VARS];
-  auto stamp = [&]() {
-    if (!now)
-      now = now_ns();
-    return now;
-  };
-  u64 vnow = 0;
-  auto fail = [&](u32 kind, u64 addr) {
-    fault(e, ts, probe, e.action_at[in - code], kind, addr, depth,
-          (u32)(in - code));
-  };
-#define NEXT                                                                   \
-  do {                                                                         \
-    in = pc++;                                                                 \
-    goto *L[in->op];                                                           \
-  } while (0)
-#define BINARY(expr)                                                           \
-  do {                                                                         \
-    sp--;                                                                      \
-    i64 a = st[sp - 1], b = st[sp];                                            \
-    (void)a, (void)b;                                                          \
-    st[sp - 1] = (expr);                                                       \
-    NEXT;                                                                      \
-  } while (0)
-  NEXT;
-op_push:
-  st[sp++] = in->imm;
-  NEXT;
-op_arg:
-  st[sp++] = (i64)(u64)args[in->a];
-  NEXT;
-op_strarg:
-op_stringof: {
-  size_t n = prog_->str_chars();
-  if (in->op == OP_STRINGOF && in->b) // copyinstr(addr, max)
-    n = std::min<u64>((u64)st[--sp], n);
-  uintptr_t a = in->op == OP_STRARG ? args[in->a] : (uintptr_t)st[--sp];
-  char *dst = ts->scratch[depth][nscratch++];
-  if (!copy_string_in(pid_, a, dst, n + 1)) {
-    fail(FLT_BADADDR, (u64)a);
-    return;
-  }
-  st[sp++] = (i64)(uintptr_t)dst;
-  NEXT;
-}
-op_var:
-  switch ((Builtin)in->a) {
-  case Builtin::Timestamp:
-    st[sp++] = (i64)stamp();
-    break;
-  case Builtin::WallTimestamp: {
-    timespec t;
-    clock_gettime(CLOCK_REALTIME, &t);
-    st[sp++] = (i64)t.tv_sec * 1000000000 + t.tv_nsec;
-    break;
-  }
-  case Builtin::Cpu: st[sp++] = ts->cpu; break;
-  case Builtin::Id: st[sp++] = probe; break;
-  case Builtin::Epid: st[sp++] = e.epid; break;
-  case Builtin::Tid:
-    st[sp++] = thread_id();
-    break;
-  case Builtin::Execname: {
-    char *dst = ts->scratch[depth][nscratch++];
-    std::snprintf(dst, kStrSize, "%s", current_execname());
-    st[sp++] = (i64)(uintptr_t)dst;
-    break;
-  }
-  case Builtin::VTimestamp:
-    if (!vnow)
-      vnow = thread_cpu_ns();
-    st[sp++] = (i64)vnow;
-    break;
-  case Builtin::StackDepth: st[sp++] = (i64)stack_depth(opts_.code); break;
-  case Builtin::Caller: st[sp++] = (i64)stack_caller(opts_.code); break;
-  case Builtin::CurThread: st[sp++] = (i64)current_task(ts->cpu); break;
-  case Builtin::CurCpu: st[sp++] = (i64)cpu_info(ts->cpu); break;
-  default:
-    st[sp++] = (i64)(uintptr_t)e.pstr[in->a - (u8)Builtin::ProbeProv];
-  }
-  NEXT;
-op_call:
-  // Only functions with a host version reach here (see init()).
-  sp -= in->b;
-  st[sp] = builtin(in->c).host(&st[sp]);
-  sp++;
-  NEXT;
-op_stack: {
-  // The frame count, then the PCs, in a scratch buffer (kStrSize bytes
-  // hold kMaxStackFrames and the count).
-  u64 *buf = (u64 *)(void *)ts->scratch[depth][nscratch++];
-  const ProbeFrame *pf = probe_frame();
-  buf[0] = opts_.code && pf ? unwind(*opts_.code, *pf, buf + 1, in->a) : 0;
-  st[sp++] = (i64)(uintptr_t)buf;
-  NEXT;
-}
-op_rec_stack: {
-  const u64 *buf = (const u64 *)(uintptr_t)st[--sp];
-  std::memcpy(rec + roff, buf, 8 * (1 + buf[0]));
-  roff += 8 * (1 + buf[0]);
-  NEXT;
-}
-op_add: BINARY((i64)((u64)a + (u64)b));
-op_sub: BINARY((i64)((u64)a - (u64)b));
-op_mul: BINARY((i64)((u64)a * (u64)b));
-op_div:
-op_mod: {
-  i64 b = st[--sp], a = st[sp - 1];
-  if (b == 0) {
-    fail(FLT_DIVZERO, 0);
-    return;
-  }
-  if (in->a) // unsigned
-    st[sp - 1] = (i64)(in->op == OP_DIV ? (u64)a / (u64)b : (u64)a % (u64)b);
-  else if (b == -1)
-    st[sp - 1] = in->op == OP_DIV ? (i64)(0 - (u64)a) : 0;
-  else
-    st[sp - 1] = in->op == OP_DIV ? a / b : a % b;
-  NEXT;
-}
-op_shl: BINARY((i64)((u64)a << (b & 63)));
-op_shr: BINARY(in->a ? (i64)((u64)a >> (b & 63)) : a >> (b & 63));
-op_and: BINARY(a & b);
-op_or: BINARY(a | b);
-op_xor: BINARY(a ^ b);
-op_neg:
-  st[sp - 1] = (i64)(0 - (u64)st[sp - 1]);
-  NEXT;
-op_bnot:
-  st[sp - 1] = ~st[sp - 1];
-  NEXT;
-op_lnot:
-  st[sp - 1] = !st[sp - 1];
-  NEXT;
-op_bool:
-  st[sp - 1] = st[sp - 1] != 0;
-  NEXT;
-op_eq: BINARY(a == b);
-op_ne: BINARY(a != b);
-op_lt: BINARY(in->a ? (u64)a < (u64)b : a < b);
-op_le: BINARY(in->a ? (u64)a <= (u64)b : a <= b);
-op_gt: BINARY(in->a ? (u64)a > (u64)b : a > b);
-op_ge: BINARY(in->a ? (u64)a >= (u64)b : a >= b);
-#define STRCMP                                                                 \
-  sp--;                                                                        \
-  cmp = strcmp((const char *)(uintptr_t)st[sp - 1],                            \
-               (const char *)(uintptr_t)st[sp]);
-op_seq:
-  STRCMP st[sp - 1] = cmp == 0;
-  NEXT;
-op_sne:
-  STRCMP st[sp - 1] = cmp != 0;
-  NEXT;
-op_slt:
-  STRCMP st[sp - 1] = cmp < 0;
-  NEXT;
-op_sle:
-  STRCMP st[sp - 1] = cmp <= 0;
-  NEXT;
-op_sgt:
-  STRCMP st[sp - 1] = cmp > 0;
-  NEXT;
-op_sge:
-  STRCMP st[sp - 1] = cmp >= 0;
-  NEXT;
-#undef STRCMP
-op_trunc32:
-  st[sp - 1] = (i32)st[sp - 1];
-  NEXT;
-op_sext: {
-  int sh = 64 - in->a;
-  st[sp - 1] = (i64)((u64)st[sp - 1] << sh) >> sh;
-  NEXT;
-}
-op_zext:
-  st[sp - 1] = (i64)((u64)st[sp - 1] & ((1ull << in->a) - 1));
-  NEXT;
-op_jz:
-  if (!st[--sp])
-    pc = code + in->c;
-  NEXT;
-op_jnz:
-  if (st[--sp])
-    pc = code + in->c;
-  NEXT;
-op_jmp:
-  pc = code + in->c;
-  NEXT;
-op_dup:
-  st[sp] = st[sp - 1];
-  sp++;
-  NEXT;
-op_pop:
-  sp--;
-  NEXT;
-op_pred:
-  if (!st[--sp])
-    return;
-  NEXT;
-op_reserve: {
-  u64 need = (u64)in->imm;
-  u64 h = ts->head.load(std::memory_order_relaxed);
-  u64 t = ts->tail.load(std::memory_order_acquire);
-  u64 pos = h & (ts->ring_size - 1);
-  if (pos + need > ts->ring_size) {
-    u64 pad = ts->ring_size - pos;
-    if (need > ts->ring_size || h + pad + need - t > ts->ring_size) {
-      bump(ts->drops);
-      return; // DTrace drops the whole enabled probe's work
-    }
-    ((RecHeader *)(ts->ring + pos))->size = 0;
-    h += pad;
-    pos = 0;
-  } else if (h + need - t > ts->ring_size) {
-    bump(ts->drops);
-    return;
-  }
-  rec = ts->ring + pos;
-  rec_head = h;
-  roff = sizeof(RecHeader);
-  stamp();
-  NEXT;
-}
-op_rec_int:
-  std::memcpy(rec + roff, &st[--sp], 8);
-  roff += 8;
-  NEXT;
-op_rec_str: {
-  const char *s = (const char *)(uintptr_t)st[--sp];
-  u32 len = (u32)strnlen(s, kStrSize - 1);
-  std::memcpy(rec + roff, &len, 4);
-  std::memcpy(rec + roff + 8, s, len);
-  roff += 8 + align8(len);
-  NEXT;
-}
-op_exit: {
-  i64 v = st[--sp];
-  std::memcpy(rec + roff, &v, 8);
-  roff += 8;
-  if (start_exit()) {
-    exit_status_.store((int)v);
-    exit_.store(true, std::memory_order_release);
-  }
-  NEXT;
-}
-op_count0: {
-  i64 *v = ts->keyless[(u32)in->imm];
-  if (__builtin_expect(!v, 0)) {
-    v = agg_lookup(ts, (u32)in->imm, nullptr, 0);
-    if (!v)
-      NEXT;
-    ts->keyless[(u32)in->imm] = v;
-  }
-  wr(v, rd(v) + 1);
-  NEXT;
-}
-op_agg: {
-  const AggDef &d = prog_->aggs[(u32)in->imm];
-  const i64 weight = d.weighted ? st[--sp] : 1;
-  i64 val = d.fn == AggFn::Count ? 1 : st[--sp];
-  sp -= in->b;
-  i64 *v;
-  if (in->b == 0) {
-    v = ts->keyless[(u32)in->imm];
-    if (!v && (v = agg_lookup(ts, (u32)in->imm, nullptr, 0)))
-      ts->keyless[(u32)in->imm] = v;
-  } else {
-    // The key's bytes: an integer as 8 bytes; a string either by address,
-    // as the 8-byte word address | 1, when its memory lives as long as the
-    // program (literals, probe names: equal strings mostly share it), or
-    // as a 0 byte, its characters and NUL.  One thread's table may so hold
-    // a string twice; the merge when printing joins them by content.
-    u8 *key = ts->keybuf[depth];
-    u32 len = 0;
-    for (u32 k = 0; k < in->b; k++) {
-      if (d.keys[k] == Type::Stack) {
-        const u64 *buf = (const u64 *)(uintptr_t)st[sp + k];
-        std::memcpy(key + len, buf, 8 * (1 + buf[0]));
-        len += 8 * (1 + (u32)buf[0]);
-        continue;
-      }
-      if (d.keys[k] == Type::String) {
-        const char *s = (const char *)(uintptr_t)st[sp + k];
-        if ((in->c & (1u << k)) && !((uintptr_t)s & 1)) {
-          u64 w = (u64)(uintptr_t)s | 1;
-          std::memcpy(key + len, &w, 8);
-          len += 8;
-          continue;
-        }
-        u32 n = (u32)strnlen(s, kStrSize - 1);
-        key[len] = kCopiedKey;
-        std::memcpy(key + len + 1, s, n);
-        key[len + 1 + n] = 0;
-        len += n + 2;
-      } else {
-        std::memcpy(key + len, &st[sp + k], 8);
-        len += 8;
-      }
-    }
-    v = agg_lookup(ts, (u32)in->imm, key, len);
-  }
-  if (v)
-    agg_apply(d, v, val, weight);
-  NEXT;
-}
-op_commit: {
-  auto *hdr = (RecHeader *)rec;
-  hdr->size = (u32)align8(roff);
-  hdr->epid = e.epid;
-  hdr->ts = now;
-  hdr->cpu = ts->cpu;
-  hdr->spec = spec;
-  ts->head.store(rec_head + hdr->size, std::memory_order_release);
-  NEXT;
-}
-op_speculation:
-  st[sp++] = speculation();
-  NEXT;
-op_speculate:
-op_specend: {
-  const i64 id = st[--sp];
-  const u32 what = in->op == OP_SPECULATE ? 2 : in->a;
-  u32 tag = 0;
-  switch (spec_op((u64)id, what, tag)) {
-  case SpecOp::kIllegal:
-    fail(FLT_ILLOP, 0);
-    return;
-  case SpecOp::kEnd:
-    return;
-  case SpecOp::kOk:
-    break;
-  }
-  if (what == 2) {
-    spec = tag;
-  } else {
-    std::memcpy(rec + roff, &id, 8);
-    roff += 8;
-  }
-  NEXT;
-}
-op_ldvar:
-op_stvar: {
-  const VarScope scope = (VarScope)in->a;
-  const bool store = in->op == OP_STVAR;
-  const i64 val = store ? st[--sp] : 0;
-  if (scope == VarScope::Clause || self_slot(scope, in->b, false, in->c)) {
-    i64 &slot = scope == VarScope::Clause ? locals[in->c] : ts->self[in->c];
-    if (store)
-      slot = val;
-    else
-      st[sp++] = slot;
-    NEXT;
-  }
-  u64 key[2] = {var_id(scope, in->b, in->c), 0};
-  if (in->b)
-    key[1] = (u64)st[--sp];
-  else if (scope == VarScope::Thread)
-    key[1] = thread_id();
-  if (!store) {
-    const i64 *v = (const i64 *)vars.lookup(key, 0);
-    st[sp++] = v ? rd(v) : 0;
-    NEXT;
-  }
-  // As dlib/vars.c: 0 frees a thread-local or an associative element; a
-  // variable that exists is written in place.
-  if (val == 0 && (key[0] >> 32) != 0)
-    vars.remove(key);
-  else if (i64 *v = (i64 *)vars.lookup(key, 0))
-    wr(v, val);
-  else if (vars.update(key, &val, bpf::kUpdateAny, 0) < 0)
-    dyndrops_.fetch_add(1, std::memory_order_relaxed);
-  NEXT;
-}
-op_bounds:
-  if ((u64)st[sp - 1] >= (u64)in->imm) {
-    fail(FLT_BADINDEX, (u64)st[sp - 1]);
-    return;
-  }
-  NEXT;
-op_alloca: // memory is the BPF engine's (Consumer::init refuses these)
-op_load:
-op_store:
-op_bcopy:
-op_copyin:
-op_rec_mem:
-  fail(FLT_ILLOP, 0);
-  return;
-op_ret:
-  return;
-#undef NEXT
-#undef BINARY
+  interpret(e, ts, args, probe, depth);
 }
 
 // ---- the consumer thread --------------------------------------------------------------

@@ -122,6 +122,9 @@ private:
   void fire_special(u32 probe);
   void run(const EcbRt &e, ThreadState *ts, const uintptr_t *args, u32 probe,
            int depth);
+  // The old interpreter's run of one clause (interp.cpp).
+  void interpret(const EcbRt &e, ThreadState *ts, const uintptr_t *args,
+                 u32 probe, int depth);
   void run_bpf(const EcbRt &e, ThreadState *ts, const uintptr_t *args,
                u32 probe, int depth);
   static void run_bpf_on(const EcbRt &e, BpfLane &l, const uintptr_t *args,
