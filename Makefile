@@ -285,11 +285,20 @@ $(BUILD)/obj/%.o: $(TOP)/%.cpp $(SDT_RECORD) | $(DEPS_STAMP)
 # runs on it.
 NOTRACE_SRCS := sdt/registry.cpp sdt/patch.cpp sdt/trampoline.cpp sdt/x86.cpp \
   sdt/fbt.cpp sdt/profile.cpp sdt/unwind.cpp sdt/codemap.cpp \
-  sdt/dtrace/consumer.cpp sdt/dtrace/interp.cpp sdt/dtrace/bpf/interp.cpp \
+  sdt/dtrace/consumer.cpp sdt/dtrace/fire.cpp sdt/dtrace/interp.cpp \
+  sdt/dtrace/bpf/interp.cpp \
   sdt/dtrace/bpf/jit_x86_64.cpp sdt/dtrace/bpf/maps.cpp \
   sdt/dtrace/bpf/program.cpp
 $(filter-out $(call obj,$(addprefix $(TOP)/,$(NOTRACE_SRCS))),$(KERNEL_OBJS) $(LINKER_OBJS)) \
   $(BUILD)/obj/kernel/main.o: KERNEL_FBT := -pg -mfentry
+
+# The D consumer's probe callback keeps the vector registers (fire.cpp):
+# optimised x86_64 builds only, where nothing in it is a call but the one
+# that saves them.  (-O0, the sanitizers' instrumentation, and i386 leave
+# it an ordinary callback, which fbt saves the registers around.)
+ifeq ($(ARCH)$(SANITIZE),x86_64)
+$(BUILD)/obj/sdt/dtrace/fire.o: CXXFLAGS += -mgeneral-regs-only -DMK_KEEPS_VECTOR=1
+endif
 
 # The D library's object is embedded in the kernel image (dlib_embed.cpp).
 $(BUILD)/obj/sdt/dtrace/dlib_embed.o: CXXFLAGS += -DMK_DLIB_PATH='"$(BUILD)/dtrace/bpf_dlib.o"'

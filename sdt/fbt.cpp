@@ -186,6 +186,7 @@ extern "C" void mk_fbt_mcount();
 #define MK_FBT_HL_FN 24     // HandlerList::h[0].fn
 #define MK_FBT_HL_MFN 32    // HandlerList::h[0].mfn
 #define MK_FBT_HL_CTX 40    // HandlerList::h[0].ctx
+#define MK_FBT_HL_KV 52     // HandlerList::h[0].keeps_vector
 #define MK_FBT_SLOT_ID 8    // ProbeSlot::id
 #define MK_FBT_STR(x) #x
 #define MK_FBT_EQU(name) ".equ " #name ", " MK_FBT_STR(name) "\n"
@@ -193,7 +194,7 @@ asm(MK_FBT_EQU(MK_FBT_F_ENTRY) MK_FBT_EQU(MK_FBT_F_RET) MK_FBT_EQU(MK_FBT_F_HIJA
     MK_FBT_EQU(MK_FBT_F_STYLE) MK_FBT_EQU(MK_FBT_F_LEN) MK_FBT_EQU(MK_FBT_F_SITE)
     MK_FBT_EQU(MK_FBT_F_RET_X87) MK_FBT_EQU(MK_FBT_F_SELF)
     MK_FBT_EQU(MK_FBT_HL_N) MK_FBT_EQU(MK_FBT_HL_FN) MK_FBT_EQU(MK_FBT_HL_MFN)
-    MK_FBT_EQU(MK_FBT_HL_CTX) MK_FBT_EQU(MK_FBT_SLOT_ID));
+    MK_FBT_EQU(MK_FBT_HL_CTX) MK_FBT_EQU(MK_FBT_HL_KV) MK_FBT_EQU(MK_FBT_SLOT_ID));
 
 asm(R"(
   # The fast paths fire a probe the way ProbeRegistry::fire() does, inline:
@@ -220,8 +221,10 @@ asm(R"(
   # array at %rsp, inside a read-side section of its own.  The probe frame
   # is %rsp tagged with TAG: fbt_trampoline_frame() works it out from
   # there if a handler asks.  %r8: as fbt_fast_check leaves it.  Clobbers
-  # what a call does.
-  .macro fbt_fast_fire tag
+  # what a call does, except the vector registers when the one handler
+  # keeps them (Handler::keeps_vector); any other call is preceded by
+  # VECSAVE, which saves them in the frame (once).
+  .macro fbt_fast_fire tag, vecsave
   mov urcu_memb_gp(%rip), %rax  # _urcu_memb_read_lock: the grace period's
   mov %rax, %fs:(%r8)           # counter (nesting 1)
   mov (%r10), %rax              # the handlers, inside the section
@@ -235,11 +238,16 @@ asm(R"(
   jne 1f
   cmpq $0, MK_FBT_HL_MFN(%rax)
   jne 1f
+  cmpb $0, MK_FBT_HL_KV(%rax)
+  jne .Lkv\@
+  \vecsave
+.Lkv\@:
   mov MK_FBT_HL_CTX(%rax), %rdi # a lone callback: fn(ctx, id, args)
   mov MK_FBT_SLOT_ID(%r10), %esi
   call *MK_FBT_HL_FN(%rax)
   jmp 2f
 1:
+  \vecsave
   mov %rax, %rdi                # any other list: the registry's loop
   mov %r10, %rsi
   call mk_probe_fire_list
@@ -253,8 +261,49 @@ asm(R"(
   subq $1, %fs:(%rax)
   cmpl $-1, urcu_memb_gp+8(%rip)
   jne 4f
+  \vecsave
   call __sdt_rcu_wake
 4:
+  .endm
+
+  # The vector registers a call may clobber and the traced code may be
+  # using, saved in the frame when first needed: the entry code's xmm0-7
+  # (the argument registers; at 64-191, 208 set once saved), the return
+  # trampolines' xmm0-1 (the return registers; at 48 and 64, 128 set).
+  .macro fbt_entry_vec_save
+  cmpb $0, 208(%rsp)
+  jne .Lsv\@
+  movaps %xmm0, 64(%rsp)
+  movaps %xmm1, 80(%rsp)
+  movaps %xmm2, 96(%rsp)
+  movaps %xmm3, 112(%rsp)
+  movaps %xmm4, 128(%rsp)
+  movaps %xmm5, 144(%rsp)
+  movaps %xmm6, 160(%rsp)
+  movaps %xmm7, 176(%rsp)
+  movb $1, 208(%rsp)
+.Lsv\@:
+  .endm
+  .macro fbt_entry_vec_restore
+  cmpb $0, 208(%rsp)
+  je .Lvr\@
+  movaps 64(%rsp), %xmm0
+  movaps 80(%rsp), %xmm1
+  movaps 96(%rsp), %xmm2
+  movaps 112(%rsp), %xmm3
+  movaps 128(%rsp), %xmm4
+  movaps 144(%rsp), %xmm5
+  movaps 160(%rsp), %xmm6
+  movaps 176(%rsp), %xmm7
+.Lvr\@:
+  .endm
+  .macro fbt_ret_vec_save
+  cmpb $0, 128(%rsp)
+  jne .Lsv\@
+  movaps %xmm0, 48(%rsp)
+  movaps %xmm1, 64(%rsp)
+  movb $1, 128(%rsp)
+.Lsv\@:
   .endm
 
   # The return trampolines' body: save the return registers, fire the
@@ -265,6 +314,7 @@ asm(R"(
   #   48, 64     xmm0, xmm1
   #   80, 96     the x87 stack's values; 112: how many
   #   120        %rbp (fbt_trampoline_frame())
+  #   128        1 once xmm0-1 are saved (fbt_ret_vec_save)
   # The fast path takes a return whose entry is the innermost on this
   # thread's shadow stack, of a function known to return nothing on the
   # x87 stack (FbtFunc::ret_x87); everything else, mk_fbt_exit().
@@ -272,12 +322,11 @@ asm(R"(
   sub $8, %rsp            # where the real return address goes
   push %rbp
   mov %rsp, %rbp
-  sub $128, %rsp
+  sub $144, %rsp
   and $-16, %rsp
   mov %rax, 8(%rsp)
   mov %rdx, 16(%rsp)
-  movaps %xmm0, 48(%rsp)
-  movaps %xmm1, 64(%rsp)
+  movb $0, 128(%rsp)
   mov %fs:mk_tls_fbt_shadow@tpoff, %rdi
   test %rdi, %rdi
   jz 7f
@@ -308,17 +357,19 @@ asm(R"(
   movq $0, 24(%rsp)
   movq $0, 32(%rsp)
   movq $0, 40(%rsp)
-  fbt_fast_fire 3
+  fbt_fast_fire 3, fbt_ret_vec_save
   jmp 8f
 6:
   # Popped, but in probe context or not a plain reader: the registry's
   # firing path decides (mk_fbt_exit() without the pop).
+  fbt_ret_vec_save
   mov %r10, %rdi
   mov %rbp, %rsi
   lea 8(%rsp), %rdx
   call mk_fbt_fire_return
   jmp 8f
 7:
+  fbt_ret_vec_save
   # A long double (or complex long double) comes back on the x87 stack;
   # keep what is there.  The stack holds (8 - TOP) mod 8 values (TOP:
   # status word bits 11-13), at most the two a return leaves; fxam would
@@ -351,8 +402,11 @@ asm(R"(
 2:
   fldt 80(%rsp)
 8:
+  cmpb $0, 128(%rsp)
+  je 9f
   movaps 48(%rsp), %xmm0
   movaps 64(%rsp), %xmm1
+9:
   mov 8(%rsp), %rax
   mov 16(%rsp), %rdx
   mov %rbp, %rsp
@@ -360,16 +414,9 @@ asm(R"(
   .endm
 
   # The entry code's tail: the argument registers back, the frame gone,
-  # %r11 = the address in 8(%rbp).
-  .macro fbt_entry_restore
-  movaps 64(%rsp), %xmm0
-  movaps 80(%rsp), %xmm1
-  movaps 96(%rsp), %xmm2
-  movaps 112(%rsp), %xmm3
-  movaps 128(%rsp), %xmm4
-  movaps 144(%rsp), %xmm5
-  movaps 160(%rsp), %xmm6
-  movaps 176(%rsp), %xmm7
+  # %r11 = the address in 8(%rbp).  The vector registers first
+  # (fbt_entry_vec_restore); this part keeps the flags.
+  .macro fbt_entry_restore_gpr
   mov 0(%rsp), %rdi
   mov 8(%rsp), %rsi
   mov 16(%rsp), %rdx
@@ -383,6 +430,10 @@ asm(R"(
   .cfi_def_cfa %rsp, 16
   pop %r11
   .cfi_def_cfa_offset 8
+  .endm
+  .macro fbt_entry_restore
+  fbt_entry_vec_restore
+  fbt_entry_restore_gpr
   .endm
 
   # 8(%rbp) = where the function of the FbtFunc %r11 resumes: after its
@@ -433,11 +484,14 @@ mk_fbt_entry_common:
   mov %rsp, %rbp
   .cfi_def_cfa_register %rbp
   # The argument registers (rax: vector registers used by varargs; r10:
-  # static chain) and the SSE argument registers at 0-191; at 192, set by
-  # the C++ code's slow paths, 1 to call the function (its return taken
-  # over); at 200, %rbp (fbt_trampoline_frame()).
-  sub $208, %rsp
+  # static chain) and the SSE argument registers at 0-191, the SSE ones
+  # only when a call may clobber them (fbt_entry_vec_save: 208 says
+  # whether); at 192, set by the C++ code's slow paths, 1 to call the
+  # function (its return taken over); at 200, %rbp
+  # (fbt_trampoline_frame()).
+  sub $224, %rsp
   and $-16, %rsp
+  movb $0, 208(%rsp)
   mov %rdi, 0(%rsp)
   mov %rsi, 8(%rsp)
   mov %rdx, 16(%rsp)
@@ -446,14 +500,6 @@ mk_fbt_entry_common:
   mov %r9, 40(%rsp)
   mov %rax, 48(%rsp)
   mov %r10, 56(%rsp)
-  movaps %xmm0, 64(%rsp)
-  movaps %xmm1, 80(%rsp)
-  movaps %xmm2, 96(%rsp)
-  movaps %xmm3, 112(%rsp)
-  movaps %xmm4, 128(%rsp)
-  movaps %xmm5, 144(%rsp)
-  movaps %xmm6, 160(%rsp)
-  movaps %xmm7, 176(%rsp)
   test $63, %r11          # no FbtFunc (a jump into a patched entry):
   jnz 9f                  # mk_fbt_enter() reports it
   cmp %r11, MK_FBT_F_SELF(%r11)
@@ -462,7 +508,7 @@ mk_fbt_entry_common:
   # The fast path; 8(%rbp) holds the FbtFunc until the end.
   mov %rbp, 200(%rsp)
   mov MK_FBT_F_ENTRY(%r11), %r10
-  fbt_fast_fire 2
+  fbt_fast_fire 2, fbt_entry_vec_save
   mov 8(%rbp), %r11
   cmpb $0, MK_FBT_F_HIJACK(%r11)
   jne 6f
@@ -483,6 +529,7 @@ mk_fbt_entry_common:
   jmp 5b
 8:
   # No room on the shadow stack as it is: mk_fbt_take_return() decides.
+  fbt_entry_vec_save
   movq $0, 192(%rsp)
   mov %r11, %rdi
   mov %rsp, %rsi
@@ -493,15 +540,17 @@ mk_fbt_entry_common:
   jmp 10f
 9:
   # The slow path: mk_fbt_enter() does it all.
+  fbt_entry_vec_save
   movq $0, 192(%rsp)
   mov %r11, %rdi
   mov %rsp, %rsi
   mov %rbp, %rdx
   call mk_fbt_enter
 10:
+  fbt_entry_vec_restore
   cmpq $0, 192(%rsp)      # (the movs and pops below keep the flags)
   .cfi_remember_state
-  fbt_entry_restore
+  fbt_entry_restore_gpr
   jne 4f                  # the return taken over by calling the function?
   jmp *%r11
   .cfi_restore_state
@@ -715,6 +764,8 @@ static_assert(offsetof(HandlerList, n) == MK_FBT_HL_N &&
                   offsetof(HandlerList, h) + offsetof(Handler, fn) == MK_FBT_HL_FN &&
                   offsetof(HandlerList, h) + offsetof(Handler, mfn) == MK_FBT_HL_MFN &&
                   offsetof(HandlerList, h) + offsetof(Handler, ctx) == MK_FBT_HL_CTX &&
+                  offsetof(HandlerList, h) + offsetof(Handler, keeps_vector) ==
+                      MK_FBT_HL_KV &&
                   offsetof(ProbeSlot, handlers) == 0 &&
                   offsetof(ProbeSlot, id) == MK_FBT_SLOT_ID,
               "the trampolines' offsets into the registry's firing data");

@@ -14,6 +14,20 @@ namespace mk {
 // Called on whatever thread fires the probe, with its six arguments.
 using ProbeCallback = void (*)(void *ctx, u32 probe_id, const uintptr_t *args);
 
+// x86_64: fn(a, b, c, d) with the vector argument registers (xmm0-7)
+// saved around the call.  A callback that keeps them (built with
+// -mgeneral-regs-only) calls whatever else it runs through this.
+using KeepVectorFn = void (*)(uintptr_t, uintptr_t, uintptr_t, uintptr_t);
+#if defined(__x86_64__)
+extern "C" void mk_call_keeping_vector(KeepVectorFn fn, uintptr_t a, uintptr_t b,
+                                       uintptr_t c, uintptr_t d);
+#else
+inline void mk_call_keeping_vector(KeepVectorFn fn, uintptr_t a, uintptr_t b,
+                                   uintptr_t c, uintptr_t d) {
+  fn(a, b, c, d);
+}
+#endif
+
 // Where the probed code was when a probe fired: the frame stack() walks
 // from.  Frame 0 is the function the probe is in (SDT, profile) or, for a
 // function-boundary probe, the caller of the traced function.

@@ -86,6 +86,50 @@ void probe_thread_register() {
 
 // ---- the firing path --------------------------------------------------------------
 
+#if defined(__x86_64__)
+asm(R"(
+  .text
+  .p2align 4
+  .globl mk_call_keeping_vector
+  .type mk_call_keeping_vector, @function
+mk_call_keeping_vector:
+  .cfi_startproc
+  push %rbp
+  .cfi_adjust_cfa_offset 8
+  .cfi_offset %rbp, -16
+  mov %rsp, %rbp
+  .cfi_def_cfa_register %rbp
+  sub $128, %rsp
+  movaps %xmm0, 0(%rsp)
+  movaps %xmm1, 16(%rsp)
+  movaps %xmm2, 32(%rsp)
+  movaps %xmm3, 48(%rsp)
+  movaps %xmm4, 64(%rsp)
+  movaps %xmm5, 80(%rsp)
+  movaps %xmm6, 96(%rsp)
+  movaps %xmm7, 112(%rsp)
+  mov %rdi, %rax
+  mov %rsi, %rdi
+  mov %rdx, %rsi
+  mov %rcx, %rdx
+  mov %r8, %rcx
+  call *%rax
+  movaps 0(%rsp), %xmm0
+  movaps 16(%rsp), %xmm1
+  movaps 32(%rsp), %xmm2
+  movaps 48(%rsp), %xmm3
+  movaps 64(%rsp), %xmm4
+  movaps 80(%rsp), %xmm5
+  movaps 96(%rsp), %xmm6
+  movaps 112(%rsp), %xmm7
+  leave
+  .cfi_def_cfa %rsp, 8
+  ret
+  .cfi_endproc
+  .size mk_call_keeping_vector, .-mk_call_keeping_vector
+)");
+#endif
+
 namespace {
 // A probe's handlers, in order.  Nearly every enabled probe has one
 // consumer: its callback is called straight, the loop left for the rest.
@@ -860,6 +904,13 @@ void ProbeRegistry::retire_later(std::vector<HandlerList *> &retired) {
   retired.clear();
 }
 
+void ProbeRegistry::mark_keeps_vector(ProbeCallback fn) {
+  MutexLock g(mu_);
+  if (std::find(keeps_vector_.begin(), keeps_vector_.end(), fn) ==
+      keeps_vector_.end())
+    keeps_vector_.push_back(fn);
+}
+
 void ProbeRegistry::set_handlers(u32 id, std::vector<HandlerList *> &retired) {
   // Rebuild the probe's handler list from the enablings that include it:
   // higher priority first, then in the order they were made.
@@ -868,7 +919,9 @@ void ProbeRegistry::set_handlers(u32 id, std::vector<HandlerList *> &retired) {
   hs.clear(), prio.clear();
   for (const Enabling &e : enablings_) // (each one's probes are sorted)
     if (std::binary_search(e.probes.begin(), e.probes.end(), id)) {
-      const Handler h{e.fn, e.mfn, e.ctx, e.id};
+      const bool kv = e.fn && std::find(keeps_vector_.begin(), keeps_vector_.end(),
+                                        e.fn) != keeps_vector_.end();
+      const Handler h{e.fn, e.mfn, e.ctx, e.id, kv};
       if (prio.empty() || prio.back() >= e.prio) {
         hs.push_back(h), prio.push_back(e.prio);
         continue;
@@ -880,7 +933,7 @@ void ProbeRegistry::set_handlers(u32 id, std::vector<HandlerList *> &retired) {
     }
   auto same = [](const Handler &a, const Handler &b) {
     return a.fn == b.fn && a.mfn == b.mfn && a.ctx == b.ctx &&
-           a.enabling == b.enabling;
+           a.enabling == b.enabling && a.keeps_vector == b.keeps_vector;
   };
   HandlerList *nl = nullptr;
   if (!hs.empty() && last_list_ && last_list_->n == hs.size() &&

@@ -60,7 +60,11 @@ struct Handler {
   ModuleHandler mfn;
   void *ctx;
   int enabling;
+  // fn keeps the vector argument registers (ProbeRegistry::
+  // mark_keeps_vector): fbt's trampolines need not save them around it.
+  bool keeps_vector;
 };
+
 
 // Immutable once published; replaced as a whole when enablings change.
 // The trampolines read n, h[0].mfn and h[0].ctx (their offsets are baked
@@ -210,6 +214,10 @@ public:
                      PatchMode mode = PatchMode::Call,
                      std::vector<ProbeDesc> retain = {},
                      NewProbeFilter accept = nullptr) EXCLUDES(mu_);
+  // `fn` keeps the vector argument registers: built with
+  // -mgeneral-regs-only, it calls anything else through
+  // mk_call_keeping_vector.  Say so before enabling with it.
+  void mark_keeps_vector(ProbeCallback fn) EXCLUDES(mu_);
   // Disable; on return no handler of this enabling runs or will run.
   void disable(int enabling) EXCLUDES(mu_);
   // Wait until every probe handler that started before now has returned.
@@ -369,6 +377,7 @@ private:
   std::vector<Handler> gather_ GUARDED_BY(mu_);
   std::vector<int> gather_prio_ GUARDED_BY(mu_); // their priorities
   HandlerList *last_list_ GUARDED_BY(mu_) = nullptr;
+  std::vector<ProbeCallback> keeps_vector_ GUARDED_BY(mu_);
   int next_enabling_ GUARDED_BY(mu_) = 1;
   // Modules that attached a handler since they loaded: their code waits
   // for a grace period when they go.

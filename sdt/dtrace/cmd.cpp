@@ -1045,6 +1045,8 @@ int Dtrace::enable(const Options &o) {
   // The probes fire from the moment they are enabled; their clauses wait
   // for BEGIN's.
   c.warmup();
+  if (consumer_fire_keeps_vector)
+    k_.probes().mark_keeps_vector(consumer_fire);
   auto en = k_.probes().enable(
       c.sdt_probes(), consumer_fire, &c, PatchMode::Call, std::move(retain),
       [&c, clause_descs](const ProbeInfo &p) {

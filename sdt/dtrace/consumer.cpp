@@ -24,11 +24,6 @@ namespace {
 // reused in the process.
 std::atomic<u64> g_next_gen{1};
 
-struct TlsSlot {
-  u64 gen;
-  ThreadState *ts;
-};
-thread_local TlsSlot t_states[4];
 thread_local char t_token; // its address names the thread
 thread_local u32 t_tid;
 
@@ -83,6 +78,8 @@ const char *fault_text(u32 f) {
 }
 
 } // namespace
+
+__thread TlsSlot t_states[4];
 
 bool copy_string_in(int pid, uintptr_t src, char *dst, size_t size) {
   const size_t page = 4096;
@@ -1002,17 +999,8 @@ ThreadState *Consumer::claim() {
   return ts;
 }
 
-void consumer_fire(void *ctx, u32 probe, const uintptr_t *args) {
-  static_cast<Consumer *>(ctx)->fire(probe, args);
-}
-
-void Consumer::fire(u32 probe, const uintptr_t *args) {
-  if (__builtin_expect(activity_.load(std::memory_order_relaxed) != Active, 0))
-    return;
-  const Table *t = table_.load(std::memory_order_acquire);
-  if (__builtin_expect(probe >= t->by_probe.size(), 0))
-    return;
-  const ProbeEcbs &pe = t->by_probe[probe];
+void Consumer::fire_other(const ProbeEcbs &pe, u32 probe,
+                          const uintptr_t *args) {
   if (bpf_) {
     // Every clause is a BPF program.  The common case, one clause and the
     // thread's lane known, runs it right here: no loop, and the program
@@ -1020,31 +1008,20 @@ void Consumer::fire(u32 probe, const uintptr_t *args) {
     // saves no register where the general one (fire_bpf_slow) saves six.
     TlsSlot &c = t_states[gen_ & 3];
     if (__builtin_expect(c.gen == gen_ && pe.n == 1, 1)) {
-      const EcbRt &e = pe.ecbs[0];
-      // `@ = count()` alone: what its program would do, without the call.
-      if (e.fast == CompiledClause::Count0 && e.bprog) {
-        i64 *v = c.ts->keyless[e.fast_agg];
-        wr(v, rd(v) + 1);
-        return;
-      }
-      run_bpf_on(e, *c.ts->lane[0], args, probe);
+      run_bpf_on(pe.ecbs[0], *c.ts->lane[0], args, probe);
       return;
     }
     fire_bpf_slow(pe, probe, args);
     return;
   }
-  // The fast path: one clause, `@ = count()` alone, the thread known and
-  // its entry made.  No register is saved, no call made.
-  TlsSlot &c = t_states[gen_ & 3];
-  if (__builtin_expect(c.gen == gen_ && pe.n == 1, 1)) {
-    const EcbRt &e = pe.ecbs[0];
-    if (e.fast == CompiledClause::Count0)
-      if (i64 *v = c.ts->keyless[e.fast_agg]) {
-        wr(v, rd(v) + 1);
-        return;
-      }
-  }
   fire_slow(pe, probe, args);
+}
+
+void Consumer::other(uintptr_t self, uintptr_t pe, uintptr_t probe,
+                     uintptr_t args) {
+  reinterpret_cast<Consumer *>(self)->fire_other(
+      *reinterpret_cast<const ProbeEcbs *>(pe), (u32)probe,
+      reinterpret_cast<const uintptr_t *>(args));
 }
 
 void Consumer::fire_slow(const ProbeEcbs &pe, u32 probe, const uintptr_t *args) {

@@ -71,6 +71,8 @@ public:
       EXCLUDES(ecbs_mu_);
 
   // ---- the firing side (any thread)
+  // In fire.cpp, built for the general registers only: the count( ) fast
+  // path is its own code, the rest reached by mk_call_keeping_vector.
   void fire(u32 probe, const uintptr_t *args);
 
   // ---- the consumer thread
@@ -112,6 +114,12 @@ private:
   struct ProbeEcbs;
   ThreadState *thread_state();
   ThreadState *claim();
+  // What fire() does past its count( ) fast path (`other` calls it with
+  // the vector registers saved).
+  void fire_other(const ProbeEcbs &pe, u32 probe, const uintptr_t *args)
+      __attribute__((noinline));
+  static void other(uintptr_t self, uintptr_t pe, uintptr_t probe,
+                    uintptr_t args);
   void fire_slow(const ProbeEcbs &pe, u32 probe, const uintptr_t *args)
       __attribute__((noinline));
   void fire_bpf_slow(const ProbeEcbs &pe, u32 probe, const uintptr_t *args)

@@ -935,5 +935,8 @@ class Consumer;
 
 // Runs the probe callback of `Sdt::enable` for one Consumer.
 void consumer_fire(void *ctx, u32 probe, const uintptr_t *args);
+// Whether consumer_fire keeps the vector registers (fire.cpp; optimised
+// x86_64 builds): ProbeRegistry::mark_keeps_vector.
+extern const bool consumer_fire_keeps_vector;
 
 } // namespace mk::dt

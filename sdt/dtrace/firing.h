@@ -145,6 +145,15 @@ struct BpfLane {
   u8 key[kMaxKeys * (kStrSize + 8)];
 };
 
+// The thread's state for each of the last few consumers that fired on it
+// (Consumer::gen_ & 3 picks the entry; gen tells whose it is).  __thread,
+// not thread_local: read from fire.cpp with no wrapper call.
+struct TlsSlot {
+  u64 gen;
+  ThreadState *ts;
+};
+extern __thread TlsSlot t_states[4];
+
 // ---- helpers of the firing path -------------------------------------------------------
 
 // Record sizes and string copies are in 8-byte units.

@@ -86,6 +86,8 @@ struct Counting {
     c = std::make_unique<dt::Consumer>(std::move(*prog), std::move(ecbs), o,
                                        sink, begin, begin + 1, begin + 2);
     (void)c->init();
+    if (dt::consumer_fire_keeps_vector) // as the dtrace command says
+      k.probes().mark_keeps_vector(dt::consumer_fire);
     enabling = *k.probes().enable(c->sdt_probes(), dt::consumer_fire, c.get(),
                                   mode);
   }

@@ -388,6 +388,67 @@ TEST_CASE("fbt: a module's function: entry arguments, return value, once each") 
   REQUIRE_OK(k.linker().unload(*file));
 }
 
+#if defined(__x86_64__)
+namespace {
+
+// What a handler with SSE code may do to the vector registers.
+void clobber_vector(uintptr_t, uintptr_t, uintptr_t, uintptr_t) {
+  __asm__ volatile("xorps %%xmm0, %%xmm0\n\txorps %%xmm1, %%xmm1\n\t"
+                   "xorps %%xmm2, %%xmm2\n\txorps %%xmm3, %%xmm3\n\t"
+                   "xorps %%xmm4, %%xmm4\n\txorps %%xmm5, %%xmm5\n\t"
+                   "xorps %%xmm6, %%xmm6\n\txorps %%xmm7, %%xmm7"
+                   ::: "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6",
+                   "xmm7");
+}
+
+void clobbering(void *ctx, u32, const uintptr_t *) {
+  ++*(long *)ctx;
+  clobber_vector(0, 0, 0, 0);
+}
+
+// A callback that keeps the vector registers, as one the registry is told
+// of must: integer work of its own, the rest (every other firing) through
+// mk_call_keeping_vector.
+__attribute__((target("general-regs-only"))) void keeping(void *ctx, u32,
+                                                          const uintptr_t *) {
+  if (++*(long *)ctx % 2 == 0)
+    mk::mk_call_keeping_vector(clobber_vector, 0, 0, 0, 0);
+}
+
+} // namespace
+
+TEST_CASE("fbt: a traced function's vector arguments and return value "
+          "survive its handlers") {
+  // f(a, b) = 2a + b in doubles: addsd %xmm0,%xmm0; addsd %xmm1,%xmm0; ret
+  const std::vector<u8> body = {0xf2, 0x0f, 0x58, 0xc0, 0xf2,
+                                0x0f, 0x58, 0xc1, 0xc3};
+  ModuleDir dir;
+  dir.write("fd.ko", EntryObject("__fentry__", kCall, body).b);
+  mk::Kernel k(kernel_options(dir.path()));
+  REQUIRE(k.boot());
+  auto file = k.linker().load("fd");
+  REQUIRE_OK(file);
+  auto fn = (double (*)(double, double))(uintptr_t)(*file)->address;
+  auto ids = ids_of(k, "fbt:fd:f:");
+  REQUIRE(ids.size() == 2);
+  // A callback that clobbers them (the trampolines save them around it),
+  // then one the registry knows keeps them (they are saved only around
+  // what it calls through mk_call_keeping_vector).
+  k.probes().mark_keeps_vector(keeping);
+  for (mk::ProbeCallback cb : {clobbering, keeping}) {
+    CAPTURE(cb == keeping);
+    long n = 0;
+    auto e = k.probes().enable(ids, cb, &n);
+    REQUIRE_OK(e);
+    for (int i = 0; i < 6; i++)
+      CHECK(fn(1.5 + i, 0.25) == 3.25 + 2 * i);
+    k.probes().disable(*e);
+    CHECK(n == 12);
+  }
+  REQUIRE_OK(k.linker().unload(*file));
+}
+#endif
+
 #if !defined(__x86_64__)
 TEST_CASE("fbt: an i386 function's ret $4, in call and breakpoint mode") {
   // stdcall: the function pops its argument (mov 4(%esp),%eax; inc;
