@@ -912,6 +912,10 @@ void LinuxModules::load_symvers() {
     if (it == api_.end())
       continue;
     it->second.crc = (u32)std::strtoul(line.c_str(), nullptr, 16);
+    // EXPORT_SYMBOL_NS: the namespace a module must import (vmlinux puts
+    // efi_embedded_fw_list in TEST_FIRMWARE).
+    if (size_t t4 = line.find('\t', t3 + 1); t4 != std::string::npos)
+      it->second.ns = line.substr(t4 + 1);
     n++;
   }
   k_.log("linux: %zu Linux API exports, %zu with CRCs from %s\n", api_.size(),

@@ -1,6 +1,7 @@
 // Per-CPU areas (see kern_percpu.h).
 #include "kern_percpu.h"
 
+#include <algorithm>
 #include <cstring>
 #include <sys/mman.h>
 #if defined(__x86_64__)
@@ -54,6 +55,12 @@ void load_fs(u8 *base) {
 } // namespace
 
 PerCpu::~PerCpu() {
+  {
+    MutexLock g(mu_);
+    for (u8 *a : thread_areas_)
+      munmap(a, kAreaSize);
+    thread_areas_.clear();
+  }
   for (u8 *a : areas_) {
     // The destroying thread (the shell's) leaves its area first.
     if (a == t_area) {
@@ -91,6 +98,40 @@ void PerCpu::enter(unsigned i) {
 #endif
 }
 
+void PerCpu::enter_thread_area(u8 *a) {
+  t_area = a;
+  t_index = -1;
+#if defined(__x86_64__)
+  syscall(SYS_arch_prctl, ARCH_SET_GS, (unsigned long)a);
+#elif defined(__i386__)
+  load_fs(a);
+#endif
+}
+
+Result<u8 *> PerCpu::alloc_thread_area() {
+  void *p = mmap(nullptr, kAreaSize, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED)
+    return error(strf("a thread's per-CPU area: %s", std::strerror(errno)));
+  u8 *a = (u8 *)p;
+  MutexLock g(mu_);
+  for (const auto &[off, bytes] : templates_)
+    std::memcpy(a + off, bytes.data(), bytes.size());
+  thread_areas_.push_back(a);
+  return a;
+}
+
+void PerCpu::free_thread_area(u8 *a) {
+  {
+    MutexLock g(mu_);
+    auto it = std::find(thread_areas_.begin(), thread_areas_.end(), a);
+    if (it == thread_areas_.end())
+      return;
+    thread_areas_.erase(it);
+  }
+  munmap(a, kAreaSize);
+}
+
 u8 *PerCpu::current() { return t_area; }
 int PerCpu::current_index() { return t_index; }
 
@@ -121,12 +162,15 @@ Result<u64> PerCpu::alloc(u64 size, u64 align) {
   used_[at] = size ? size : 1;
   for (u8 *a : areas_)
     std::memset(a + at, 0, size);
+  for (u8 *a : thread_areas_)
+    std::memset(a + at, 0, size);
   return at;
 }
 
 void PerCpu::free(u64 off) {
   MutexLock g(mu_);
   used_.erase(off);
+  templates_.erase(off);
 }
 
 u64 PerCpu::used() const {
@@ -137,9 +181,13 @@ u64 PerCpu::used() const {
   return n;
 }
 
-void PerCpu::fill(u64 off, const u8 *src, u64 n) const {
+void PerCpu::fill(u64 off, const u8 *src, u64 n) {
   for (u8 *a : areas_)
     std::memcpy(a + off, src, n);
+  MutexLock g(mu_);
+  for (u8 *a : thread_areas_)
+    std::memcpy(a + off, src, n);
+  templates_[off].assign(src, src + n);
 }
 
 } // namespace mk

@@ -10,6 +10,13 @@
 // variables, laid out by their owner (the Linux KPI's fixed part); the
 // rest is handed out to modules' per-CPU sections, the same offset in
 // every area.
+//
+// A thread that is no CPU but runs module code (a Linux kthread) takes a
+// thread area: made for it, not counted among the CPUs' areas, with each
+// module's per-CPU section copied in as the module's file had it.  Two
+// host threads never share an area, so per-CPU read-modify-writes
+// (this_cpu_inc) never race; what a thread area holds is its own, and no
+// walk over the CPUs sees it.
 #pragma once
 
 #include "../linker/base.h"
@@ -49,13 +56,27 @@ public:
   // Bytes of each area that modules hold (sysctl vm.percpu.used).
   u64 used() const EXCLUDES(mu_);
   // Copy `n` bytes to offset `off` of every area (a module's initial
-  // per-CPU contents, before its code runs).
-  void fill(u64 off, const u8 *src, u64 n) const;
+  // per-CPU contents, before its code runs), and keep them for the thread
+  // areas made later.
+  void fill(u64 off, const u8 *src, u64 n) EXCLUDES(mu_);
+
+  // A thread area (above), zeroed but for the modules' sections; the
+  // caller lays out its static part.  Given back with free_thread_area
+  // once no thread is in it.
+  Result<u8 *> alloc_thread_area() EXCLUDES(mu_);
+  void free_thread_area(u8 *a) EXCLUDES(mu_);
+  // The calling thread takes thread area `a` (null: leaves whatever area
+  // it is in); its index is then -1, as no CPU's.
+  static void enter_thread_area(u8 *a);
 
 private:
   std::vector<u8 *> areas_;
   mutable Mutex mu_;
   std::map<u64, u64> used_ GUARDED_BY(mu_); // offset -> size
+  // Each module section's initial contents, by offset, and the live
+  // thread areas.
+  std::map<u64, std::vector<u8>> templates_ GUARDED_BY(mu_);
+  std::vector<u8 *> thread_areas_ GUARDED_BY(mu_);
 };
 
 } // namespace mk

@@ -19,12 +19,15 @@ Result<std::string> Sysctl::write(const std::string &name,
     return error("unknown oid '" + name + "'");
   if (!n->set)
     return error("oid '" + name + "' is read only");
-  std::string old = n->get();
+  // A write-only node (no CTLFLAG_RD: a Linux device's trigger) has no
+  // value to read before or after.
+  const bool readable = n->flags & CTLFLAG_RD;
+  std::string old = readable ? n->get() : std::string();
   auto r = n->set(value);
   if (!r)
     return error(name + ": " + r.error().message);
   SDT_PROBE3(kernel, kern, sysctl, sysctl__write, name.c_str(), old.c_str(),
-             n->get().c_str());
+             readable ? n->get().c_str() : value.c_str());
   return old;
 }
 

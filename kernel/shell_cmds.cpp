@@ -340,7 +340,8 @@ int cmd_sysctl(Kernel &k, Args &a) {
     if (!all)
       return fail(k, a[0], "usage: sysctl [-adn] [name[=value] ...]");
     for (const auto &n : k.sysctl().list(""))
-      show(n);
+      if (n.flags & CTLFLAG_RD)
+        show(n);
     return 0;
   }
   int rc = 0;
@@ -351,8 +352,13 @@ int cmd_sysctl(Kernel &k, Args &a) {
       auto nodes = k.sysctl().list(name);
       if (nodes.empty())
         rc = fail(k, a[0], "unknown oid '" + name + "'");
+      // Write-only nodes have nothing to show: a listing skips them, and
+      // asking for one by name is an error.
       for (const auto &n : nodes)
-        show(n);
+        if (n.flags & CTLFLAG_RD)
+          show(n);
+        else if (n.name == name)
+          rc = fail(k, a[0], "oid '" + name + "' is write only");
       continue;
     }
     auto old = k.sysctl().write(name, w.substr(eq + 1));
@@ -361,9 +367,12 @@ int cmd_sysctl(Kernel &k, Args &a) {
       continue;
     }
     auto n = k.sysctl().find(name);
-    const std::string now = n ? n->get() : std::string();
+    const bool readable = n && (n->flags & CTLFLAG_RD);
+    const std::string now = readable ? n->get() : w.substr(eq + 1);
     if (value_only)
       k.printf("%s\n", now.c_str());
+    else if (!readable)
+      k.printf("%s: -> %s\n", name.c_str(), now.c_str());
     else
       k.printf("%s: %s -> %s\n", name.c_str(), old->c_str(), now.c_str());
   }

@@ -215,6 +215,12 @@ constexpr u64 kTaskPid = 0x454;
 constexpr u64 kTaskComm = 0x584;
 #endif
 
+// Lay out the static part of per-CPU area `a` (a CPU's, the shell's or a
+// kthread's): a fresh canary, its task as current_task, preemption
+// enabled, `cpu` as cpu_number, its own address as this_cpu_off, and
+// the task's pid and comm.
+void init_area(u8 *a, int cpu, int pid, const char *comm);
+
 // The calling thread's fake task (its per-CPU area's; a thread without
 // an area has one of its own), and its __state word.
 u8 *current_task();
@@ -274,5 +280,7 @@ void work_module_gone(u64 lo, u64 hi);
 void rcu_module_gone(u64 lo, u64 hi);
 void debugfs_module_gone(u64 lo, u64 hi);
 void uaccess_module_gone(u64 lo, u64 hi);
+void misc_module_gone(u64 lo, u64 hi);
+void kthread_module_gone(u64 lo, u64 hi);
 
 } // namespace lkpi

@@ -58,12 +58,29 @@ unsigned long random_canary() {
   return c & ~0xfful;
 }
 
+} // namespace
+
+void init_area(u8 *a, int cpu, int pid, const char *comm) {
+  put<unsigned long>(a, kPcpuCanary, random_canary());
+  put<u8 *>(a, kPcpuCurrentTask, a + kPcpuTask);
+  put<u32>(a, kPcpuPreemptCount, 0x80000000u); // PREEMPT_ENABLED
+  put<int>(a, kPcpuCpuNumber, cpu);
+  put<unsigned long>(a, kPcpuThisCpuOff, (unsigned long)(uintptr_t)a);
+  u8 *task = a + kPcpuTask;
+  put<int>(task, kTaskPid, pid);
+  std::strncpy((char *)task + kTaskComm, comm, 15);
+}
+
+namespace {
+
 void module_gone(u64 lo, u64 hi) {
   timers_module_gone(lo, hi);
   work_module_gone(lo, hi);
   rcu_module_gone(lo, hi);
 #if defined(__x86_64__)
+  kthread_module_gone(lo, hi);
   debugfs_module_gone(lo, hi);
+  misc_module_gone(lo, hi);
   uaccess_module_gone(lo, hi);
 #endif
 }
@@ -75,15 +92,8 @@ bool init_percpu(mk::Kernel &k) {
   const unsigned n = pc.count();
   for (unsigned i = 0; i < n; i++) {
     u8 *a = pc.area(i);
-    put<unsigned long>(a, kPcpuCanary, random_canary());
-    put<u8 *>(a, kPcpuCurrentTask, a + kPcpuTask);
-    put<u32>(a, kPcpuPreemptCount, 0x80000000u); // PREEMPT_ENABLED
-    put<int>(a, kPcpuCpuNumber, (int)i);
-    put<unsigned long>(a, kPcpuThisCpuOff, (unsigned long)(uintptr_t)a);
-    u8 *task = a + kPcpuTask;
-    put<int>(task, kTaskPid, (int)i + 1);
-    const std::string comm = i + 1 == n ? "shell" : mk::strf("cpu%u", i);
-    std::strncpy((char *)task + kTaskComm, comm.c_str(), 15);
+    init_area(a, (int)i, (int)i + 1,
+              i + 1 == n ? "shell" : mk::strf("cpu%u", i).c_str());
     if (i < kNrCpus) {
       __per_cpu_offset[i] = (unsigned long)(uintptr_t)a;
       const unsigned long bit = 1ul << (i % (8 * sizeof(long)));

@@ -14,6 +14,8 @@
 
 #include <cstring>
 
+extern "C" char __executable_start[], edata[];
+
 namespace lkpi {
 
 struct kmem_cache {
@@ -330,7 +332,17 @@ __attribute__((noinline)) char *kmemdup_nul(const char *s, size_t len,
                                             unsigned gfp) {
   return s ? dup_for(s, len, gfp, LKPI_CALLER()) : nullptr;
 }
+// Linux's kfree_const() leaves a string in the kernel's .rodata alone;
+// here nothing inside the kernel's image or a module's (a string
+// constant of the module that called) is ever freed, since only heap
+// blocks are.
 __attribute__((noinline)) void kfree_const(const void *p) {
+  const u64 at = (u64)(uintptr_t)p;
+  if (at >= (u64)(uintptr_t)__executable_start && at < (u64)(uintptr_t)edata)
+    return;
+  if (mk::Kernel *k = mk::curkernel(); k && at > kZeroSizePtr &&
+                                       k->linker().file_at(at))
+    return;
   release(p, LKPI_CALLER());
 }
 

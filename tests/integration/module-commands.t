@@ -9,6 +9,7 @@ minikern> kldload memdev
 minikern> help
 ...
   kldunload [-v] name | id ...             unload a module
+  lsdev                                    list the Linux devices modules registered
   lsmod                                    list loaded modules (Linux)
   memdev write TEXT | read | stat | clear  a tiny in-memory device (module memdev)
   modinfo [-F field] FILE|NAME             show a module's information without loading it
@@ -59,6 +60,7 @@ minikern> help memdev
 help: no such command: memdev
 minikern> help
 ...
+  lsdev                                    list the Linux devices modules registered
   lsmod                                    list loaded modules (Linux)
   modinfo [-F field] FILE|NAME             show a module's information without loading it
 ...

@@ -28,6 +28,7 @@ minikern> help nosuch
 help: no such command: nosuch
 minikern> # help lists every command in name order (other subsystems add more)
 minikern> help
+  cat /dev/NAME ...                        read a Linux device as read(2) would
   dmesg [-c]                               print (and clear) the kernel message buffer
 ...
   echo [word ...]                          print the words
@@ -37,6 +38,7 @@ minikern> help
   kldload [-v] file ...                    load a module (path or name)
   kldstat [-v] [-i id] [-n name]           list loaded files
   kldunload [-v] name | id ...             unload a module
+  lsdev                                    list the Linux devices modules registered
   lsmod                                    list loaded modules (Linux)
   modinfo [-F field] FILE|NAME             show a module's information without loading it
   modprobe [-r] NAME [name=value ...]      load a module and its dependencies by name, or unload (Linux)

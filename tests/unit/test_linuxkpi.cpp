@@ -10,6 +10,7 @@
 #include <lz4.h>
 
 #include <atomic>
+#include <climits>
 #include <cstdarg>
 #include <cstring>
 #include <fstream>
@@ -1750,3 +1751,267 @@ TEST_CASE("linuxkpi: the OID registry numbers OIDs as the installed headers "
   CHECK(std::string(buf) == "(bad)");
   CHECK(sprint_oid(rsa, sizeof rsa, buf, 8) == -105); // ENOBUFS
 }
+
+// ---- what lib/test_firmware binds: parsers, misc devices, firmware,
+// kthreads -------------------------------------------------------------------
+
+TEST_CASE("linuxkpi: kstrtoll, kstrtobool, kstrndup, kfree_const, "
+          "scnprintf and simple_read_from_buffer as Linux's") {
+  auto kstrtoll = lx<int(const char *, unsigned, long long *)>("kstrtoll");
+  long long v = 0;
+  CHECK((kstrtoll("-9223372036854775808", 10, &v) == 0 && v == LLONG_MIN));
+  CHECK(kstrtoll("9223372036854775808", 10, &v) == -34); // -ERANGE
+  CHECK((kstrtoll("+0x10\n", 0, &v) == 0 && v == 16));
+  CHECK(kstrtoll("12\n\n", 10, &v) == -22); // one newline only
+  CHECK(kstrtoll("-", 10, &v) == -22);
+  auto kstrtobool = lx<int(const char *, bool *)>("kstrtobool");
+  bool b = false;
+  CHECK((kstrtobool("true", &b) == 0 && b));
+  CHECK((kstrtobool("OFF", &b) == 0 && !b));
+  CHECK(kstrtobool("o", &b) == -22);
+  CHECK(kstrtobool("", &b) == -22);
+  CHECK(kstrtobool("maybe", &b) == -22);
+
+  auto kstrndup = lx<char *(const char *, size_t, unsigned)>("kstrndup");
+  auto kfree_const = lx<void(const void *)>("kfree_const");
+  char *s = kstrndup("abcdef", 3, 0);
+  REQUIRE(s);
+  CHECK(std::string(s) == "abc");
+  kfree_const(s);
+  // A string constant is never freed (it is no heap block: freeing it
+  // would corrupt the allocator).
+  static const char kConst[] = "in .rodata";
+  kfree_const(kConst);
+  CHECK(std::string(kConst) == "in .rodata");
+
+  char buf[4];
+  CHECK(lx<int(char *, size_t, const char *, ...)>("scnprintf")(
+            buf, sizeof buf, "%s", "abcdef") == 3);
+  CHECK(std::string(buf) == "abc");
+
+  auto read = lx<long(void *, size_t, long long *, const void *, size_t)>(
+      "simple_read_from_buffer");
+  char out[16] = {};
+  long long pos = 0;
+  CHECK(read(out, 3, &pos, "hello", 5) == 3);
+  CHECK(pos == 3);
+  CHECK(read(out + 3, 10, &pos, "hello", 5) == 2);
+  CHECK(std::string(out) == "hello");
+  CHECK(read(out, 10, &pos, "hello", 5) == 0);
+  pos = -1;
+  CHECK(read(out, 10, &pos, "hello", 5) == -22);
+}
+
+#if defined(__x86_64__)
+namespace {
+// struct device_attribute: attribute {name, mode}, show, store.
+struct dev_attr {
+  const char *name;
+  unsigned short mode;
+  long (*show)(void *dev, dev_attr *a, char *buf);
+  long (*store)(void *dev, dev_attr *a, const char *buf, size_t n);
+};
+struct attr_group {
+  const char *name;
+  void *is_visible, *is_bin_visible;
+  dev_attr **attrs;
+  void *bin_attrs;
+};
+static_assert(sizeof(dev_attr) == 32 && sizeof(attr_group) == 40);
+// struct miscdevice.
+struct miscdevice {
+  int minor;
+  const char *name;
+  const void *fops;
+  list_head list;
+  void *parent, *this_device;
+  attr_group **groups;
+  const char *nodename;
+  unsigned short mode;
+};
+static_assert(sizeof(miscdevice) == 80 && offsetof(miscdevice, groups) == 56);
+
+std::string g_stored;
+long unit_show(void *, dev_attr *, char *buf) {
+  return std::snprintf(buf, 4096, "stored:%s\n", g_stored.c_str());
+}
+long unit_store(void *, dev_attr *, const char *buf, size_t n) {
+  if (std::string(buf, n) == "bad")
+    return -22;
+  g_stored.assign(buf, n);
+  return (long)n;
+}
+dev_attr g_value{"value", 0644, unit_show, unit_store};
+dev_attr g_trigger{"trigger", 0200, nullptr, unit_store};
+dev_attr *g_attrs[] = {&g_value, &g_trigger, nullptr};
+attr_group g_group{nullptr, nullptr, nullptr, g_attrs, nullptr};
+attr_group *g_groups[] = {&g_group, nullptr};
+} // namespace
+
+TEST_CASE("linuxkpi: misc_register takes 6.1's dynamic minors, shows the "
+          "attributes as sysctls and leaves nothing after a refusal") {
+  Booted b;
+  auto reg = lx<int(miscdevice *)>("misc_register");
+  auto dereg = lx<void(miscdevice *)>("misc_deregister");
+  miscdevice a{255, "unita", nullptr, {}, nullptr, nullptr, g_groups, nullptr, 0};
+  miscdevice a2{255, "unita", nullptr, {}, nullptr, nullptr, nullptr, nullptr, 0};
+  miscdevice c{255, "unitc", nullptr, {}, nullptr, nullptr, nullptr, nullptr, 0};
+  miscdevice fixed{126, "unitf", nullptr, {}, nullptr, nullptr, nullptr, nullptr, 0};
+  REQUIRE(reg(&a) == 0);
+  CHECK(a.minor == 127);
+  REQUIRE(a.this_device);
+  CHECK(std::string(*(const char **)a.this_device) == "unita"); // kobj.name
+  CHECK(*(u32 *)((u8 *)a.this_device + 660) == ((10u << 20) | 127)); // devt
+  // The same name again: -EEXIST, and its minor is not taken.
+  CHECK(reg(&a2) == -17);
+  CHECK(a2.minor == 255);
+  REQUIRE(reg(&c) == 0);
+  CHECK(c.minor == 126);
+  CHECK(reg(&fixed) == -16); // 126 is taken: -EBUSY
+  // Attributes: readable and writable, or write-only.
+  auto node = b.k.sysctl().find("dev.misc.unita.value");
+  REQUIRE(node);
+  CHECK(b.k.sysctl().write("dev.misc.unita.value", "x"));
+  CHECK(node->get() == "stored:x");
+  CHECK_FALSE(b.k.sysctl().write("dev.misc.unita.value", "bad"));
+  auto trig = b.k.sysctl().find("dev.misc.unita.trigger");
+  REQUIRE(trig);
+  CHECK(!(trig->flags & CTLFLAG_RD));
+  CHECK(b.k.sysctl().write("dev.misc.unita.trigger", "y"));
+  CHECK(g_stored == "y");
+  dereg(&a);
+  CHECK_FALSE(b.k.sysctl().find("dev.misc.unita.value"));
+  miscdevice again{255, "unita", nullptr, {}, nullptr, nullptr, nullptr, nullptr, 0};
+  REQUIRE(reg(&again) == 0);
+  CHECK(again.minor == 127); // given back
+  dereg(&again);
+  dereg(&c);
+}
+
+namespace {
+struct firmware {
+  size_t size;
+  const u8 *data;
+  void *priv;
+};
+completion g_fw_done;
+const firmware *g_fw_async;
+void fw_cont(const firmware *fw, void *) {
+  g_fw_async = fw;
+  lx<void(completion *)>("complete")(&g_fw_done);
+}
+} // namespace
+
+TEST_CASE("linuxkpi: request_firmware reads the firmware path; into_buf and "
+          "partial reads keep Linux's size rules; nowait calls back") {
+  Booted b;
+  const std::string path = b.dir.path() + "/unit.bin";
+  std::ofstream(path) << "0123456789";
+  struct Gone {
+    std::string p;
+    ~Gone() { std::remove(p.c_str()); }
+  } gone{path};
+  REQUIRE(b.k.sysctl().write("module.firmware_class.path", b.dir.path()));
+  using Req = int(const firmware **, const char *, void *);
+  auto request = lx<Req>("request_firmware");
+  auto direct = lx<Req>("request_firmware_direct");
+  auto release = lx<void(const firmware *)>("release_firmware");
+  const firmware *fw = nullptr;
+  REQUIRE(request(&fw, "unit.bin", nullptr) == 0);
+  CHECK(std::string((const char *)fw->data, fw->size) == "0123456789");
+  release(fw);
+  fw = (const firmware *)1;
+  CHECK(direct(&fw, "absent.bin", nullptr) == -2);
+  CHECK(fw == nullptr);
+  CHECK(request(&fw, "", nullptr) == -22);
+  CHECK(request(nullptr, "unit.bin", nullptr) == -22);
+
+  char buf[16] = {};
+  auto into = lx<int(const firmware **, const char *, void *, void *, size_t)>(
+      "request_firmware_into_buf");
+  REQUIRE(into(&fw, "unit.bin", nullptr, buf, sizeof buf) == 0);
+  CHECK((const void *)fw->data == buf); // the caller's buffer, not freed
+  CHECK(fw->size == 10);
+  release(fw);
+  auto partial = lx<int(const firmware **, const char *, void *, void *, size_t,
+                        size_t)>("request_partial_firmware_into_buf");
+  REQUIRE(partial(&fw, "unit.bin", nullptr, buf, 4, 8) == 0);
+  CHECK(std::string((const char *)fw->data, fw->size) == "89"); // what is left
+  release(fw);
+  CHECK(partial(&fw, "unit.bin", nullptr, nullptr, 4, 0) == -22); // no buffer
+
+  // The platform fallback: what the EFI embedded-firmware list holds,
+  // only once the search is said to have run.
+  struct {
+    list_head list;
+    const char *name;
+    const u8 *data;
+    size_t length;
+  } efw{{}, "plat.bin", (const u8 *)"PLAT", 4};
+  auto *head = lx<list_head>("efi_embedded_fw_list");
+  auto *checked = lx<bool>("efi_embedded_fw_checked");
+  efw.list.next = head->next;
+  efw.list.prev = head;
+  head->next->prev = &efw.list;
+  head->next = &efw.list;
+  auto platform = lx<Req>("firmware_request_platform");
+  CHECK(platform(&fw, "plat.bin", nullptr) == -2);
+  *checked = true;
+  REQUIRE(platform(&fw, "plat.bin", nullptr) == 0);
+  CHECK(std::string((const char *)fw->data, fw->size) == "PLAT");
+  release(fw);
+  *checked = false;
+  head->next = efw.list.next;
+  efw.list.next->prev = head;
+
+  init_completion(&g_fw_done);
+  auto nowait = lx<int(void *, bool, const char *, void *, unsigned, void *,
+                       void (*)(const firmware *, void *))>(
+      "request_firmware_nowait");
+  REQUIRE(nowait(nullptr, true, "unit.bin", nullptr, 0, nullptr, fw_cont) == 0);
+  lx<void(completion *)>("wait_for_completion")(&g_fw_done);
+  REQUIRE(g_fw_async);
+  CHECK(g_fw_async->size == 10);
+  release(g_fw_async);
+}
+
+namespace {
+completion g_kt_done;
+u8 *g_kt_area, *g_kt_task;
+char g_kt_comm[16];
+int kt_fn(void *arg) {
+  g_kt_area = mk::PerCpu::current();
+  u8 *task;
+  asm volatile("mov %%gs:64, %0" : "=r"(task)); // current_task
+  g_kt_task = task;
+  std::memcpy(g_kt_comm, task + 0xba0, 15);
+  *(int *)arg = 1;
+  lx<void(completion *)>("complete")(&g_kt_done);
+  return 0;
+}
+} // namespace
+
+TEST_CASE("linuxkpi: a kthread waits for wake_up_process, then runs on a "
+          "per-CPU area of its own as its task") {
+  Booted b;
+  init_completion(&g_kt_done);
+  int ran = 0;
+  auto create = lx<u8 *(int (*)(void *), void *, int, const char *, ...)>(
+      "kthread_create_on_node");
+  u8 *task = create(kt_fn, &ran, -1, "%s-%u", "unit", 7u);
+  REQUIRE((uintptr_t)task < (uintptr_t)-4095);
+  CHECK(std::string((const char *)task + 0xba0) == "unit-7");
+  CHECK((*(u32 *)(task + 44) & 0x00200000u) != 0); // PF_KTHREAD
+  mk::sleep_ms(20);
+  CHECK(ran == 0); // not before it is woken
+  CHECK(lx<int(u8 *)>("wake_up_process")(task) == 1);
+  lx<void(completion *)>("wait_for_completion")(&g_kt_done);
+  CHECK(ran == 1);
+  CHECK(g_kt_task == task);
+  CHECK(g_kt_area != nullptr);
+  CHECK(g_kt_area != mk::PerCpu::current());
+  CHECK(std::string(g_kt_comm) == "unit-7");
+  // Reaped when its "module" (here: the test's code) goes.
+  mk::linux_module_gone((u64)(uintptr_t)kt_fn, (u64)(uintptr_t)kt_fn + 1);
+}
+#endif
