@@ -13,7 +13,8 @@
 // Linux's "Direct firmware load for NAME failed with error N", said
 // against the device (request_firmware_direct() keeps quiet).
 //
-// The sizes are kernel_read_file()'s: an empty file is -EINVAL; a file
+// A name with a ".." component is -EINVAL, as Linux 6.1.y refuses path
+// traversal.  The sizes are kernel_read_file()'s: an empty file is -EINVAL; a file
 // larger than the caller's buffer (request_firmware_into_buf()) -EFBIG;
 // a partial read (request_partial_firmware_into_buf()) takes what fits of
 // the file from its offset.  firmware_request_platform() falls back to
@@ -219,13 +220,22 @@ long from_platform(const char *name, u8 **buf, size_t buf_size, u64 caller) {
   return -kEnoent;
 }
 
+// name_contains_dotdot() (6.1.y's "Block path traversal"): a ".."
+// component would leave the firmware directories.
+bool has_dotdot(const char *name) {
+  for (const char *p = name; (p = std::strstr(p, "..")); p += 2)
+    if ((p == name || p[-1] == '/') && (p[2] == '\0' || p[2] == '/'))
+      return true;
+  return false;
+}
+
 // _request_firmware(): `*out` gets the firmware, or null with the error.
 int request(const firmware **out, const char *name, const u8 *dev, void *buf,
             size_t size, size_t offset, u32 opts, u64 caller) {
   if (!out)
     return -kEinval;
   *out = nullptr;
-  if (!name || !name[0])
+  if (!name || !name[0] || has_dotdot(name))
     return -kEinval;
   if ((opts & kOptPartial) && !buf)
     return -kEinval;

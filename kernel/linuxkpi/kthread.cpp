@@ -44,6 +44,11 @@ namespace {
 constexpr u64 kTaskFlags = 44;
 constexpr u32 kPfKthread = 0x00200000;
 constexpr long kEnomem = 12, kEintr = 4;
+} // namespace
+
+int wake_task(u8 *task, unsigned mode); // sched.cpp
+
+namespace {
 
 struct KThread {
   mk::Kernel *kernel = nullptr;
@@ -63,8 +68,11 @@ std::atomic<int> g_next_pid{1000};
 
 u8 *task_of(KThread &t) { return t.area + kPcpuTask; }
 
+thread_local KThread *t_self; // the kthread the calling thread runs
+
 void run(void *arg) {
   auto *t = (KThread *)arg;
+  t_self = t;
   mk::PerCpu::enter_thread_area(t->area);
   std::atomic<u32> *state = task_state(task_of(*t));
   for (u32 v; (v = state->load(std::memory_order_acquire)) != TASK_RUNNING &&
@@ -150,7 +158,40 @@ kthread_create_on_node(int (LKAPI *fn)(void *), void *data, int node,
   return task;
 }
 
+// The thread asks whether kthread_stop() was called for it (false on a
+// thread that is no kthread).
+bool kthread_should_stop() { return t_self && t_self->stop.load(); }
+
+// Tell the thread to stop, wake it, wait for it to end and reap it: its
+// function's result, or -EINTR when it was never woken (it never ran).
+int kthread_stop(u8 *task) {
+  std::unique_ptr<KThread> t;
+  {
+    std::lock_guard g(g_mu);
+    for (auto it = g_threads.begin(); it != g_threads.end(); ++it)
+      if (task_of(**it) == task && (*it)->host) {
+        t = std::move(*it);
+        g_threads.erase(it);
+        break;
+      }
+  }
+  if (!t) {
+    console_line(4, lformat("kthread_stop: %px is no kthread (or it ended and "
+                            "was reaped)\n", task));
+    return -(int)kEintr;
+  }
+  t->stop.store(true);
+  wake_task(task, TASK_NORMAL);
+  futex_wake(task_state(task), INT_MAX);
+  t->kernel->kthreads().join(t->host);
+  const int result = t->result;
+  t->kernel->percpu().free_thread_area(t->area);
+  return result;
+}
+
 LINUX_EXPORT(kthread_create_on_node);
+LINUX_EXPORT(kthread_should_stop);
+LINUX_EXPORT(kthread_stop);
 
 } // namespace lkpi
 

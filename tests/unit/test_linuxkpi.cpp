@@ -1924,6 +1924,8 @@ TEST_CASE("linuxkpi: request_firmware reads the firmware path; into_buf and "
   CHECK(direct(&fw, "absent.bin", nullptr) == -2);
   CHECK(fw == nullptr);
   CHECK(request(&fw, "", nullptr) == -22);
+  CHECK(request(&fw, "../unit.bin", nullptr) == -22); // no path traversal
+  CHECK(request(&fw, "a/../unit.bin", nullptr) == -22);
   CHECK(request(nullptr, "unit.bin", nullptr) == -22);
 
   char buf[16] = {};
@@ -1989,6 +1991,14 @@ int kt_fn(void *arg) {
   lx<void(completion *)>("complete")(&g_kt_done);
   return 0;
 }
+std::atomic<bool> g_kt_looping{false};
+int kt_loop(void *) {
+  g_kt_looping = true;
+  auto should_stop = lx<bool()>("kthread_should_stop");
+  while (!should_stop())
+    lx<long(long)>("schedule_timeout_interruptible")(1);
+  return 42;
+}
 } // namespace
 
 TEST_CASE("linuxkpi: a kthread waits for wake_up_process, then runs on a "
@@ -2013,5 +2023,21 @@ TEST_CASE("linuxkpi: a kthread waits for wake_up_process, then runs on a "
   CHECK(std::string(g_kt_comm) == "unit-7");
   // Reaped when its "module" (here: the test's code) goes.
   mk::linux_module_gone((u64)(uintptr_t)kt_fn, (u64)(uintptr_t)kt_fn + 1);
+
+  // kthread_stop: a thread never woken never runs (-EINTR); a running
+  // one sees kthread_should_stop() and its result comes back.
+  auto stop = lx<int(u8 *)>("kthread_stop");
+  ran = 0;
+  task = create(kt_fn, &ran, -1, "never");
+  REQUIRE((uintptr_t)task < (uintptr_t)-4095);
+  CHECK(stop(task) == -4);
+  CHECK(ran == 0);
+  task = create(kt_loop, nullptr, -1, "loop");
+  REQUIRE((uintptr_t)task < (uintptr_t)-4095);
+  lx<int(u8 *)>("wake_up_process")(task);
+  // (Stopped before it first runs, it would not run at all, as in Linux.)
+  while (!g_kt_looping)
+    mk::sleep_ms(1);
+  CHECK(stop(task) == 42);
 }
 #endif
