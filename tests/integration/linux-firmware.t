@@ -10,7 +10,8 @@
 # what the module put in the EFI embedded-firmware list.  A file larger
 # than the buffer given is -EFBIG in its directory, said, and the search
 # goes on as in Linux: the request fails with the last directory's
-# -ENOENT.  Bad values are
+# -ENOENT.  A name that climbs out of the directories with ".." is
+# -EINVAL.  Bad values are
 # refused by the module's own parsers (kstrtou8, kstrtobool); the device
 # goes with the module, leaving nothing behind.
 # arch: x86_64
@@ -49,6 +50,10 @@ misc test_firmware: Direct firmware load for nope-test-firmware.bin failed with 
 test_firmware: load of 'nope-test-firmware.bin' failed: -2
 sysctl: dev.misc.test_firmware.trigger_request: write: error -2
 minikern> cat /dev/test_firmware
+minikern> sysctl dev.misc.test_firmware.trigger_request=../fw/test-firmware.bin
+test_firmware: loading '../fw/test-firmware.bin'
+test_firmware: load of '../fw/test-firmware.bin' failed: -22
+sysctl: dev.misc.test_firmware.trigger_request: write: error -22
 minikern> sysctl dev.misc.test_firmware.trigger_async_request=test-firmware.bin
 test_firmware: loading 'test-firmware.bin'
 test_firmware: loaded: 9
