@@ -466,6 +466,14 @@ Result<void> Lowering::insn(const dt::Insn &in, size_t pc) {
     put(call(H_FAULT));
     jump_to(ja(0), -1);
     put(alu64off(in.op == OP_DIV ? kDIV : kMOD, 1, 2, in.a ? 0 : 1)); // a: unsigned
+    // DTrace's signed remainder takes the sign of the quotient (it divides
+    // the magnitudes and negates if exactly one is negative): -7 % 2 is
+    // -1 as in C, but 7 % -2 is -1 and -7 % -2 is 1.  BPF's SMOD takes the
+    // dividend's sign, so a negative divisor negates it once more.
+    if (in.op == OP_MOD && !in.a) {
+      put(jmpi(kJSGE, 2, 0, 1));
+      put(make(kALU64 | kNEG | kK, 1, 0, 0, 0));
+    }
     push(1);
     return {};
   case OP_NEG:
