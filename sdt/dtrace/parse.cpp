@@ -3389,6 +3389,14 @@ Result<bool> set_option(Pragmas &p, const std::string &name,
       return v.take_error();
     return true;
   }
+  // DTrace's integer registers for D code: the eight BPF gives it, which
+  // is the only count it takes (fewer leave too few to generate code).
+  if (name == "iregs") {
+    auto v = number(8, 8);
+    if (!v)
+      return v.take_error();
+    return true;
+  }
   if (name == "dynvarsize") {
     if (auto v = parse_size(value); !v)
       return v.take_error();

@@ -65,6 +65,8 @@ minikern> dtrace -x version=99.1 -n 'BEGIN { exit(0); }'
 dtrace: failed to set -x version: Requested version is not supported by compiler
 minikern> dtrace -x strsize=1 -n 'BEGIN { exit(0); }'
 dtrace: failed to set -x strsize: Invalid value for specified option
+minikern> dtrace -x iregs=12 -n 'BEGIN { exit(0); }'
+dtrace: failed to set -x iregs: Invalid value for specified option
 minikern> dtrace -x errtags -n 'register x; BEGIN { exit(0); }'
 dtrace: invalid probe specifier register x; BEGIN { exit(0); }: [D_DECL_BADCLASS] specified storage class not appropriate in D
 minikern> dtrace -x errtags -n 'extern int; BEGIN { exit(0); }'
