@@ -156,6 +156,10 @@ struct Token {
   int line = 1;
   bool pred_end = false; // a '/' that closes a predicate
   Type int_type = Type::Int32; // T_INT: the constant's C type
+  size_t pos = 0;      // where in the text it starts
+  // T_IDENT: a name DTrace's lexer had not met, so it looked past it at
+  // the next character to tell a variable from a type.
+  bool unmet = false;
 };
 
 // What DTrace's own D libraries declare for every script that has a
@@ -188,6 +192,34 @@ const struct {
     {"uid", Builtin::Uid},             {"gid", Builtin::Gid},
     {"ipl", Builtin::Ipl},             {"errno", Builtin::Errno},
     {"ucaller", Builtin::UCaller},     {"ustackdepth", Builtin::UStackDepth}};
+
+// The names DTrace's compiler knows before a program declares any: its
+// built-in variables and constants (functions are find_builtin( )'s).
+bool builtin_var(const std::string &w) {
+  for (const auto &v : kBuiltinVars)
+    if (w == v.name)
+      return true;
+  static const char *const more[] = {
+      "arg0", "arg1", "arg2", "arg3", "arg4", "arg5", "arg6", "arg7",
+      "arg8", "arg9", "args", "curthread", "curcpu", "curpsinfo",
+      "curlwpsinfo", "uregs", "NULL"};
+  return std::find(std::begin(more), std::end(more), w) != std::end(more) ||
+         w.compare(0, 10, "DTRACEFLT_") == 0;
+}
+
+// D's keywords: its lexer returns them as such, never as names.
+bool d_keyword(const std::string &w) {
+  static const char *const words[] = {
+      "auto",     "break",   "case",      "char",     "const",    "continue",
+      "counter",  "default", "do",        "double",   "else",     "enum",
+      "extern",   "float",   "for",       "goto",     "if",       "import",
+      "inline",   "int",     "long",      "offsetof", "probe",    "provider",
+      "register", "restrict", "return",   "self",     "short",    "signed",
+      "sizeof",   "static",  "string",    "stringof", "struct",   "switch",
+      "this",     "translator", "typedef", "union",   "unsigned", "userland",
+      "void",     "volatile", "while",    "xlate"};
+  return std::find(std::begin(words), std::end(words), w) != std::end(words);
+}
 
 class Parser {
 public:
@@ -233,8 +265,23 @@ private:
     if (t.kind == T_EOF)
       return err(t.line, DTag::D_SYNTAX, "syntax error near end of input");
     return err(t.line, DTag::D_SYNTAX,
-               "syntax error near \"" + one_line(t.text) + "\"");
+               "syntax error near \"" + one_line(near_text(t)) + "\"");
   }
+  // The text DTrace names at a syntax error: the token's, but for an
+  // unmet name the rest of its line, as the lexer's look past it (flex's
+  // input( ) and unput( )) leaves its yytext unterminated; the blanks it
+  // looked over are put back as spaces.
+  std::string near_text(const Token &t) const {
+    if (!t.unmet)
+      return t.text;
+    size_t end = t.pos + t.text.size(), blanks = end;
+    while (blanks < s_.size() && strchr("\f\r\t\v ", s_[blanks]))
+      blanks++;
+    std::string near = t.text + std::string(blanks - end, ' ');
+    return near + s_.substr(blanks, s_.find('\n', blanks) - blanks);
+  }
+  // The names lexed so far, by where each is first.
+  std::map<std::string, size_t> met_;
   Error err(int line, DTag tag, const std::string &why) {
     return d_error(*origin_, line, tag, why);
   }
@@ -258,6 +305,20 @@ private:
     auto t = lex();
     if (!t)
       return t.take_error();
+    if (t->kind == T_IDENT) {
+      const std::string &w = t->sval;
+      // DTrace's lexer takes a name after struct, union, enum, '.' or
+      // "->" as it is.
+      const bool as_is = tok_.kind == T_DOT || tok_.kind == T_ARROW ||
+                         (tok_.kind == T_IDENT &&
+                          (tok_.sval == "struct" || tok_.sval == "union" ||
+                           tok_.sval == "enum"));
+      // Met where it is first: a look ahead that comes back meets it
+      // anew.
+      const size_t first = met_.emplace(w, t->pos).first->second;
+      t->unmet = !as_is && !d_keyword(w) && first >= t->pos &&
+                 !builtin_var(w) && !find_builtin(w);
+    }
     tok_ = std::move(*t);
     return {};
   }
@@ -511,6 +572,7 @@ Result<Token> Parser::lex() {
   MK_TRY(skip_space());
   Token t;
   t.line = line_;
+  t.pos = p_;
   if (at_end())
     return t;
   size_t start = p_;
@@ -574,15 +636,9 @@ Result<Token> Parser::lex() {
                                                                     : Type::Int64)
                  : unsign || v > INT32_MAX ? Type::UInt32
                                            : Type::Int32;
-    if (i < s_.size() && (isalpha((unsigned char)s_[i]) || s_[i] == '_')) {
-      // 10ms: a constant, then a word where an operator should be.
-      size_t w = i;
-      while (i < s_.size() && (isalnum((unsigned char)s_[i]) || s_[i] == '_'))
-        i++;
-      t.kind = T_IDENT;
-      t.text = s_.substr(w, i - w);
-      return syntax(t);
-    }
+    // A word right after the digits (10ms, 0abc) is a token of its own,
+    // as DTrace's lexer reads it: the grammar refuses whichever comes
+    // where it cannot.
     t.text = s_.substr(start, i - start);
     if (!any)
       return syntax(t);

@@ -1,6 +1,8 @@
 # Compile errors as DTrace words them ("invalid probe specifier TEXT: why",
 # with -x errtags the error's tag; a prototype mismatch adds the two
-# types on lines of their own): bad probe descriptions, syntax and type
+# types on lines of their own; a syntax error at a name DTrace's lexer
+# had not met names the rest of its line, as DTrace's does, and digits
+# then letters are a number and a name): bad probe descriptions, syntax and type
 # errors (an action where a value goes is void, named as its context
 # names it), descriptions that match nothing, bad options, calls of
 # DTrace functions this kernel has nothing for (checked against DTrace's
@@ -23,6 +25,16 @@ minikern> dtrace -n 'nosuch:::'
 dtrace: invalid probe specifier nosuch:::: probe description nosuch::: does not match any probes
 minikern> dtrace -n 'BEGIN { trace(1) '
 dtrace: invalid probe specifier BEGIN { trace(1) : syntax error near end of input
+minikern> dtrace -x errtags -n 'BEGIN { trace(offsetof(nosuch_t, member)); }'
+dtrace: invalid probe specifier BEGIN { trace(offsetof(nosuch_t, member)); }: [D_SYNTAX] syntax error near "nosuch_t, member)); }"
+minikern> dtrace -x errtags -n 'BEGIN { x = 7days; }'
+dtrace: invalid probe specifier BEGIN { x = 7days; }: [D_SYNTAX] syntax error near "days; }"
+minikern> dtrace -x errtags -n 'BEGIN { y = 1; x = 2 y; }'
+dtrace: invalid probe specifier BEGIN { y = 1; x = 2 y; }: [D_SYNTAX] syntax error near "y"
+minikern> dtrace -x errtags -n 'BEGIN { x = a->b c; }'
+dtrace: invalid probe specifier BEGIN { x = a->b c; }: [D_SYNTAX] syntax error near "c; }"
+minikern> dtrace -x errtags -n 'int 9lives; BEGIN { exit(0); }'
+dtrace: invalid probe specifier int 9lives; BEGIN { exit(0); }: [D_SYNTAX] syntax error near "9l"
 minikern> dtrace -n 'BEGIN { foo(1); }'
 dtrace: invalid probe specifier BEGIN { foo(1); }: undefined function name: foo
 minikern> dtrace -n 'BEGIN { trace(nosuchvar); }'
