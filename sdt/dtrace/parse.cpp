@@ -305,6 +305,13 @@ private:
     auto t = lex();
     if (!t)
       return t.take_error();
+    // The look past an unmet name that meets the end of the text puts
+    // back what input( ) returned there, a NUL, which the lexer then
+    // reads as a character no rule takes: DTrace's own words follow.
+    if (t->kind == T_EOF && tok_.kind == T_IDENT && tok_.unmet &&
+        s_.find_first_not_of(" \f\n\r\t\v", tok_.pos + tok_.text.size()) ==
+            std::string::npos)
+      return err(t->line, DTag::D_SYNTAX, "syntax error near end-of-input");
     if (t->kind == T_IDENT) {
       const std::string &w = t->sval;
       // DTrace's lexer takes a name after struct, union, enum, '.' or
@@ -456,6 +463,7 @@ private:
   int pred_depth_ = 0;   // parens_ + brackets_ where the predicate began
   bool in_pred_ = false; // a '/' at that depth closes the predicate
   bool empty_ok_ = false; // -x empty: a script may hold nothing
+  bool pspec_ = false;    // #pragma D option pspec: a glob is a description
   Pragmas pragmas_;
 
   // Bounds on recursion: `nest_` counts the recursive descents in
@@ -1037,6 +1045,12 @@ Result<void> Parser::pragma() {
     origin_->errtags = true;
     return {};
   }
+  if (opt == "pspec") { // a flag of the compiler's, as errtags
+    if (has_val)
+      return refused(kBadValue);
+    pspec_ = true;
+    return {};
+  }
   auto known = set_option(pragmas_, opt, val);
   if (!known)
     return refused(kBadValue);
@@ -1150,7 +1164,9 @@ Result<void> Parser::clause(ProgramAst &prog) {
   } else if (ch() == '{') {
     p_++;
     body = true;
-  } else if (!at_end()) {
+  } else if (!at_end() || !origin_->file.empty()) {
+    // A bare description ends only a -n or -P (dtrace -n BEGIN), never a
+    // script file.
     return err(desc_line, DTag::D_SYNTAX,
                "expected predicate and/or actions following probe description");
   }
@@ -3045,6 +3061,11 @@ Result<ProgramAst> Parser::run() {
     // A word that is also a probe description is one when a description's
     // punctuation follows it (a provider named "int" is not likely).
     if (is_decl && (after < s_.size() && strchr(":{/,", s_[after])))
+      is_decl = false;
+    // With pspec a word that runs on in a description's characters is
+    // one (int*x), where DTrace otherwise reads a type and a declarator.
+    if (is_decl && pspec_ && after < s_.size() && s_[after] != '\0' &&
+        strchr("-$.?*\\[]!`", s_[after]))
       is_decl = false;
     if (is_decl) {
       MK_TRY(decl(prog));
