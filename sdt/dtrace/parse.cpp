@@ -2108,10 +2108,15 @@ Result<void> Parser::decl(ProgramAst &prog) {
                    "list");
       if (is(T_IDENT) && is_type(tok_.sval)) {
         assoc = true;
-        for (;;) { // key types: [int], [string, int]
+        for (int i = 1;; i++) { // key types: [int], [string, int]
+          const int line = tok_.line;
           auto k = ctype();
           if (!k)
             return k.take_error();
+          if (k->is_void && !k->pointer) // a key needs a value
+            return err(line, DTag::D_DECL_PROTO_TYPE,
+                       "array prototype may not use parameter of type void: "
+                       "(anonymous), parameter #" + std::to_string(i));
           if (!is(T_COMMA))
             break;
           MK_TRY(advance());

@@ -91,6 +91,8 @@ minikern> dtrace -x errtags -n 'BEGIN { i = (double double)0; }'
 dtrace: invalid probe specifier BEGIN { i = (double double)0; }: [D_DECL_COMBO] invalid type combination
 minikern> dtrace -x errtags -n 'BEGIN { trace(args[0]); }'
 dtrace: invalid probe specifier BEGIN { trace(args[0]); }: [D_ARGS_IDX] index 0 is out of range for dtrace:::BEGIN args[ ]
+minikern> dtrace -x errtags -n 'int a[string, void]; BEGIN { exit(0); }'
+dtrace: invalid probe specifier int a[string, void]; BEGIN { exit(0); }: [D_DECL_PROTO_TYPE] array prototype may not use parameter of type void: (anonymous), parameter #2
 minikern> dtrace -x errtags -n 'int x[5]; BEGIN { x[1, 2] = 1; }'
 dtrace: invalid probe specifier int x[5]; BEGIN { x[1, 2] = 1; }: [D_ARR_BADREF] cannot access scalar x as an associative array
 minikern> dtrace -x errtags -n 'int *p; BEGIN { p->a = 1; }'
