@@ -1697,6 +1697,12 @@ Result<Type> Compiler::expr(const Expr &e) {
         return t;
       return Type::Void;
     }
+    // xlate<T *>(x) points to data that exists only as translated: DTrace
+    // refuses to make it an integer or another pointer.
+    if (e.kids[0]->kind == Expr::Xlate && e.kids[0]->ctype.pointer)
+      return sem(DTag::D_CAST_INVAL, e.line,
+                 "invalid cast expression: \"pointer to translated data\" "
+                 "to \"" + e.ctype.name + "\"");
     if (e.ctype.sou && !e.ctype.pointer) { // (struct s)v
       auto p = place(e);
       if (!p)

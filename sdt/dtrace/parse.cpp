@@ -2620,6 +2620,9 @@ Result<ExprPtr> Parser::unary() {
       if (!k)
         return k;
       auto e = node(Expr::Cast, lp);
+      // DTrace's line for it: where its parser reduces the cast, at the
+      // token after the operand.
+      e->line = tok_.line;
       e->near = "(" + t->name + ")";
       e->ctype = *t;
       e->kids.push_back(std::move(*k));

@@ -7,7 +7,7 @@
 # power-of-two bytes holding it, and a struct has no tail padding).
 # A variable has no address (& is DTrace's D_ADDROF_VAR), nor has a value
 # (D_ADDROF_LVAL); offsetof wants a defined struct; -> wants a pointer
-# (dtrace-pointers.t).
+# (dtrace-pointers.t); a pointer to translated data casts to nothing.
 # status: 1
 minikern> dtrace -q -n 'struct coords { int x, y; }; struct particle { struct coords pos; struct coords vel; }; struct particle A, B; BEGIN { A.pos.x = 1; A.pos.y = -2; A.vel.x = 3; A.vel.y = 4; B = A; B.vel = A.pos; B.pos.y *= 10; A.pos.x++; printf("%d %d %d %d | %d %d %d %d\n", A.pos.x, A.pos.y, A.vel.x, A.vel.y, B.pos.x, B.pos.y, B.vel.x, B.vel.y); exit(0); }'
 2 -2 3 4 | 1 -20 1 -2
@@ -73,6 +73,8 @@ minikern> dtrace -n 'struct o { char *a; }; translator struct o < int n > { a = 
 dtrace: invalid probe specifier struct o { char *a; }; translator struct o < int n > { a = n; }; BEGIN { exit(0); }: translator member a definition uses incompatible types: "char *" = "int"
 minikern> dtrace -n 'struct o { int a; }; struct i { int x; } v; translator struct o < int n > { a = n; }; BEGIN { trace(xlate<struct o>(v).a); }'
 dtrace: invalid probe specifier struct o { int a; }; struct i { int x; } v; translator struct o < int n > { a = n; }; BEGIN { trace(xlate<struct o>(v).a); }: cannot translate from "struct i" to "struct o"
+minikern> dtrace -x errtags -n 'struct in { int i; }; struct out { int o; }; translator struct out < struct in *p > { o = p->i; }; BEGIN { x = (long)xlate<struct out *>((struct in *)0); }'
+dtrace: invalid probe specifier struct in { int i; }; struct out { int o; }; translator struct out < struct in *p > { o = p->i; }; BEGIN { x = (long)xlate<struct out *>((struct in *)0); }: [D_CAST_INVAL] invalid cast expression: "pointer to translated data" to "long"
 minikern> dtrace -n 'struct s { int x; int y; }; struct s a[int]; BEGIN { i = 0; a[i++].x = 5; }'
 dtrace: invalid probe specifier struct s { int x; int y; }; struct s a[int]; BEGIN { i = 0; a[i++].x = 5; }: the keys or address of a are computed twice here: they may not change anything (++, =, rand( ), alloca( ))
 minikern> dtrace -n 'struct s { int pad; struct s { long a; } x; } v;'
