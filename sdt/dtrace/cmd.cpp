@@ -385,6 +385,8 @@ void merge_options(Pragmas &to, const Pragmas &from) {
     to.printsize = from.printsize;
   if (from.maxframes)
     to.maxframes = from.maxframes;
+  if (from.dynvarsize)
+    to.dynvarsize = from.dynvarsize;
 }
 
 // -C: the script through the C preprocessor (cpp, as DTrace runs it),

@@ -748,6 +748,18 @@ Result<void> Consumer::init() {
   if (prog_->memory_used && opts_.engine == DEngine::Interp)
     return error("could not enable tracing: alloca( ) and pointers need the "
                  "BPF engine (-x engine=interp has none)");
+  // DTrace's dynamic variables (associative arrays, self->) live in the
+  // dynvarsize bytes: a size below one of them (its key and value, as
+  // dt_vars or dt_wvars holds it) holds none, and DTrace refuses it.
+  if (u64 size = prog_->pragmas.dynvarsize) {
+    u64 one = 0;
+    for (const VarDef &v : prog_->vars)
+      if (v.keyed || v.scope == VarScope::Thread)
+        one = std::max<u64>(one, v.wide() ? prog_->wkey_size + prog_->wval_size
+                                          : 16 + 8);
+    if (size < one)
+      return error("could not enable tracing: Enabling exceeds size of buffer");
+  }
   // D variables live in one hash map whichever engine runs (dlib/vars.c).
   auto vars = bpf::Map::create({"dt_vars", bpf::MapType::Hash, 16, 8,
                                 std::max<u32>(opts_.dynvars, 16)},

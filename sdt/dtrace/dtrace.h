@@ -353,6 +353,7 @@ struct Pragmas {
   u32 scratchsize = 0; // alloca( )'s bytes per clause (0: not set)
   u32 printsize = 0;   // bytes print( ) shows (0: not set, kDefaultPrintSize)
   u32 maxframes = 0;   // stack( )'s frames at most (0: not set)
+  u64 dynvarsize = 0;  // bytes of dynamic variables (0: not set)
   bool destructive = false; // destructive actions allowed (-w)
   bool rawbytes = false;    // trace( ) of a string dumps its bytes
 };
@@ -364,8 +365,9 @@ std::optional<bool> bool_option(const std::string &v);
 
 // Set one of the options that both `#pragma D option` and `-x` name:
 // aggsortkey, aggsortrev, aggsortpos, aggsortkeypos, nspec, specsize,
-// scratchsize, printsize, maxframes; the rates and dynvarsize are checked
-// and have no effect here.
+// scratchsize, printsize, maxframes, dynvarsize (which only refuses a
+// size below one dynamic variable); the rates are checked and have no
+// effect here.
 // False if `name` is none of them; an error if its value is bad.
 Result<bool> set_option(Pragmas &p, const std::string &name,
                         const std::string &value);

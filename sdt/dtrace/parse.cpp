@@ -3483,8 +3483,10 @@ Result<bool> set_option(Pragmas &p, const std::string &name,
     return true;
   }
   if (name == "dynvarsize") {
-    if (auto v = parse_size(value); !v)
+    auto v = parse_size(value);
+    if (!v)
       return v.take_error();
+    p.dynvarsize = *v;
     return true;
   }
   return false;

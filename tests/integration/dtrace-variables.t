@@ -7,7 +7,9 @@
 # engine=interp).  -S with a clause prints its linked BPF program, each
 # instruction with the function it came from.  A compound assignment
 # reads its variable: a global must be declared or assigned before it in
-# the text, as DTrace requires.
+# the text, as DTrace requires.  A dynvarsize below one dynamic variable
+# (an array element or a self->: key and value) holds none and is
+# refused when tracing is enabled; globals are not dynamic.
 # status: 1
 minikern> kldload dtrace_probes
 minikern> dtrace -q -n 'int64_t sum; dtt:::tick { n++; sum += arg0; self->last = arg0; byparity[arg0 % 2] += arg0; this->sq = arg0 * arg0; @sq = sum(this->sq); } END { printf("n=%d sum=%d last=%d even=%d odd=%d none=%d\n", n, sum, self->last, byparity[0], byparity[1], byparity[7]); }' -c 'dtprobe tick 5'
@@ -117,3 +119,9 @@ minikern> dtrace -S -q -n 'BEGIN { self->n = 7; exit(0); }'
 
 minikern> dtrace -q -n 'BEGIN { total += 5; }'
 dtrace: invalid probe specifier BEGIN { total += 5; }: total has not yet been declared or assigned
+minikern> dtrace -q -x dynvarsize=20 -n 'BEGIN { a["k"] = 1; exit(0); }'
+dtrace: could not enable tracing: Enabling exceeds size of buffer
+minikern> dtrace -q -x dynvarsize=24 -n 'BEGIN { self->n = 1; printf("%d\n", self->n); exit(0); }'
+1
+minikern> dtrace -q -x dynvarsize=1 -n 'BEGIN { g = 2; printf("%d\n", g); exit(0); }'
+2
