@@ -749,14 +749,36 @@ Result<void> Consumer::init() {
     return error("could not enable tracing: alloca( ) and pointers need the "
                  "BPF engine (-x engine=interp has none)");
   // DTrace's dynamic variables (associative arrays, self->) live in the
-  // dynvarsize bytes: a size below one of them (its key and value, as
-  // dt_vars or dt_wvars holds it) holds none, and DTrace refuses it.
+  // dynvarsize bytes: a size below one of them holds none, and DTrace
+  // refuses it.  One is counted as DTrace counts it, the largest value
+  // (its type's size, a string strsize bytes) and the largest tuple (an
+  // array's number, 4 bytes, and its keys, 8 bytes or strsize each): this
+  // kernel's maps keep more beside them.
   if (u64 size = prog_->pragmas.dynvarsize) {
-    u64 one = 0;
-    for (const VarDef &v : prog_->vars)
-      if (v.keyed || v.scope == VarScope::Thread)
-        one = std::max<u64>(one, v.wide() ? prog_->wkey_size + prog_->wval_size
-                                          : 16 + 8);
+    const u64 str = prog_->pragmas.strsize ? prog_->pragmas.strsize
+                                           : kDefaultStrSize;
+    auto bytes = [&](Type t) -> u64 {
+      switch (t) {
+      case Type::String: return str;
+      case Type::Int8: case Type::UInt8: return 1;
+      case Type::Int16: case Type::UInt16: return 2;
+      case Type::Int32: case Type::UInt32: return 4;
+      default: return 8;
+      }
+    };
+    u64 value = 0, tuple = 0;
+    for (const VarDef &v : prog_->vars) {
+      if (!v.keyed && v.scope != VarScope::Thread)
+        continue;
+      value = std::max(value, bytes(v.type));
+      if (!v.keyed)
+        continue;
+      u64 n = 4;
+      for (Type k : v.keys)
+        n += k == Type::String ? str : 8;
+      tuple = std::max(tuple, n);
+    }
+    const u64 one = value ? value + tuple : 0;
     if (size < one)
       return error("could not enable tracing: Enabling exceeds size of buffer");
   }

@@ -8,7 +8,8 @@
 # instruction with the function it came from.  A compound assignment
 # reads its variable: a global must be declared or assigned before it in
 # the text, as DTrace requires.  A dynvarsize below one dynamic variable
-# (an array element or a self->: key and value) holds none and is
+# (an array element or a self->: its key components and value, as DTrace
+# counts them) holds none and is
 # refused when tracing is enabled; globals are not dynamic.
 # status: 1
 minikern> kldload dtrace_probes
@@ -121,7 +122,7 @@ minikern> dtrace -q -n 'BEGIN { total += 5; }'
 dtrace: invalid probe specifier BEGIN { total += 5; }: total has not yet been declared or assigned
 minikern> dtrace -q -x dynvarsize=20 -n 'BEGIN { a["k"] = 1; exit(0); }'
 dtrace: could not enable tracing: Enabling exceeds size of buffer
-minikern> dtrace -q -x dynvarsize=24 -n 'BEGIN { self->n = 1; printf("%d\n", self->n); exit(0); }'
+minikern> dtrace -q -x dynvarsize=4 -n 'BEGIN { self->n = 1; printf("%d\n", self->n); exit(0); }'
 1
 minikern> dtrace -q -x dynvarsize=1 -n 'BEGIN { g = 2; printf("%d\n", g); exit(0); }'
 2
